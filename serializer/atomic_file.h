@@ -1,0 +1,35 @@
+// Writes a file so that readers see either the old file or the complete new one, never half of
+// it: a temporary file in the same directory, written, flushed (fsync) and renamed over `path`.
+// If commit() is never reached, the destructor removes the temporary file.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "serializer/error.h"
+
+namespace nrt {
+
+class AtomicFile {
+ public:
+  static Result<AtomicFile> create(const std::string& path);
+  AtomicFile(AtomicFile&& other) noexcept;
+  AtomicFile& operator=(AtomicFile&&) = delete;
+  AtomicFile(const AtomicFile&) = delete;
+  ~AtomicFile();
+
+  Status write(std::span<const uint8_t> bytes);
+  Status commit();
+
+ private:
+  AtomicFile(std::string path, std::string temp_path, int fd) : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+  std::string path_;
+  std::string temp_path_;
+  int fd_ = -1;
+};
+
+// Convenience: the whole file from one buffer.
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes);
+
+}  // namespace nrt

@@ -1,0 +1,114 @@
+#include "serializer/program_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "flatbuffers/flatbuffers.h"
+#include "serializer/verify_program.h"
+
+namespace nrt {
+namespace {
+
+struct Mapping {
+  void* address = nullptr;
+  size_t size = 0;
+  ~Mapping() {
+    if (address != nullptr && size != 0) munmap(address, size);
+  }
+};
+
+// A table needs at least 4 bytes, so the buffer size bounds the table count; the budget only
+// stops pathological buffers from costing more than a linear walk.
+flatbuffers::Verifier::Options verifier_options(uint64_t size) {
+  flatbuffers::Verifier::Options options;
+  options.max_depth = 64;
+  options.max_tables = static_cast<flatbuffers::uoffset_t>(size / 4 + 1024);
+  options.check_alignment = true;
+  return options;
+}
+
+Result<const fb::Program*> verify_flatbuffer(std::span<const uint8_t> file, const ContainerLayout& layout) {
+  const uint8_t* fb_start = file.data() + layout.flatbuffer_offset;
+  const size_t fb_size = layout.flatbuffer_size;
+  if (!flatbuffers::BufferHasIdentifier(fb_start, fb::ProgramIdentifier())) {
+    return make_error(ErrorCode::BadFileIdentifier,
+                      "FlatBuffer at offset " + std::to_string(layout.flatbuffer_offset) +
+                          " lacks the file identifier \"NRT1\" (bytes 4..7 of the FlatBuffer)");
+  }
+  flatbuffers::Verifier verifier(fb_start, fb_size, verifier_options(fb_size));
+  if (!fb::VerifyProgramBuffer(verifier)) {
+    return make_error(ErrorCode::FlatbufferInvalid,
+                      "FlatBuffers verifier rejected the Program at offset " +
+                          std::to_string(layout.flatbuffer_offset) + " (" + std::to_string(fb_size) +
+                          " bytes): an offset, size, nesting depth or required field is out of bounds");
+  }
+  return fb::GetProgram(fb_start);
+}
+
+}  // namespace
+
+Result<ProgramFile> ProgramFile::verify(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
+                                        const VerifyOptions& options) {
+  auto layout = parse_container_header(bytes);
+  if (!layout) return layout.error();
+  auto program = verify_flatbuffer(bytes, *layout);
+  if (!program) return program.error();
+  auto segment = bytes.subspan(layout->segment_offset, layout->segment_size);
+  if (Status status = verify_program(**program, segment, options); !status) return status.error();
+
+  ProgramFile file;
+  file.owner_ = std::move(owner);
+  file.bytes_ = bytes;
+  file.layout_ = *layout;
+  file.program_ = *program;
+  return file;
+}
+
+Result<ProgramFile> ProgramFile::open(const std::string& path, const VerifyOptions& options) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return make_error(ErrorCode::IoOpen, "cannot open '" + path + "': " + std::strerror(errno));
+  struct stat st {};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return make_error(ErrorCode::IoOpen, "'" + path + "' is not a regular file");
+  }
+  auto mapping = std::make_shared<Mapping>();
+  mapping->size = static_cast<size_t>(st.st_size);
+  if (mapping->size > 0) {
+    void* address = mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (address == MAP_FAILED) {
+      int err = errno;
+      ::close(fd);
+      mapping->size = 0;
+      return make_error(ErrorCode::IoOpen, "cannot map '" + path + "': " + std::strerror(err));
+    }
+    mapping->address = address;
+  }
+  ::close(fd);
+  std::span<const uint8_t> bytes(static_cast<const uint8_t*>(mapping->address), mapping->size);
+  auto file = verify(mapping, bytes, options);
+  if (!file) return make_error(file.error().code, path + ": " + file.error().message);
+  return file;
+}
+
+Result<ProgramFile> ProgramFile::from_bytes(std::vector<uint8_t> bytes, const VerifyOptions& options) {
+  auto owned = std::make_shared<std::vector<uint8_t>>(std::move(bytes));
+  std::span<const uint8_t> view(owned->data(), owned->size());
+  return verify(owned, view, options);
+}
+
+std::span<const uint8_t> ProgramFile::flatbuffer_bytes() const {
+  return bytes_.subspan(layout_.flatbuffer_offset, layout_.flatbuffer_size);
+}
+
+std::span<const uint8_t> ProgramFile::storage_bytes(uint32_t index) const {
+  const auto* storage = program_->storages()->Get(index);
+  return bytes_.subspan(layout_.segment_offset + storage->offset(), storage->size());
+}
+
+}  // namespace nrt

@@ -1,0 +1,45 @@
+// An opened, verified .nrt file. `open` maps the file, checks the container header, runs the
+// FlatBuffers verifier (bounded depth and table count) and nrt's own checks (verify_program.h);
+// only then does it hand out the Program. Weight bytes are never read by opening: storage_bytes()
+// returns a zero-copy view into the mapping.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "schema/nrt_generated.h"
+#include "serializer/container.h"
+#include "serializer/error.h"
+#include "serializer/verify_options.h"
+
+namespace nrt {
+
+class ProgramFile {
+ public:
+  // Maps `path` read-only and verifies it.
+  static Result<ProgramFile> open(const std::string& path, const VerifyOptions& options = {});
+  // Verifies bytes already in memory (tests, fuzzing, JSON conversion). The bytes are kept.
+  static Result<ProgramFile> from_bytes(std::vector<uint8_t> bytes, const VerifyOptions& options = {});
+
+  const fb::Program& program() const { return *program_; }
+  const ContainerLayout& layout() const { return layout_; }
+  std::span<const uint8_t> file_bytes() const { return bytes_; }
+  std::span<const uint8_t> flatbuffer_bytes() const;
+  // Bytes of storage `index` (checked in range by verification).
+  std::span<const uint8_t> storage_bytes(uint32_t index) const;
+
+ private:
+  static Result<ProgramFile> verify(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
+                                    const VerifyOptions& options);
+
+  std::shared_ptr<const void> owner_;  // the mapping or the vector behind bytes_
+  std::span<const uint8_t> bytes_;
+  ContainerLayout layout_;
+  const fb::Program* program_ = nullptr;
+};
+
+
+}  // namespace nrt

@@ -1,0 +1,855 @@
+#include "serializer/verify_program.h"
+
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "serializer/checksum.h"
+#include "serializer/scalar_type_info.h"
+
+namespace nrt {
+namespace {
+
+// The FlatBuffers verifier checks bounds but not enum values: a known value has a non-empty name.
+template <typename Enum>
+bool known(Enum value, const char* (*name_of)(Enum)) {
+  const char* name = name_of(value);
+  return name != nullptr && name[0] != '\0';
+}
+
+template <typename T>
+uint32_t count(const flatbuffers::Vector<T>* vector) {
+  return vector ? vector->size() : 0;
+}
+
+std::string quoted(const flatbuffers::String* s) { return s ? "'" + s->str() + "'" : "''"; }
+
+// Checks one graph; `where()` prefixes every message with the place being checked.
+class GraphChecker {
+ public:
+  GraphChecker(const fb::Program& program, uint32_t graph_index, bool is_entry_point)
+      : program_(program),
+        graph_(*program.graphs()->Get(graph_index)),
+        graph_index_(graph_index),
+        is_entry_point_(is_entry_point),
+        num_values_(count(graph_.values())),
+        defined_(num_values_, false) {}
+
+  Status run() {
+    if (Status s = check_values(); !s) return s;
+    place_ = "input";
+    for (uint32_t i = 0; i < count(graph_.inputs()); ++i) {
+      item_ = i;
+      const auto* holder = graph_.inputs()->Get(i);
+      if (Status s = define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/true); !s) return s;
+    }
+    for (uint32_t n = 0; n < count(graph_.nodes()); ++n) {
+      if (Status s = check_node(n); !s) return s;
+    }
+    place_ = "output";
+    node_ = -1;
+    for (uint32_t i = 0; i < count(graph_.outputs()); ++i) {
+      item_ = i;
+      const auto* holder = graph_.outputs()->Get(i);
+      if (Status s = use(holder->arg_type(), holder->arg()); !s) return s;
+    }
+    return check_signature();
+  }
+
+ private:
+  std::string where() const {
+    std::string w = "graph " + quoted(graph_.name());
+    if (node_ >= 0) {
+      const auto* node = graph_.nodes()->Get(static_cast<uint32_t>(node_));
+      w += " node " + std::to_string(node_);
+      if (node->name()) w += " '" + node->name()->str() + "'";
+    }
+    if (!place_.empty()) w += " " + place_ + " " + std::to_string(item_);
+    return w + ": ";
+  }
+
+  Error fail(ErrorCode code, const std::string& message) const { return make_error(code, where() + message); }
+
+  Status check_tensor_meta(const fb::TensorMeta* meta, const std::string& what) const {
+    if (meta == nullptr) return fail(ErrorCode::MissingTypeInfo, what + " has no tensor metadata");
+    if (!known(meta->dtype(), fb::EnumNameScalarType)) {
+      return fail(ErrorCode::UnknownEnumValue,
+                  what + " dtype " + std::to_string(static_cast<int>(meta->dtype())) + " is not a known ScalarType");
+    }
+    if (!known(meta->layout(), fb::EnumNameLayout)) {
+      return fail(ErrorCode::UnknownEnumValue,
+                  what + " layout " + std::to_string(static_cast<int>(meta->layout())) + " is not a known Layout");
+    }
+    if (meta->device() && !known(meta->device()->type(), fb::EnumNameDeviceType)) {
+      return fail(ErrorCode::UnknownEnumValue, what + " device type " +
+                                                   std::to_string(static_cast<int>(meta->device()->type())) +
+                                                   " is not a known DeviceType");
+    }
+    if (meta->strides() && count(meta->strides()) != count(meta->sizes())) {
+      return fail(ErrorCode::InvalidShape, what + " has " + std::to_string(count(meta->sizes())) + " sizes but " +
+                                               std::to_string(count(meta->strides())) + " strides");
+    }
+    for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+      const auto* dim = meta->sizes()->Get(d);
+      if (dim->expr() == nullptr && dim->literal() < 0) {
+        return fail(ErrorCode::InvalidShape, what + " size " + std::to_string(d) + " is negative (" +
+                                                 std::to_string(dim->literal()) + ")");
+      }
+    }
+    if (meta->storage_offset() && meta->storage_offset()->expr() == nullptr && meta->storage_offset()->literal() < 0) {
+      return fail(ErrorCode::InvalidShape, what + " storage offset is negative");
+    }
+    return {};
+  }
+
+  Status check_values() {
+    std::unordered_set<std::string_view> names;
+    names.reserve(num_values_);
+    for (uint32_t v = 0; v < num_values_; ++v) {
+      const auto* value = graph_.values()->Get(v);
+      place_ = "value";
+      item_ = v;
+      const std::string what = "value '" + value->name()->str() + "'";
+      if (!names.insert(value->name()->string_view()).second) {
+        return fail(ErrorCode::DuplicateName, what + " is named twice in this graph");
+      }
+      switch (value->kind()) {
+        case fb::ValueKind::TENSOR:
+        case fb::ValueKind::OPTIONAL_TENSOR:
+          if (Status s = check_tensor_meta(value->tensor(), what); !s) return s;
+          break;
+        case fb::ValueKind::DTENSOR:
+          if (Status s = check_tensor_meta(value->tensor(), what); !s) return s;
+          if (Status s = check_dtensor(value, what); !s) return s;
+          break;
+        case fb::ValueKind::TENSOR_LIST:
+        case fb::ValueKind::OPTIONAL_TENSOR_LIST:
+          for (uint32_t e = 0; e < count(value->elements()); ++e) {
+            if (Status s = check_tensor_meta(value->elements()->Get(e), what + " element " + std::to_string(e)); !s) {
+              return s;
+            }
+          }
+          break;
+        case fb::ValueKind::PROCESS_GROUP:
+          if (value->process_group() < 0 ||
+              static_cast<uint32_t>(value->process_group()) >= count(program_.process_groups())) {
+            return fail(ErrorCode::GroupIndexOutOfRange,
+                        what + " names process group " + std::to_string(value->process_group()) + " of " +
+                            std::to_string(count(program_.process_groups())));
+          }
+          break;
+        case fb::ValueKind::GRAPH:
+          if (value->graph() < 0 || static_cast<uint32_t>(value->graph()) >= count(program_.graphs())) {
+            return fail(ErrorCode::GraphIndexOutOfRange, what + " names graph " + std::to_string(value->graph()) +
+                                                             " of " + std::to_string(count(program_.graphs())));
+          }
+          break;
+        case fb::ValueKind::SYM_INT:
+        case fb::ValueKind::SYM_FLOAT:
+        case fb::ValueKind::SYM_BOOL:
+        case fb::ValueKind::CUSTOM_OBJ:
+        case fb::ValueKind::NONE:
+          break;
+        default:
+          return fail(ErrorCode::UnknownEnumValue,
+                      what + " kind " + std::to_string(static_cast<int>(value->kind())) + " is not a known ValueKind");
+      }
+    }
+    place_.clear();
+    return {};
+  }
+
+  Status check_dtensor(const fb::Value* value, const std::string& what) const {
+    const auto* spec = value->dtensor();
+    if (spec == nullptr) return fail(ErrorCode::MissingTypeInfo, what + " is a DTensor without a DTensorSpec");
+    if (spec->mesh() >= count(program_.meshes())) {
+      return fail(ErrorCode::MeshIndexOutOfRange, what + " names mesh " + std::to_string(spec->mesh()) + " of " +
+                                                      std::to_string(count(program_.meshes())));
+    }
+    const auto* mesh = program_.meshes()->Get(spec->mesh());
+    const uint32_t mesh_dims = count(mesh->shape());
+    if (count(spec->placements()) != mesh_dims) {
+      return fail(ErrorCode::InvalidPlacement, what + " has " + std::to_string(count(spec->placements())) +
+                                                   " placements for a " + std::to_string(mesh_dims) + "-D mesh");
+    }
+    const uint32_t rank = spec->global_sizes() ? count(spec->global_sizes()) : count(value->tensor()->sizes());
+    for (uint32_t p = 0; p < mesh_dims; ++p) {
+      const auto* placement = spec->placements()->Get(p);
+      const std::string at = what + " placement " + std::to_string(p) + ": ";
+      switch (placement->kind()) {
+        case fb::PlacementKind::REPLICATE:
+          break;
+        case fb::PlacementKind::STRIDED_SHARD:
+          if (placement->split_factor() < 1) {
+            return fail(ErrorCode::InvalidPlacement, at + "split factor " + std::to_string(placement->split_factor()) +
+                                                         " must be at least 1");
+          }
+          [[fallthrough]];
+        case fb::PlacementKind::SHARD:
+          if (placement->dim() < 0 || static_cast<uint32_t>(placement->dim()) >= rank) {
+            return fail(ErrorCode::InvalidPlacement, at + "shard dim " + std::to_string(placement->dim()) +
+                                                         " is outside a tensor of rank " + std::to_string(rank));
+          }
+          break;
+        case fb::PlacementKind::PARTIAL:
+          if (!known(placement->reduce_op(), fb::EnumNameReduceOp)) {
+            return fail(ErrorCode::UnknownEnumValue,
+                        at + "reduce op " + std::to_string(static_cast<int>(placement->reduce_op())) + " is unknown");
+          }
+          break;
+        default:
+          return fail(ErrorCode::UnknownEnumValue,
+                      at + "kind " + std::to_string(static_cast<int>(placement->kind())) + " is unknown");
+      }
+    }
+    return {};
+  }
+
+  Result<const fb::Value*> value_at(int64_t index) const {
+    if (index < 0 || index >= static_cast<int64_t>(num_values_)) {
+      return fail(ErrorCode::ValueIndexOutOfRange,
+                  "value index " + std::to_string(index) + " is out of range (" + std::to_string(num_values_) +
+                      " values)");
+    }
+    return graph_.values()->Get(static_cast<uint32_t>(index));
+  }
+
+  // A reference names value `index`, which must exist, be of an accepted kind and (for uses) be
+  // defined already; for definitions, not yet defined.
+  template <typename... Kinds>
+  Status reference(int64_t index, bool defining, const char* ref_kind, Kinds... kinds) {
+    auto value = value_at(index);
+    if (!value) return value.error();
+    const fb::ValueKind kind = (*value)->kind();
+    if (sizeof...(kinds) > 0 && ((kind != kinds) && ...)) {
+      return fail(ErrorCode::TypeMismatch, std::string(ref_kind) + " names value '" + (*value)->name()->str() +
+                                               "' of kind " + fb::EnumNameValueKind(kind));
+    }
+    const auto slot = static_cast<uint32_t>(index);
+    if (defining) {
+      if (defined_[slot]) {
+        return fail(ErrorCode::ValueRedefined, "value '" + (*value)->name()->str() + "' is already defined");
+      }
+      defined_[slot] = true;
+    } else if (!defined_[slot]) {
+      return fail(ErrorCode::ValueUsedBeforeDefinition,
+                  "value '" + (*value)->name()->str() + "' is used before it is defined");
+    }
+    return {};
+  }
+
+  Status tensor_ref(int64_t index, bool defining) {
+    return reference(index, defining, "tensor reference", fb::ValueKind::TENSOR, fb::ValueKind::DTENSOR,
+                     fb::ValueKind::OPTIONAL_TENSOR);
+  }
+
+  Status check_enum_arg(bool ok, const char* name, int raw) const {
+    if (ok) return {};
+    return fail(ErrorCode::UnknownEnumValue, std::string(name) + " argument " + std::to_string(raw) + " is unknown");
+  }
+
+  // Walks an argument used as input; `depth` bounds nested maps.
+  Status use(fb::Argument type, const void* arg, int depth = 0) {
+    using A = fb::Argument;
+    if (arg == nullptr && type != A::NONE) {
+      return fail(ErrorCode::MissingField, "argument of kind " + std::string(fb::EnumNameArgument(type)) + " is empty");
+    }
+    switch (type) {
+      case A::NONE:
+      case A::NoneArg:
+      case A::IntArg:
+      case A::IntListArg:
+      case A::FloatArg:
+      case A::FloatListArg:
+      case A::StringArg:
+      case A::StringListArg:
+      case A::BoolArg:
+      case A::BoolListArg:
+      case A::ComplexArg:
+      case A::IntListListArg:
+      case A::FloatListListArg:
+        return {};
+      case A::TensorArg:
+        return tensor_ref(static_cast<const fb::TensorArg*>(arg)->value(), false);
+      case A::TensorListArg:
+        return tensor_list(static_cast<const fb::TensorListArg*>(arg), false);
+      case A::SymIntArg: {
+        const auto* a = static_cast<const fb::SymIntArg*>(arg);
+        return a->value() < 0 ? Status{} : reference(a->value(), false, "SymInt reference", fb::ValueKind::SYM_INT);
+      }
+      case A::SymIntListArg: {
+        const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
+        for (uint32_t i = 0; i < count(items); ++i) {
+          int32_t v = items->Get(i)->value();
+          if (v >= 0) {
+            if (Status s = reference(v, false, "SymInt reference", fb::ValueKind::SYM_INT); !s) return s;
+          }
+        }
+        return {};
+      }
+      case A::SymFloatArg: {
+        const auto* a = static_cast<const fb::SymFloatArg*>(arg);
+        return a->value() < 0 ? Status{}
+                              : reference(a->value(), false, "SymFloat reference", fb::ValueKind::SYM_FLOAT);
+      }
+      case A::SymFloatListArg: {
+        const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
+        for (uint32_t i = 0; i < count(items); ++i) {
+          int32_t v = items->Get(i)->value();
+          if (v >= 0) {
+            if (Status s = reference(v, false, "SymFloat reference", fb::ValueKind::SYM_FLOAT); !s) return s;
+          }
+        }
+        return {};
+      }
+      case A::SymBoolArg: {
+        const auto* a = static_cast<const fb::SymBoolArg*>(arg);
+        return a->value() < 0 ? Status{} : reference(a->value(), false, "SymBool reference", fb::ValueKind::SYM_BOOL);
+      }
+      case A::SymBoolListArg: {
+        const auto* items = static_cast<const fb::SymBoolListArg*>(arg)->items();
+        for (uint32_t i = 0; i < count(items); ++i) {
+          int32_t v = items->Get(i)->value();
+          if (v >= 0) {
+            if (Status s = reference(v, false, "SymBool reference", fb::ValueKind::SYM_BOOL); !s) return s;
+          }
+        }
+        return {};
+      }
+      case A::ScalarTypeArg: {
+        auto v = static_cast<const fb::ScalarTypeArg*>(arg)->value();
+        return check_enum_arg(known(v, fb::EnumNameScalarType), "ScalarType", static_cast<int>(v));
+      }
+      case A::MemoryFormatArg: {
+        auto v = static_cast<const fb::MemoryFormatArg*>(arg)->value();
+        return check_enum_arg(known(v, fb::EnumNameMemoryFormat), "MemoryFormat", static_cast<int>(v));
+      }
+      case A::LayoutArg: {
+        auto v = static_cast<const fb::LayoutArg*>(arg)->value();
+        return check_enum_arg(known(v, fb::EnumNameLayout), "Layout", static_cast<int>(v));
+      }
+      case A::DeviceArg: {
+        const auto* device = static_cast<const fb::DeviceArg*>(arg)->value();
+        if (device == nullptr) return {};
+        return check_enum_arg(known(device->type(), fb::EnumNameDeviceType), "DeviceType",
+                              static_cast<int>(device->type()));
+      }
+      case A::OptionalTensorListArg: {
+        const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
+        for (uint32_t i = 0; i < count(values); ++i) {
+          if (values->Get(i) >= 0) {
+            if (Status s = tensor_ref(values->Get(i), false); !s) return s;
+          }
+        }
+        return {};
+      }
+      case A::OptionalTensorArg: {
+        int32_t v = static_cast<const fb::OptionalTensorArg*>(arg)->value();
+        return v < 0 ? Status{} : tensor_ref(v, false);
+      }
+      case A::GraphArg: {
+        uint32_t g = static_cast<const fb::GraphArg*>(arg)->graph();
+        if (g >= count(program_.graphs())) {
+          return fail(ErrorCode::GraphIndexOutOfRange,
+                      "subgraph index " + std::to_string(g) + " of " + std::to_string(count(program_.graphs())));
+        }
+        subgraphs_.push_back(g);
+        return {};
+      }
+      case A::CustomObjArg:
+        return reference(static_cast<const fb::CustomObjArg*>(arg)->value(), false, "custom object reference",
+                         fb::ValueKind::CUSTOM_OBJ);
+      case A::OperatorArg: {
+        uint32_t op = static_cast<const fb::OperatorArg*>(arg)->op();
+        if (op >= count(program_.operators())) {
+          return fail(ErrorCode::OperatorIndexOutOfRange,
+                      "operator index " + std::to_string(op) + " of " + std::to_string(count(program_.operators())));
+        }
+        return {};
+      }
+      case A::NestedTensorsArg: {
+        const auto* lists = static_cast<const fb::NestedTensorsArg*>(arg)->lists();
+        for (uint32_t i = 0; i < count(lists); ++i) {
+          if (Status s = tensor_list(lists->Get(i), false); !s) return s;
+        }
+        return {};
+      }
+      case A::StringToArgumentArg: {
+        if (depth >= 16) return fail(ErrorCode::GraphRecursion, "string-to-argument maps nest deeper than 16");
+        const auto* entries = static_cast<const fb::StringToArgumentArg*>(arg)->entries();
+        for (uint32_t i = 0; i < count(entries); ++i) {
+          const auto* entry = entries->Get(i);
+          if (Status s = use(entry->value_type(), entry->value(), depth + 1); !s) return s;
+        }
+        return {};
+      }
+      case A::ProcessGroupArg: {
+        uint32_t g = static_cast<const fb::ProcessGroupArg*>(arg)->group();
+        if (g >= count(program_.process_groups())) {
+          return fail(ErrorCode::GroupIndexOutOfRange, "process group index " + std::to_string(g) + " of " +
+                                                           std::to_string(count(program_.process_groups())));
+        }
+        return {};
+      }
+      case A::ValueArg:
+        return reference(static_cast<const fb::ValueArg*>(arg)->value(), false, "value reference");
+    }
+    return fail(ErrorCode::UnknownArgumentKind,
+                "argument union member " + std::to_string(static_cast<int>(type)) + " is unknown to this version");
+  }
+
+  Status tensor_list(const fb::TensorListArg* list, bool defining) {
+    const auto* values = list ? list->values() : nullptr;
+    for (uint32_t i = 0; i < count(values); ++i) {
+      if (Status s = tensor_ref(values->Get(i), defining); !s) return s;
+    }
+    return {};
+  }
+
+  // An argument in a defining position (graph input, node output).
+  Status define_from(fb::Argument type, const void* arg, bool allow_constant) {
+    using A = fb::Argument;
+    switch (type) {
+      case A::TensorArg:
+        return tensor_ref(static_cast<const fb::TensorArg*>(arg)->value(), true);
+      case A::TensorListArg:
+        return tensor_list(static_cast<const fb::TensorListArg*>(arg), true);
+      case A::OptionalTensorArg: {
+        int32_t v = static_cast<const fb::OptionalTensorArg*>(arg)->value();
+        return v < 0 ? Status{} : tensor_ref(v, true);
+      }
+      case A::SymIntArg: {
+        const auto* a = static_cast<const fb::SymIntArg*>(arg);
+        if (a->value() >= 0) return reference(a->value(), true, "SymInt reference", fb::ValueKind::SYM_INT);
+        break;
+      }
+      case A::SymFloatArg: {
+        const auto* a = static_cast<const fb::SymFloatArg*>(arg);
+        if (a->value() >= 0) return reference(a->value(), true, "SymFloat reference", fb::ValueKind::SYM_FLOAT);
+        break;
+      }
+      case A::SymBoolArg: {
+        const auto* a = static_cast<const fb::SymBoolArg*>(arg);
+        if (a->value() >= 0) return reference(a->value(), true, "SymBool reference", fb::ValueKind::SYM_BOOL);
+        break;
+      }
+      case A::CustomObjArg:
+        return reference(static_cast<const fb::CustomObjArg*>(arg)->value(), true, "custom object reference",
+                         fb::ValueKind::CUSTOM_OBJ);
+      case A::ValueArg:
+        return reference(static_cast<const fb::ValueArg*>(arg)->value(), true, "value reference");
+      case A::NoneArg:
+        return {};
+      case A::NONE:
+        return fail(ErrorCode::MissingField, "slot holds no argument");
+      default:
+        break;
+    }
+    if (!allow_constant) {
+      return fail(ErrorCode::InvalidOutputArgument,
+                  std::string("a ") + fb::EnumNameArgument(type) + " defines no value and cannot be a node output");
+    }
+    return use(type, arg);
+  }
+
+  Status check_node(uint32_t n) {
+    node_ = n;
+    const auto* node = graph_.nodes()->Get(n);
+    place_.clear();
+    if (node->op() >= count(program_.operators())) {
+      return fail(ErrorCode::OperatorIndexOutOfRange, "operator index " + std::to_string(node->op()) + " of " +
+                                                          std::to_string(count(program_.operators())));
+    }
+    place_ = "argument";
+    for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+      item_ = i;
+      const auto* named = node->inputs()->Get(i);
+      if (!known(named->kind(), fb::EnumNameArgumentKind)) {
+        return fail(ErrorCode::UnknownEnumValue, "argument kind " + std::to_string(static_cast<int>(named->kind())));
+      }
+      if (Status s = use(named->arg_type(), named->arg()); !s) return s;
+    }
+    place_ = "result";
+    for (uint32_t i = 0; i < count(node->outputs()); ++i) {
+      item_ = i;
+      const auto* holder = node->outputs()->Get(i);
+      if (Status s = define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/false); !s) return s;
+    }
+    place_.clear();
+    node_ = -1;
+    return {};
+  }
+
+  // The value a defining slot refers to, or -1 for a constant / None.
+  static int64_t referenced_value(fb::Argument type, const void* arg) {
+    switch (type) {
+      case fb::Argument::TensorArg:
+        return static_cast<const fb::TensorArg*>(arg)->value();
+      case fb::Argument::SymIntArg:
+        return static_cast<const fb::SymIntArg*>(arg)->value();
+      case fb::Argument::SymFloatArg:
+        return static_cast<const fb::SymFloatArg*>(arg)->value();
+      case fb::Argument::SymBoolArg:
+        return static_cast<const fb::SymBoolArg*>(arg)->value();
+      case fb::Argument::CustomObjArg:
+        return static_cast<const fb::CustomObjArg*>(arg)->value();
+      case fb::Argument::OptionalTensorArg:
+        return static_cast<const fb::OptionalTensorArg*>(arg)->value();
+      case fb::Argument::ValueArg:
+        return static_cast<const fb::ValueArg*>(arg)->value();
+      default:
+        return -1;
+    }
+  }
+
+  Status check_signature() {
+    const auto* sig = graph_.signature();
+    place_ = "signature";
+    item_ = 0;
+    if (sig == nullptr) {
+      if (is_entry_point_) return fail(ErrorCode::SignatureMissing, "entry point has no signature");
+      place_.clear();
+      return {};
+    }
+    const uint32_t num_inputs = count(graph_.inputs());
+    if (count(sig->inputs()) != num_inputs) {
+      return fail(ErrorCode::SignatureInputMismatch, std::to_string(count(sig->inputs())) + " input specs for " +
+                                                         std::to_string(num_inputs) + " graph inputs");
+    }
+    for (uint32_t i = 0; i < num_inputs; ++i) {
+      item_ = i;
+      const auto* spec = sig->inputs()->Get(i);
+      const auto* holder = graph_.inputs()->Get(i);
+      if (!known(spec->kind(), fb::EnumNameInputKind) || spec->kind() == fb::InputKind::UNKNOWN) {
+        return fail(ErrorCode::UnknownEnumValue, "input spec kind " + std::to_string(static_cast<int>(spec->kind())));
+      }
+      const int64_t bound = referenced_value(holder->arg_type(), holder->arg());
+      if (spec->value() != bound) {
+        return fail(ErrorCode::SignatureInputMismatch, "input spec names value " + std::to_string(spec->value()) +
+                                                           " but graph input " + std::to_string(i) + " is value " +
+                                                           std::to_string(bound));
+      }
+      const bool needs_target = spec->kind() == fb::InputKind::PARAMETER || spec->kind() == fb::InputKind::BUFFER ||
+                                spec->kind() == fb::InputKind::TENSOR_CONSTANT;
+      if (needs_target && (spec->target() == nullptr || spec->target()->size() == 0)) {
+        return fail(ErrorCode::SignatureInputMismatch,
+                    std::string(fb::EnumNameInputKind(spec->kind())) + " input spec has no target name");
+      }
+      if (spec->constant()) {
+        if (Status s = use(spec->constant()->arg_type(), spec->constant()->arg()); !s) return s;
+      }
+    }
+    const uint32_t num_outputs = count(graph_.outputs());
+    if (count(sig->outputs()) != num_outputs) {
+      return fail(ErrorCode::SignatureOutputMismatch, std::to_string(count(sig->outputs())) + " output specs for " +
+                                                          std::to_string(num_outputs) + " graph outputs");
+    }
+    for (uint32_t i = 0; i < num_outputs; ++i) {
+      item_ = i;
+      const auto* spec = sig->outputs()->Get(i);
+      const auto* holder = graph_.outputs()->Get(i);
+      if (!known(spec->kind(), fb::EnumNameOutputKind) || spec->kind() == fb::OutputKind::UNKNOWN) {
+        return fail(ErrorCode::UnknownEnumValue, "output spec kind " + std::to_string(static_cast<int>(spec->kind())));
+      }
+      const int64_t bound = referenced_value(holder->arg_type(), holder->arg());
+      if (spec->value() != bound) {
+        return fail(ErrorCode::SignatureOutputMismatch, "output spec names value " + std::to_string(spec->value()) +
+                                                            " but graph output " + std::to_string(i) + " is value " +
+                                                            std::to_string(bound));
+      }
+      const bool needs_target = spec->kind() != fb::OutputKind::USER_OUTPUT &&
+                                spec->kind() != fb::OutputKind::LOSS_OUTPUT && spec->kind() != fb::OutputKind::TOKEN;
+      if (needs_target && (spec->target() == nullptr || spec->target()->size() == 0)) {
+        return fail(ErrorCode::SignatureOutputMismatch,
+                    std::string(fb::EnumNameOutputKind(spec->kind())) + " output spec has no target name");
+      }
+    }
+    place_.clear();
+    return {};
+  }
+
+ public:
+  std::vector<uint32_t> subgraphs_;  // graphs referenced by GraphArg, for the recursion check
+
+ private:
+  const fb::Program& program_;
+  const fb::Graph& graph_;
+  [[maybe_unused]] uint32_t graph_index_;
+  bool is_entry_point_;
+  uint32_t num_values_;
+  std::vector<bool> defined_;
+  int64_t node_ = -1;
+  std::string place_;
+  uint32_t item_ = 0;
+};
+
+Status check_meshes(const fb::Program& program) {
+  for (uint32_t m = 0; m < count(program.meshes()); ++m) {
+    const auto* mesh = program.meshes()->Get(m);
+    const std::string at = "mesh " + std::to_string(m) + " " + quoted(mesh->name()) + ": ";
+    if (!known(mesh->device_type(), fb::EnumNameDeviceType)) {
+      return make_error(ErrorCode::UnknownEnumValue, at + "device type " +
+                                                         std::to_string(static_cast<int>(mesh->device_type())));
+    }
+    if (count(mesh->shape()) == 0) return make_error(ErrorCode::InvalidMesh, at + "shape is empty");
+    uint64_t product = 1;
+    for (uint32_t d = 0; d < count(mesh->shape()); ++d) {
+      const int64_t extent = mesh->shape()->Get(d);
+      if (extent <= 0 || __builtin_mul_overflow(product, static_cast<uint64_t>(extent), &product)) {
+        return make_error(ErrorCode::InvalidMesh, at + "dimension " + std::to_string(d) + " has extent " +
+                                                      std::to_string(extent));
+      }
+    }
+    if (product != count(mesh->ranks())) {
+      return make_error(ErrorCode::InvalidMesh, at + "shape holds " + std::to_string(product) + " ranks but " +
+                                                    std::to_string(count(mesh->ranks())) + " are listed");
+    }
+    if (count(mesh->dim_names()) != 0 && count(mesh->dim_names()) != count(mesh->shape())) {
+      return make_error(ErrorCode::InvalidMesh, at + std::to_string(count(mesh->dim_names())) + " dim names for " +
+                                                    std::to_string(count(mesh->shape())) + " dimensions");
+    }
+    std::unordered_set<int32_t> seen;
+    for (uint32_t r = 0; r < count(mesh->ranks()); ++r) {
+      const int32_t rank = mesh->ranks()->Get(r);
+      if (rank < 0 || !seen.insert(rank).second) {
+        return make_error(ErrorCode::InvalidMesh, at + "rank " + std::to_string(rank) + " at position " +
+                                                      std::to_string(r) + " is negative or repeated");
+      }
+    }
+  }
+  return {};
+}
+
+Status check_process_groups(const fb::Program& program) {
+  std::unordered_set<std::string_view> names;
+  for (uint32_t g = 0; g < count(program.process_groups()); ++g) {
+    const auto* group = program.process_groups()->Get(g);
+    const std::string at = "process group " + std::to_string(g) + " '" + group->name()->str() + "': ";
+    if (!names.insert(group->name()->string_view()).second) {
+      return make_error(ErrorCode::DuplicateName, at + "name is used by an earlier group");
+    }
+    if (count(group->ranks()) == 0) return make_error(ErrorCode::InvalidProcessGroup, at + "has no ranks");
+    std::unordered_set<int32_t> seen;
+    for (uint32_t r = 0; r < count(group->ranks()); ++r) {
+      const int32_t rank = group->ranks()->Get(r);
+      if (rank < 0 || !seen.insert(rank).second) {
+        return make_error(ErrorCode::InvalidProcessGroup,
+                          at + "rank " + std::to_string(rank) + " at position " + std::to_string(r) +
+                              " is negative or repeated");
+      }
+    }
+    if (group->mesh() < 0) {
+      if (group->mesh_dim() >= 0) {
+        return make_error(ErrorCode::InvalidProcessGroup, at + "has a mesh dimension but no mesh");
+      }
+      continue;
+    }
+    if (static_cast<uint32_t>(group->mesh()) >= count(program.meshes())) {
+      return make_error(ErrorCode::MeshIndexOutOfRange, at + "names mesh " + std::to_string(group->mesh()) + " of " +
+                                                            std::to_string(count(program.meshes())));
+    }
+    const auto* mesh = program.meshes()->Get(static_cast<uint32_t>(group->mesh()));
+    if (group->mesh_dim() < 0 || static_cast<uint32_t>(group->mesh_dim()) >= count(mesh->shape())) {
+      return make_error(ErrorCode::InvalidProcessGroup, at + "mesh dimension " + std::to_string(group->mesh_dim()) +
+                                                            " is outside a " + std::to_string(count(mesh->shape())) +
+                                                            "-D mesh");
+    }
+    if (static_cast<int64_t>(count(group->ranks())) != mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))) {
+      return make_error(ErrorCode::InvalidProcessGroup,
+                        at + std::to_string(count(group->ranks())) + " ranks for a mesh dimension of extent " +
+                            std::to_string(mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))));
+    }
+    std::unordered_set<int32_t> mesh_ranks(mesh->ranks()->begin(), mesh->ranks()->end());
+    for (int32_t rank : *group->ranks()) {
+      if (!mesh_ranks.count(rank)) {
+        return make_error(ErrorCode::InvalidProcessGroup, at + "rank " + std::to_string(rank) + " is not in its mesh");
+      }
+    }
+  }
+  return {};
+}
+
+Status check_storages(const fb::Program& program, std::span<const uint8_t> segment, bool deep) {
+  for (uint32_t s = 0; s < count(program.storages()); ++s) {
+    const auto* storage = program.storages()->Get(s);
+    const std::string at = "storage " + std::to_string(s) + ": ";
+    if (storage->inline_data() != nullptr) {
+      return make_error(ErrorCode::InlineDataMismatch,
+                        at + "carries inline data, which only the .nrt.json form may hold");
+    }
+    const uint32_t alignment = storage->alignment();
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || storage->offset() % alignment != 0) {
+      return make_error(ErrorCode::StorageMisaligned, at + "offset " + std::to_string(storage->offset()) +
+                                                          " is not a multiple of its alignment " +
+                                                          std::to_string(alignment));
+    }
+    uint64_t end = 0;
+    if (__builtin_add_overflow(storage->offset(), storage->size(), &end) || end > segment.size()) {
+      return make_error(ErrorCode::StorageOutOfSegment,
+                        at + "bytes [" + std::to_string(storage->offset()) + ", +" + std::to_string(storage->size()) +
+                            ") lie outside the weight segment of " + std::to_string(segment.size()) + " bytes");
+    }
+    if (deep) {
+      const auto got = checksum_of(segment.subspan(storage->offset(), storage->size()));
+      const auto* want = storage->checksum();
+      if (want == nullptr || got.low() != want->low() || got.high() != want->high()) {
+        return make_error(ErrorCode::ChecksumMismatch, at + "XXH3-128 of its " + std::to_string(storage->size()) +
+                                                           " bytes does not match the recorded checksum");
+      }
+    }
+  }
+  return {};
+}
+
+// Bytes a strided view needs from its storage: (offset + sum((size-1)*stride) + 1) * element size.
+Status check_weight_view(const fb::Program& program, uint32_t w) {
+  const auto* weight = program.weights()->Get(w);
+  const std::string at = "weight " + std::to_string(w) + " '" + weight->fqn()->str() + "': ";
+  if (weight->storage() >= count(program.storages())) {
+    return make_error(ErrorCode::StorageIndexOutOfRange, at + "names storage " + std::to_string(weight->storage()) +
+                                                             " of " + std::to_string(count(program.storages())));
+  }
+  const auto* meta = weight->meta();
+  const size_t elem = element_size(meta->dtype());
+  if (elem == 0) {
+    return make_error(ErrorCode::UnknownEnumValue,
+                      at + "dtype " + std::to_string(static_cast<int>(meta->dtype())) + " has no known element size");
+  }
+  const uint32_t rank = count(meta->sizes());
+  if (count(meta->strides()) != rank) {
+    return make_error(ErrorCode::InvalidShape, at + std::to_string(rank) + " sizes but " +
+                                                   std::to_string(count(meta->strides())) + " strides");
+  }
+  auto literal = [](const fb::SymDim* dim, int64_t* out) {
+    if (dim == nullptr) {
+      *out = 0;
+      return true;
+    }
+    *out = dim->literal();
+    return dim->expr() == nullptr;
+  };
+  int64_t offset = 0;
+  if (!literal(meta->storage_offset(), &offset) || offset < 0) {
+    return make_error(ErrorCode::InvalidShape, at + "storage offset must be a non-negative literal");
+  }
+  uint64_t last = static_cast<uint64_t>(offset);
+  bool empty = false;
+  for (uint32_t d = 0; d < rank; ++d) {
+    int64_t size = 0, stride = 0;
+    if (!literal(meta->sizes()->Get(d), &size) || !literal(meta->strides()->Get(d), &stride) || size < 0 ||
+        stride < 0) {
+      return make_error(ErrorCode::InvalidShape,
+                        at + "dimension " + std::to_string(d) + " needs a non-negative literal size and stride");
+    }
+    if (size == 0) empty = true;
+    uint64_t reach = 0;
+    if (size > 0 && (__builtin_mul_overflow(static_cast<uint64_t>(size - 1), static_cast<uint64_t>(stride), &reach) ||
+                     __builtin_add_overflow(last, reach, &last))) {
+      return make_error(ErrorCode::InvalidShape, at + "extent overflows 64 bits at dimension " + std::to_string(d));
+    }
+  }
+  if (empty) return {};
+  uint64_t bytes = 0;
+  if (__builtin_add_overflow(last, uint64_t{1}, &bytes) || __builtin_mul_overflow(bytes, elem, &bytes) ||
+      bytes > program.storages()->Get(weight->storage())->size()) {
+    return make_error(ErrorCode::TensorViewOutOfStorage,
+                      at + "view needs " + std::to_string(bytes) + " bytes but storage " +
+                          std::to_string(weight->storage()) + " holds " +
+                          std::to_string(program.storages()->Get(weight->storage())->size()));
+  }
+  return {};
+}
+
+Status check_weights(const fb::Program& program) {
+  std::unordered_set<std::string_view> names;
+  for (uint32_t w = 0; w < count(program.weights()); ++w) {
+    const auto* weight = program.weights()->Get(w);
+    if (!names.insert(weight->fqn()->string_view()).second) {
+      return make_error(ErrorCode::DuplicateName, "weight " + std::to_string(w) + " '" + weight->fqn()->str() +
+                                                      "' has the same name as an earlier weight");
+    }
+    if (!known(weight->meta()->dtype(), fb::EnumNameScalarType)) {
+      return make_error(ErrorCode::UnknownEnumValue, "weight " + std::to_string(w) + " dtype " +
+                                                         std::to_string(static_cast<int>(weight->meta()->dtype())));
+    }
+    if (Status s = check_weight_view(program, w); !s) return s;
+  }
+  return {};
+}
+
+// Subgraph references must form a DAG (a graph may not call itself, directly or not).
+Status check_graph_recursion(const std::vector<std::vector<uint32_t>>& calls) {
+  enum : uint8_t { kNew, kOpen, kDone };
+  std::vector<uint8_t> state(calls.size(), kNew);
+  for (uint32_t root = 0; root < calls.size(); ++root) {
+    if (state[root] != kNew) continue;
+    std::vector<std::pair<uint32_t, size_t>> stack{{root, 0}};
+    state[root] = kOpen;
+    while (!stack.empty()) {
+      auto& [g, next] = stack.back();
+      if (next == calls[g].size()) {
+        state[g] = kDone;
+        stack.pop_back();
+        continue;
+      }
+      const uint32_t callee = calls[g][next++];
+      if (state[callee] == kOpen) {
+        return make_error(ErrorCode::GraphRecursion,
+                          "graph " + std::to_string(g) + " reaches graph " + std::to_string(callee) +
+                              " which is already on the call path (recursive subgraphs)");
+      }
+      if (state[callee] == kNew) {
+        state[callee] = kOpen;
+        stack.emplace_back(callee, 0);
+      }
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+Status verify_program(const fb::Program& program, std::span<const uint8_t> segment, const VerifyOptions& options) {
+  const auto* version = program.schema_version();
+  if (version == nullptr) return make_error(ErrorCode::MissingField, "program has no schema_version");
+  if (version->major() != kSchemaMajor) {
+    return make_error(ErrorCode::UnsupportedSchemaVersion,
+                      "schema version " + std::to_string(version->major()) + "." + std::to_string(version->minor()) +
+                          "; this build reads major version " + std::to_string(kSchemaMajor));
+  }
+  const uint32_t num_graphs = count(program.graphs());
+  if (count(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
+  std::vector<bool> is_entry(num_graphs, false);
+  for (uint32_t e = 0; e < count(program.entry_points()); ++e) {
+    const uint32_t g = program.entry_points()->Get(e);
+    if (g >= num_graphs) {
+      return make_error(ErrorCode::GraphIndexOutOfRange, "entry point " + std::to_string(e) + " names graph " +
+                                                             std::to_string(g) + " of " + std::to_string(num_graphs));
+    }
+    if (is_entry[g]) {
+      return make_error(ErrorCode::DuplicateName, "graph " + std::to_string(g) + " is listed twice as entry point");
+    }
+    is_entry[g] = true;
+  }
+  std::unordered_set<std::string_view> graph_names;
+  for (uint32_t g = 0; g < num_graphs; ++g) {
+    if (!graph_names.insert(program.graphs()->Get(g)->name()->string_view()).second) {
+      return make_error(ErrorCode::DuplicateName,
+                        "graph " + std::to_string(g) + " '" + program.graphs()->Get(g)->name()->str() +
+                            "' has the same name as an earlier graph");
+    }
+  }
+  if (Status s = check_meshes(program); !s) return s;
+  if (Status s = check_process_groups(program); !s) return s;
+  if (Status s = check_storages(program, segment, options.deep); !s) return s;
+  if (Status s = check_weights(program); !s) return s;
+  std::vector<std::vector<uint32_t>> calls(num_graphs);
+  for (uint32_t g = 0; g < num_graphs; ++g) {
+    GraphChecker checker(program, g, is_entry[g]);
+    if (Status s = checker.run(); !s) return s;
+    calls[g] = std::move(checker.subgraphs_);
+  }
+  return check_graph_recursion(calls);
+}
+
+}  // namespace nrt

@@ -1,0 +1,107 @@
+#include "serializer/write_program.h"
+
+#include <array>
+#include <functional>
+
+#include "flatbuffers/flatbuffers.h"
+#include "serializer/atomic_file.h"
+#include "serializer/checksum.h"
+#include "serializer/container.h"
+#include "serializer/verify_program.h"
+
+namespace nrt {
+namespace {
+
+using Sink = std::function<Status(std::span<const uint8_t>)>;
+
+Status write_zeros(const Sink& sink, uint64_t count) {
+  static const std::array<uint8_t, 4096> kZeros{};
+  while (count > 0) {
+    const uint64_t n = count < kZeros.size() ? count : kZeros.size();
+    if (Status s = sink({kZeros.data(), n}); !s) return s;
+    count -= n;
+  }
+  return {};
+}
+
+Status emit_program(fb::ProgramT program, StorageSpans storages, const Sink& sink) {
+  if (program.storages.size() != storages.size()) {
+    return make_error(ErrorCode::InvalidArgument, "program lists " + std::to_string(program.storages.size()) +
+                                                      " storages but " + std::to_string(storages.size()) +
+                                                      " byte ranges were given");
+  }
+  program.schema_version = std::make_unique<fb::Version>(kSchemaMajor, kSchemaMinor);
+  uint64_t cursor = 0;
+  std::vector<uint64_t> offsets(storages.size());
+  for (size_t i = 0; i < storages.size(); ++i) {
+    auto& storage = *program.storages[i];
+    if (!storage.inline_data.empty()) {
+      return make_error(ErrorCode::InlineDataMismatch,
+                        "storage " + std::to_string(i) + " still holds inline data; pass its bytes separately");
+    }
+    uint32_t alignment = storage.alignment < kDefaultStorageAlignment ? kDefaultStorageAlignment : storage.alignment;
+    if ((alignment & (alignment - 1)) != 0) {
+      return make_error(ErrorCode::StorageMisaligned,
+                        "storage " + std::to_string(i) + " alignment " + std::to_string(alignment) + " is not a power of two");
+    }
+    if (!align_up(cursor, alignment, &cursor)) {
+      return make_error(ErrorCode::InvalidArgument, "weight segment exceeds 64-bit offsets");
+    }
+    storage.alignment = alignment;
+    storage.offset = cursor;
+    storage.size = storages[i].size();
+    storage.checksum = std::make_unique<fb::Checksum128>(checksum_of(storages[i]));
+    offsets[i] = cursor;
+    cursor += storages[i].size();
+  }
+
+  flatbuffers::FlatBufferBuilder builder(1 << 16);
+  fb::FinishProgramBuffer(builder, fb::Program::Pack(builder, &program));
+  const uint64_t fb_size = builder.GetSize();
+  if (fb_size > kMaxFlatbufferSize) {
+    return make_error(ErrorCode::InvalidArgument, "program metadata exceeds the 2 GiB FlatBuffer limit");
+  }
+  ContainerLayout layout;
+  layout.flatbuffer_offset = kContainerHeaderSize;
+  layout.flatbuffer_size = fb_size;
+  if (!storages.empty()) {
+    align_up(layout.flatbuffer_offset + fb_size, kSegmentAlignment, &layout.segment_offset);
+    layout.segment_size = cursor;
+  }
+  const auto header = encode_container_header(layout);
+  if (Status s = sink(header); !s) return s;
+  if (Status s = sink({builder.GetBufferPointer(), builder.GetSize()}); !s) return s;
+  uint64_t written = layout.flatbuffer_offset + fb_size;
+  if (storages.empty()) return {};
+  if (Status s = write_zeros(sink, layout.segment_offset - written); !s) return s;
+  uint64_t segment_cursor = 0;
+  for (size_t i = 0; i < storages.size(); ++i) {
+    if (Status s = write_zeros(sink, offsets[i] - segment_cursor); !s) return s;
+    if (Status s = sink(storages[i]); !s) return s;
+    segment_cursor = offsets[i] + storages[i].size();
+  }
+  return {};
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> serialize_program(fb::ProgramT program, StorageSpans storages) {
+  std::vector<uint8_t> out;
+  Status status = emit_program(std::move(program), storages, [&out](std::span<const uint8_t> bytes) {
+    out.insert(out.end(), bytes.begin(), bytes.end());
+    return Status{};
+  });
+  if (!status) return status.error();
+  return out;
+}
+
+Status write_program_file(const std::string& path, fb::ProgramT program, StorageSpans storages) {
+  auto file = AtomicFile::create(path);
+  if (!file) return file.error();
+  Status status = emit_program(std::move(program), storages,
+                               [&file](std::span<const uint8_t> bytes) { return file->write(bytes); });
+  if (!status) return status;
+  return file->commit();
+}
+
+}  // namespace nrt
