@@ -100,6 +100,7 @@ class [[nodiscard]] Result {
   T* operator->() { return &value(); }
   const T* operator->() const { return &value(); }
   T& operator*() & { return value(); }
+  const T& operator*() const& { return value(); }
   const Error& error() const { return std::get<1>(state_); }
 
  private:

@@ -3,7 +3,9 @@
 #include <memory>
 
 #include "flatbuffers/idl.h"
+#include "flatbuffers/reflection.h"
 #include "schema/nrt_bfbs.h"
+#include "serializer/json_printer.h"
 
 namespace nrt {
 namespace {
@@ -46,14 +48,8 @@ Result<std::string> program_to_json(const ProgramFile& file) {
   flatbuffers::FlatBufferBuilder builder(1 << 16);
   fb::FinishProgramBuffer(builder, fb::Program::Pack(builder, &program));
 
-  auto parser = make_parser();
-  if (!parser) return parser.error();
-  std::string json;
-  if (!flatbuffers::GenerateText(**parser, builder.GetBufferPointer(), &json)) {
-    return make_error(ErrorCode::InvalidArgument,
-                      "FlatBuffers could not print the program as JSON (a string is not valid UTF-8?)");
-  }
-  return json;
+  const auto schema = schema::binary_schema();
+  return print_json(*reflection::GetSchema(schema.data()), builder.GetBufferPointer());
 }
 
 Result<ProgramWithWeights> program_from_json(std::string_view text) {

@@ -1,6 +1,6 @@
-// The .nrt.json form: the Program as FlatBuffers JSON, printed and parsed by FlatBuffers' own
-// schema-driven printer/parser through the embedded binary schema (schema/nrt_bfbs.h), so it is
-// lossless and never drifts from schema/nrt.fbs.
+// The .nrt.json form: the Program as FlatBuffers JSON, parsed by FlatBuffers' own parser and
+// printed by nrt's schema-driven printer (json_printer.h), both through the embedded binary
+// schema (schema/nrt_bfbs.h), so it is lossless and never drifts from schema/nrt.fbs.
 //
 // Weights: each Storage carries its bytes inline in `inline_data` (an array of byte values) with
 // `offset` 0; `size` and `checksum` are kept. Converting back moves the bytes into the weight
