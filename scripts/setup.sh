@@ -9,7 +9,7 @@ PACKAGES=(
   libcli11-dev libspdlog-dev libfmt-dev
   libgtest-dev googletest libbenchmark-dev
   libopenmpi-dev openmpi-bin
-  libxxhash-dev libsimdjson-dev nlohmann-json3-dev libzip-dev
+  libxxhash-dev libssl-dev libsimdjson-dev nlohmann-json3-dev libzip-dev
   libopenblas-dev
   clang-14 libclang-rt-14-dev
   python3 python3-numpy

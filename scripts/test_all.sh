@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Sets up, builds and runs every test of nrt: unit and CLI tests, the same tests of the
+# serializer under ASan+UBSan, the fuzz targets for a bounded time, and the benchmark smokes.
+# Ends with the line `N passed, N failed[, N skipped]` summed over every suite; exits non-zero
+# when anything failed. `.ci/run` calls this script.
+#
+# Environment: NRT_FUZZ_SECONDS (default 30 per fuzz target).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+passed=0 failed=0 skipped=0
+add() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0})); }
+step() { echo; echo "=== $* ==="; }
+
+BAZEL_FLAGS=(--noshow_progress --show_result=0)
+
+# Every test target in the repository.
+mapfile -t TESTS < <(bazel query 'tests(//...)' 2>/dev/null | sort)
+
+step "build (warnings are errors)"
+if ! bazel build "${BAZEL_FLAGS[@]}" //...; then
+  echo "build failed"
+  add 0 1
+fi
+
+run_suite() {  # run_suite LABEL BAZEL_ARGS... -- TARGETS...
+  local label="$1"; shift
+  local args=()
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  step "$label"
+  bazel test "${BAZEL_FLAGS[@]}" "${args[@]}" "$@"
+  local logs
+  logs="$(bazel info "${args[@]}" bazel-testlogs 2>/dev/null)"
+  read -r p f s < <(python3 scripts/count_test_results.py "$logs" "$@")
+  echo "$label: $p passed, $f failed, $s skipped"
+  add "$p" "$f" "$s"
+}
+
+run_suite "tests" -- "${TESTS[@]}"
+
+# The serializer and verification tests again under ASan+UBSan (separate output tree).
+mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" | grep -E '^//tests(/verify)?:' )
+run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
+
+step "fuzz targets"
+if [ -x scripts/fuzz.sh ]; then
+  fuzz_log=$(mktemp)
+  if bash scripts/fuzz.sh "${NRT_FUZZ_SECONDS:-30}" 2>&1 | tee "$fuzz_log"; then :; fi
+  ok=$(grep -c '^fuzz: .* 0 crashes' "$fuzz_log" || true)
+  bad=$(grep -c '^fuzz: ' "$fuzz_log" || true); bad=$((bad - ok))
+  [ "$ok" -eq 0 ] && bad=$((bad > 0 ? bad : 1))
+  add "$ok" "$bad"
+  rm -f "$fuzz_log"
+fi
+
+step "benchmark smokes"
+for bench in $(bazel query 'kind(cc_binary, //bench:*)' 2>/dev/null); do
+  bin="bazel-bin/${bench#//}"; bin="${bin/://}"
+  if NRT_BENCH_SMOKE=1 "$bin" --smoke; then add 1 0; else echo "FAILED: $bench"; add 0 1; fi
+done
+
+echo
+echo "${passed} passed, ${failed} failed$( [ "$skipped" -gt 0 ] && echo ", ${skipped} skipped")"
+[ "$failed" -eq 0 ]
