@@ -425,74 +425,22 @@ class StructureHasher {
 
   // Gives each value an argument defines (graph input or node output) its identity.
   void define(GraphState& s, fb::Argument type, const void* arg, const Digest& base, uint64_t slot) {
-    auto assign = [&](int64_t value, uint64_t element) {
-      if (value < 0) return;
+    const auto values = defined_values(type, arg);
+    for (size_t element = 0; element < values.size(); ++element) {
+      if (values[element] < 0) continue;
       StreamHasher h(algorithm_);
       h.u64(kTagOutputSlot);
       h.digest(base);
       h.u64(slot);
       h.u64(element);
-      s.identity[static_cast<size_t>(value)] = h.finish();
-      s.defined[static_cast<size_t>(value)] = true;
-    };
-    using A = fb::Argument;
-    switch (type) {
-      case A::TensorArg:
-        return assign(static_cast<const fb::TensorArg*>(arg)->value(), 0);
-      case A::TensorListArg: {
-        const auto* values = static_cast<const fb::TensorListArg*>(arg)->values();
-        for (uint32_t i = 0; i < count(values); ++i) assign(values->Get(i), i);
-        return;
-      }
-      case A::OptionalTensorArg:
-        return assign(static_cast<const fb::OptionalTensorArg*>(arg)->value(), 0);
-      case A::SymIntArg:
-        return assign(static_cast<const fb::SymIntArg*>(arg)->value(), 0);
-      case A::SymFloatArg:
-        return assign(static_cast<const fb::SymFloatArg*>(arg)->value(), 0);
-      case A::SymBoolArg:
-        return assign(static_cast<const fb::SymBoolArg*>(arg)->value(), 0);
-      case A::CustomObjArg:
-        return assign(static_cast<const fb::CustomObjArg*>(arg)->value(), 0);
-      case A::ValueArg:
-        return assign(static_cast<const fb::ValueArg*>(arg)->value(), 0);
-      default:
-        return;
+      s.identity[static_cast<size_t>(values[element])] = h.finish();
+      s.defined[static_cast<size_t>(values[element])] = true;
     }
   }
 
   // The types of the values a defining argument produces.
   void defined_types(StreamHasher& h, const fb::Graph& g, fb::Argument type, const void* arg) {
-    std::vector<int64_t> values;
-    using A = fb::Argument;
-    switch (type) {
-      case A::TensorArg:
-        values.push_back(static_cast<const fb::TensorArg*>(arg)->value());
-        break;
-      case A::TensorListArg:
-        for (uint32_t v : *static_cast<const fb::TensorListArg*>(arg)->values()) values.push_back(v);
-        break;
-      case A::OptionalTensorArg:
-        values.push_back(static_cast<const fb::OptionalTensorArg*>(arg)->value());
-        break;
-      case A::SymIntArg:
-        values.push_back(static_cast<const fb::SymIntArg*>(arg)->value());
-        break;
-      case A::SymFloatArg:
-        values.push_back(static_cast<const fb::SymFloatArg*>(arg)->value());
-        break;
-      case A::SymBoolArg:
-        values.push_back(static_cast<const fb::SymBoolArg*>(arg)->value());
-        break;
-      case A::CustomObjArg:
-        values.push_back(static_cast<const fb::CustomObjArg*>(arg)->value());
-        break;
-      case A::ValueArg:
-        values.push_back(static_cast<const fb::ValueArg*>(arg)->value());
-        break;
-      default:
-        break;
-    }
+    const auto values = defined_values(type, arg);
     h.u64(values.size());
     for (int64_t v : values) {
       if (v < 0) {
@@ -602,25 +550,28 @@ class StructureHasher {
   }
 
   static bool is_defining(fb::Argument type, const void* arg) {
-    using A = fb::Argument;
-    switch (type) {
-      case A::TensorArg:
-      case A::TensorListArg:
-      case A::OptionalTensorArg:
-      case A::CustomObjArg:
-      case A::ValueArg:
-        return true;
-      case A::SymIntArg:
-        return static_cast<const fb::SymIntArg*>(arg)->value() >= 0;
-      case A::SymFloatArg:
-        return static_cast<const fb::SymFloatArg*>(arg)->value() >= 0;
-      case A::SymBoolArg:
-        return static_cast<const fb::SymBoolArg*>(arg)->value() >= 0;
-      default:
-        return false;
-    }
+    const auto values = defined_values(type, arg);
+    return std::any_of(values.begin(), values.end(), [](int64_t v) { return v >= 0; }) ||
+           type == fb::Argument::TensorListArg || type == fb::Argument::OptionalTensorArg;
   }
 
+ public:
+  // For diff: one argument or value type with caller-given value identities.
+  Digest argument_digest(const fb::Graph& g, fb::Argument type, const void* arg, std::span<const Digest> identities) {
+    GraphState s;
+    s.graph = &g;
+    s.identity.assign(identities.begin(), identities.end());
+    StreamHasher h(algorithm_);
+    argument(h, s, type, arg);
+    return h.finish();
+  }
+  Digest value_type_digest(const fb::Value& v) {
+    StreamHasher h(algorithm_);
+    value_type(h, &v);
+    return h.finish();
+  }
+
+ private:
   const fb::Program& program_;
   HashAlgorithm algorithm_;
   std::vector<std::optional<GraphDigests>> graphs_;
@@ -628,6 +579,42 @@ class StructureHasher {
 };
 
 }  // namespace
+
+std::vector<int64_t> defined_values(fb::Argument type, const void* arg) {
+  using A = fb::Argument;
+  switch (type) {
+    case A::TensorArg:
+      return {static_cast<const fb::TensorArg*>(arg)->value()};
+    case A::TensorListArg: {
+      std::vector<int64_t> values;
+      for (uint32_t v : *static_cast<const fb::TensorListArg*>(arg)->values()) values.push_back(v);
+      return values;
+    }
+    case A::OptionalTensorArg:
+      return {static_cast<const fb::OptionalTensorArg*>(arg)->value()};
+    case A::SymIntArg:
+      return {static_cast<const fb::SymIntArg*>(arg)->value()};
+    case A::SymFloatArg:
+      return {static_cast<const fb::SymFloatArg*>(arg)->value()};
+    case A::SymBoolArg:
+      return {static_cast<const fb::SymBoolArg*>(arg)->value()};
+    case A::CustomObjArg:
+      return {static_cast<const fb::CustomObjArg*>(arg)->value()};
+    case A::ValueArg:
+      return {static_cast<const fb::ValueArg*>(arg)->value()};
+    default:
+      return {};
+  }
+}
+
+Digest hash_argument(const fb::Program& program, const fb::Graph& graph, fb::Argument type, const void* arg,
+                     std::span<const Digest> identities, HashAlgorithm algorithm) {
+  return StructureHasher(program, algorithm).argument_digest(graph, type, arg, identities);
+}
+
+Digest hash_value_type(const fb::Program& program, const fb::Value& value, HashAlgorithm algorithm) {
+  return StructureHasher(program, algorithm).value_type_digest(value);
+}
 
 bool has_effects(const fb::Operator& op, const fb::Node& node) {
   const std::string_view name = op.name()->string_view();

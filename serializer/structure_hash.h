@@ -11,6 +11,7 @@
 // collectives changes the digest, since ranks must issue them in the same order.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,16 @@ struct StructureDigests {
 
 // `program` must have passed verification (ProgramFile guarantees it).
 StructureDigests hash_structure(const fb::Program& program, HashAlgorithm algorithm);
+
+// The value indices a defining argument (graph input, node output slot) defines, in element
+// order; -1 for an absent optional. Empty for arguments that define nothing.
+std::vector<int64_t> defined_values(fb::Argument type, const void* arg);
+
+// For diff: one argument's digest with value references standing for `identities` (by value
+// index), and one value type's digest.
+Digest hash_argument(const fb::Program& program, const fb::Graph& graph, fb::Argument type, const void* arg,
+                     std::span<const Digest> identities, HashAlgorithm algorithm);
+Digest hash_value_type(const fb::Program& program, const fb::Value& value, HashAlgorithm algorithm);
 
 // True for targets whose order matters beyond data dependencies.
 bool has_effects(const fb::Operator& op, const fb::Node& node);
