@@ -57,7 +57,7 @@ if [ -x scripts/fuzz.sh ]; then
 fi
 
 step "benchmark smokes"
-for bench in $(bazel query 'kind(cc_binary, //bench:*)' 2>/dev/null); do
+for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
   bin="bazel-bin/${bench#//}"; bin="${bin/://}"
   if NRT_BENCH_SMOKE=1 "$bin" --smoke; then add 1 0; else echo "FAILED: $bench"; add 0 1; fi
 done

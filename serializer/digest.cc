@@ -7,11 +7,14 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 namespace nrt {
 
+// XXH3 records are short (a node, a type): buffering them and hashing once is several times
+// faster than a streaming state; SHA-256 streams through OpenSSL.
 struct StreamHasher::State {
-  XXH3_state_t* xxh3 = nullptr;
+  std::vector<uint8_t> buffer;
   EVP_MD_CTX* sha = nullptr;
 };
 
@@ -40,8 +43,7 @@ std::string Digest::to_string() const { return "nrt1-" + std::string(algorithm_n
 
 StreamHasher::StreamHasher(HashAlgorithm algorithm) : algorithm_(algorithm), state_(std::make_unique<State>()) {
   if (algorithm == HashAlgorithm::kXxh3) {
-    state_->xxh3 = XXH3_createState();
-    XXH3_128bits_reset(state_->xxh3);
+    state_->buffer.reserve(256);
   } else {
     state_->sha = EVP_MD_CTX_new();
     EVP_DigestInit_ex(state_->sha, EVP_sha256(), nullptr);
@@ -49,13 +51,12 @@ StreamHasher::StreamHasher(HashAlgorithm algorithm) : algorithm_(algorithm), sta
 }
 
 StreamHasher::~StreamHasher() {
-  if (state_->xxh3) XXH3_freeState(state_->xxh3);
   if (state_->sha) EVP_MD_CTX_free(state_->sha);
 }
 
 void StreamHasher::bytes(std::span<const uint8_t> data) {
-  if (state_->xxh3) {
-    XXH3_128bits_update(state_->xxh3, data.data(), data.size());
+  if (state_->sha == nullptr) {
+    state_->buffer.insert(state_->buffer.end(), data.begin(), data.end());
   } else {
     EVP_DigestUpdate(state_->sha, data.data(), data.size());
   }
@@ -80,10 +81,10 @@ void StreamHasher::str(std::string_view text) {
 Digest StreamHasher::finish() {
   Digest d;
   d.algorithm = algorithm_;
-  if (state_->xxh3) {
+  if (state_->sha == nullptr) {
     // Canonical big-endian form of the 128-bit value (XXH128_canonicalFromHash), host-independent.
     XXH128_canonical_t canonical;
-    XXH128_canonicalFromHash(&canonical, XXH3_128bits_digest(state_->xxh3));
+    XXH128_canonicalFromHash(&canonical, XXH3_128bits(state_->buffer.data(), state_->buffer.size()));
     std::memcpy(d.bytes.data(), canonical.digest, 16);
     d.size = 16;
   } else {

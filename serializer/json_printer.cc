@@ -100,10 +100,11 @@ class JsonPrinter {
     }
     const int64_t v = flatbuffers::GetAnyValueI(base, data);
     if (enum_def != nullptr) {
-      const auto* value = enum_def->values()->LookupByKey(v);
-      if (value != nullptr) {
-        print_string(value->name()->string_view());
-        return;
+      for (const auto* value : *enum_def->values()) {
+        if (value->value() == v) {
+          print_string(value->name()->string_view());
+          return;
+        }
       }
     }
     out_ += std::to_string(v);  // unknown enum values stay numbers, so nothing is lost
@@ -143,10 +144,16 @@ class JsonPrinter {
                                          const reflection::Field& field) {
     // The tag lives in the field declared just before: `<name>_type`.
     const std::string tag_name = field.name()->str() + "_type";
-    const auto* tag_field = object.fields()->LookupByKey(tag_name.c_str());
+    const reflection::Field* tag_field = nullptr;
+    for (const auto* candidate : *object.fields()) {
+      if (candidate->name()->string_view() == tag_name) tag_field = candidate;
+    }
     if (tag_field == nullptr) return nullptr;
     const int64_t tag = flatbuffers::GetAnyFieldI(table, *tag_field);
-    const auto* value = enum_of(*field.type())->values()->LookupByKey(tag);
+    const reflection::EnumVal* value = nullptr;
+    for (const auto* candidate : *enum_of(*field.type())->values()) {
+      if (candidate->value() == tag) value = candidate;
+    }
     if (value == nullptr || value->union_type() == nullptr || value->union_type()->index() < 0) return nullptr;
     return schema_.objects()->Get(static_cast<uint32_t>(value->union_type()->index()));
   }

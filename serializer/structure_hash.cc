@@ -79,6 +79,10 @@ class StructureHasher {
       h.u64(kTagAbsent);
       return;
     }
+    if (s->string_view().find(" at 0x") == std::string_view::npos) {  // the common case: no repr
+      h.str(s->string_view());
+      return;
+    }
     bool changed = false;
     std::string canonical = canonicalize_reprs(s->string_view(), &changed);
     if (changed) unstable_.insert(s->str());
@@ -136,6 +140,18 @@ class StructureHasher {
   }
 
   Digest mesh_digest(uint32_t index) {
+    if (mesh_memo_.size() <= index) mesh_memo_.resize(count(program_.meshes()));
+    if (!mesh_memo_[index]) mesh_memo_[index] = compute_mesh_digest(index);
+    return *mesh_memo_[index];
+  }
+
+  Digest group_digest(uint32_t index) {
+    if (group_memo_.size() <= index) group_memo_.resize(count(program_.process_groups()));
+    if (!group_memo_[index]) group_memo_[index] = compute_group_digest(index);
+    return *group_memo_[index];
+  }
+
+  Digest compute_mesh_digest(uint32_t index) {
     const auto* m = program_.meshes()->Get(index);
     StreamHasher h(algorithm_);
     h.u64(kTagMesh);
@@ -149,7 +165,7 @@ class StructureHasher {
     return h.finish();  // the mesh's own name is a label, not structure
   }
 
-  Digest group_digest(uint32_t index) {
+  Digest compute_group_digest(uint32_t index) {
     const auto* g = program_.process_groups()->Get(index);
     StreamHasher h(algorithm_);
     h.u64(kTagGroup);
@@ -576,6 +592,7 @@ class StructureHasher {
   HashAlgorithm algorithm_;
   std::vector<std::optional<GraphDigests>> graphs_;
   std::set<std::string> unstable_;
+  std::vector<std::optional<Digest>> mesh_memo_, group_memo_;
 };
 
 }  // namespace

@@ -1,0 +1,270 @@
+#include "cli/info_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <type_traits>
+#include <vector>
+
+#include "cli/exit_status.h"
+#include "cli/program_input.h"
+#include "serializer/program_summary.h"
+#include "serializer/program_text.h"
+
+namespace nrt::cli {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// --- JSON -------------------------------------------------------------------------------------
+
+json dims_json(const std::vector<DimSummary>& dims) {
+  json out = json::array();
+  for (const auto& dim : dims) {
+    if (dim.expr) {
+      out.push_back(*dim.expr);
+    } else {
+      out.push_back(dim.literal);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+json optional_json(const std::optional<T>& value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+json slot_json(const SlotSummary& slot) {
+  json out = {
+      {"name", slot.name},
+      {"kind", slot.kind},
+      {"type", slot.type},
+      {"dtype", optional_json(slot.dtype)},
+      {"shape", slot.dtype ? dims_json(slot.shape) : json(nullptr)},
+      {"device", optional_json(slot.device)},
+      {"signature_kind", optional_json(slot.signature_kind)},
+      {"target", optional_json(slot.target)},
+  };
+  if (slot.dtensor) {
+    out["dtensor"] = {
+        {"mesh", slot.dtensor->mesh},
+        {"placements", slot.dtensor->placements},
+        {"global_shape", dims_json(slot.dtensor->global_shape)},
+    };
+  } else {
+    out["dtensor"] = nullptr;
+  }
+  return out;
+}
+
+json summary_json(const ProgramSummary& summary) {
+  json graphs = json::array();
+  for (const auto& graph : summary.graphs) {
+    json inputs = json::array();
+    json outputs = json::array();
+    for (const auto& slot : graph.inputs) inputs.push_back(slot_json(slot));
+    for (const auto& slot : graph.outputs) outputs.push_back(slot_json(slot));
+    json ops = json::object();
+    for (const auto& [target, n] : graph.ops) ops[target] = n;
+    graphs.push_back({
+        {"name", graph.name},
+        {"entry_point", graph.entry_point},
+        {"num_nodes", graph.num_nodes},
+        {"num_values", graph.num_values},
+        {"inputs", std::move(inputs)},
+        {"outputs", std::move(outputs)},
+        {"ops", std::move(ops)},
+    });
+  }
+  json meshes = json::array();
+  for (const auto& mesh : summary.meshes) {
+    meshes.push_back({
+        {"name", mesh.name},
+        {"device_type", mesh.device_type},
+        {"shape", mesh.shape},
+        {"dim_names", mesh.dim_names},
+        {"ranks", mesh.ranks},
+    });
+  }
+  json groups = json::array();
+  for (const auto& group : summary.process_groups) {
+    groups.push_back({
+        {"name", group.name},
+        {"ranks", group.ranks},
+        {"backend", group.backend},
+        {"mesh", group.mesh >= 0 ? json(group.mesh) : json(nullptr)},
+        {"mesh_dim", group.mesh_dim >= 0 ? json(group.mesh_dim) : json(nullptr)},
+    });
+  }
+  json metadata = json::object();
+  for (const auto& [key, value] : summary.metadata) metadata[key] = value;
+  return {
+      {"schema_version", summary.schema_version},
+      {"producer", summary.producer},
+      {"graphs", std::move(graphs)},
+      {"meshes", std::move(meshes)},
+      {"process_groups", std::move(groups)},
+      {"num_weights", summary.num_weights},
+      {"num_storages", summary.num_storages},
+      {"weight_bytes", summary.weight_bytes},
+      {"num_parameters", summary.num_parameters},
+      {"metadata", std::move(metadata)},
+  };
+}
+
+// --- text -------------------------------------------------------------------------------------
+
+std::string human_bytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0) {
+    std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+  } else {
+    std::snprintf(buf, sizeof buf, "%.1f %s", value, kUnits[unit]);
+  }
+  return buf;
+}
+
+template <typename T>
+std::string join(const std::vector<T>& items, std::string_view separator) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    if constexpr (std::is_arithmetic_v<T>) {
+      out += std::to_string(items[i]);
+    } else {
+      out += items[i];
+    }
+  }
+  return out;
+}
+
+std::string padded(std::string text, size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+void print_slots(std::ostream& out, const char* title, const std::vector<SlotSummary>& slots) {
+  out << "  " << title << (slots.empty() ? " (none)\n" : "\n");
+  size_t name_width = 0;
+  size_t type_width = 0;
+  for (const auto& slot : slots) {
+    name_width = std::max(name_width, slot.name.size() + 1);
+    type_width = std::max(type_width, slot.type.size());
+  }
+  for (const auto& slot : slots) {
+    std::string line = "    " + padded(slot.name.empty() ? "_" : "%" + slot.name, name_width) + "  " +
+                       padded(slot.type, type_width);
+    if (slot.signature_kind) line += "  " + *slot.signature_kind;
+    if (slot.target) line += " " + *slot.target;
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  }
+}
+
+void print_text(std::ostream& out, const ProgramSummary& summary, const TerminalStyle& style) {
+  const auto entry_points = std::count_if(summary.graphs.begin(), summary.graphs.end(),
+                                          [](const GraphSummary& g) { return g.entry_point; });
+  out << "schema version  " << summary.schema_version << "\n";
+  if (!summary.producer.empty()) out << "producer        " << summary.producer << "\n";
+  out << "graphs          " << summary.graphs.size() << " (" << entry_points << " entry point"
+      << (entry_points == 1 ? "" : "s") << ")\n";
+  out << "weights         " << summary.num_weights << " tensors in " << summary.num_storages << " storages, "
+      << summary.weight_bytes << " bytes (" << human_bytes(summary.weight_bytes) << ")\n";
+  out << "parameters      " << summary.num_parameters << "\n";
+
+  for (const auto& graph : summary.graphs) {
+    out << "\n"
+        << (graph.entry_point ? "graph " : "subgraph ") << style.bold(graph.name) << ": " << graph.num_nodes
+        << (graph.num_nodes == 1 ? " node, " : " nodes, ") << graph.num_values
+        << (graph.num_values == 1 ? " value\n" : " values\n");
+    print_slots(out, "inputs", graph.inputs);
+    print_slots(out, "outputs", graph.outputs);
+    // Most frequent first; ties by name, so the order is stable.
+    std::vector<std::pair<std::string, uint64_t>> ops(graph.ops.begin(), graph.ops.end());
+    std::stable_sort(ops.begin(), ops.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    out << "  ops" << (ops.empty() ? " (none)\n" : "\n");
+    size_t count_width = 0;
+    for (const auto& [target, n] : ops) count_width = std::max(count_width, std::to_string(n).size());
+    for (const auto& [target, n] : ops) {
+      const std::string number = std::to_string(n);
+      out << "    " << std::string(count_width - number.size(), ' ') << number << "  " << target << "\n";
+    }
+  }
+
+  if (!summary.meshes.empty()) {
+    out << "\nmeshes\n";
+    size_t name_width = 1;
+    for (const auto& mesh : summary.meshes) name_width = std::max(name_width, mesh.name.size());
+    for (size_t m = 0; m < summary.meshes.size(); ++m) {
+      const auto& mesh = summary.meshes[m];
+      out << "  " << m << "  " << padded(mesh.name.empty() ? "_" : mesh.name, name_width) << "  " << mesh.device_type
+          << "  shape ["
+          << join(mesh.shape, ",") << "]";
+      if (!mesh.dim_names.empty()) out << "  dims [" << join(mesh.dim_names, ", ") << "]";
+      out << "  ranks [" << join(mesh.ranks, ", ") << "]\n";
+    }
+  }
+  if (!summary.process_groups.empty()) {
+    out << "\nprocess groups\n";
+    size_t name_width = 0;
+    for (const auto& group : summary.process_groups) name_width = std::max(name_width, group.name.size());
+    for (size_t p = 0; p < summary.process_groups.size(); ++p) {
+      const auto& group = summary.process_groups[p];
+      out << "  " << p << "  " << padded(group.name, name_width) << "  ranks [" << join(group.ranks, ", ") << "]";
+      if (!group.backend.empty()) out << "  backend " << group.backend;
+      if (group.mesh >= 0) out << "  mesh " << group.mesh << " dim " << group.mesh_dim;
+      out << "\n";
+    }
+  }
+  if (!summary.metadata.empty()) {
+    out << "\nmetadata\n";
+    for (const auto& [key, value] : summary.metadata) out << "  " << key << " = " << value << "\n";
+  }
+}
+
+}  // namespace
+
+CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
+  CLI::App* sub = app.add_subcommand("info", "Summarize a program: graphs, ops, inputs and outputs, meshes, weights");
+  sub->footer(
+      "Per graph: node count, op histogram by target, inputs and outputs with dtype, shape, DTensor "
+      "placements and mesh, and signature kind. Then meshes, process groups, weight bytes and the number "
+      "of parameters (elements of weights marked as parameters).");
+  sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
+  sub->add_flag("--json", command.json, "Print one JSON object on stdout instead of text");
+  return sub;
+}
+
+int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
+  auto file = open_program_input(command.path, {});
+  if (!file) {
+    spdlog::error("{}", printable(file.error().to_string()));
+    return exit_status_for(file.error());
+  }
+  const ProgramSummary summary = summarize_program(file->program());
+  if (command.json) {
+    std::cout << summary_json(summary).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+  } else {
+    print_text(std::cout, summary, style);
+  }
+  std::cout.flush();
+  if (!std::cout) {
+    spdlog::error("cannot write to stdout");
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace nrt::cli

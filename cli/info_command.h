@@ -1,0 +1,22 @@
+// `nrt-inspect info FILE [--json]`: what a program holds (program_summary.h) as aligned text, or
+// as one JSON object on stdout. Exit 0, 1 for an invalid file, 2 for I/O trouble.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <string>
+
+#include "cli/terminal_style.h"
+
+namespace nrt::cli {
+
+struct InfoCommand {
+  std::string path;
+  bool json = false;
+};
+
+// Registers the subcommand; parsing fills `command`, which must outlive `app`'s parse.
+CLI::App* add_info_command(CLI::App& app, InfoCommand& command);
+int run_info_command(const InfoCommand& command, const TerminalStyle& style);
+
+}  // namespace nrt::cli

@@ -1,0 +1,67 @@
+#include "cli/print_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <iostream>
+
+#include "cli/exit_status.h"
+#include "cli/program_input.h"
+#include "serializer/program_text.h"
+
+namespace nrt::cli {
+namespace {
+
+bool is_entry_point(const fb::Program& program, uint32_t graph) {
+  const auto* entry_points = program.entry_points();
+  return entry_points != nullptr && std::find(entry_points->begin(), entry_points->end(), graph) != entry_points->end();
+}
+
+}  // namespace
+
+CLI::App* add_print_command(CLI::App& app, PrintCommand& command) {
+  CLI::App* sub = app.add_subcommand("print", "Print graphs as text, one node per line");
+  sub->footer(
+      "Nodes read `%y : f32[8,64] = aten::add.Tensor(%x, %w, alpha=1)`. Entry points come first, each with "
+      "its signature as `# input` / `# output` lines, then subgraphs.");
+  sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
+  sub->add_option("--graph", command.graph, "Print only the graph with this name");
+  return sub;
+}
+
+int run_print_command(const PrintCommand& command, const TerminalStyle& style) {
+  auto file = open_program_input(command.path, {});
+  if (!file) {
+    spdlog::error("{}", printable(file.error().to_string()));
+    return exit_status_for(file.error());
+  }
+  const fb::Program& program = file->program();
+  const TextStyle text_style = style.text_style();
+  if (command.graph.empty()) {
+    std::cout << render_program(program, text_style);
+  } else {
+    const auto* graphs = program.graphs();
+    const uint32_t num_graphs = graphs ? graphs->size() : 0;
+    uint32_t found = num_graphs;
+    std::string names;
+    for (uint32_t g = 0; g < num_graphs; ++g) {
+      const auto name = graphs->Get(g)->name()->string_view();
+      if (name == command.graph) found = g;
+      names += (g > 0 ? ", " : "") + printable(name);
+    }
+    if (found == num_graphs) {
+      spdlog::error("no graph named '{}' in {}; graphs: {}", printable(command.graph), command.path, names);
+      return kExitUsage;
+    }
+    std::cout << render_graph(*graphs->Get(found), program, text_style,
+                              is_entry_point(program, found) ? "graph" : "subgraph");
+  }
+  std::cout.flush();
+  if (!std::cout) {
+    spdlog::error("cannot write to stdout");
+    return kExitUsage;
+  }
+  return kExitOk;
+}
+
+}  // namespace nrt::cli
