@@ -6,7 +6,9 @@
 #include <string>
 
 #include "cli/convert_command.h"
+#include "cli/diff_command.h"
 #include "cli/exit_status.h"
+#include "cli/hash_command.h"
 #include "cli/info_command.h"
 #include "cli/log_level.h"
 #include "cli/print_command.h"
@@ -25,8 +27,8 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
   using namespace nrt::cli;
-  CLI::App app{"Inspect, verify and convert nrt programs (.nrt and .nrt.json).\n"
-               "Exit status: 0 ok/valid, 1 invalid input, 2 usage or I/O trouble.",
+  CLI::App app{"Inspect, verify, convert, hash and diff nrt programs (.nrt and .nrt.json).\n"
+               "Exit status: 0 ok/valid/same, 1 invalid input/different, 2 usage or I/O trouble.",
                "nrt-inspect"};
   app.set_version_flag("--version", version_text(), "Print the version and exit");
   app.require_subcommand(1);
@@ -42,10 +44,14 @@ int main(int argc, char** argv) {
   PrintCommand print;
   VerifyCommand verify;
   ConvertCommand convert;
+  HashCommand hash;
+  DiffCommand diff;
   CLI::App* info_app = add_info_command(app, info);
   CLI::App* print_app = add_print_command(app, print);
   CLI::App* verify_app = add_verify_command(app, verify);
   CLI::App* convert_app = add_convert_command(app, convert);
+  CLI::App* hash_app = add_hash_command(app, hash);
+  CLI::App* diff_app = add_diff_command(app, diff);
   app.footer("Diagnostics go to stderr (level: warn, NRT_LOG_LEVEL, -v/-q). Color only on a terminal, "
              "never with NO_COLOR set.");
 
@@ -62,5 +68,7 @@ int main(int argc, char** argv) {
   if (print_app->parsed()) return run_print_command(print, style);
   if (verify_app->parsed()) return run_verify_command(verify, style);
   if (convert_app->parsed()) return run_convert_command(convert);
+  if (hash_app->parsed()) return run_hash_command(hash, style);
+  if (diff_app->parsed()) return run_diff_command(diff, style);
   return kExitUsage;  // unreachable: require_subcommand(1)
 }

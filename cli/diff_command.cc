@@ -1,0 +1,103 @@
+#include "cli/diff_command.h"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/exit_status.h"
+#include "cli/program_input.h"
+#include "serializer/program_diff.h"
+#include "serializer/program_text.h"
+
+namespace nrt::cli {
+namespace {
+
+nlohmann::ordered_json to_json(const ProgramDiff& d) {
+  nlohmann::ordered_json graphs = nlohmann::ordered_json::array();
+  for (const auto& g : d.graphs) {
+    nlohmann::ordered_json changed = nlohmann::ordered_json::array();
+    for (const auto& c : g.changed_nodes) changed.push_back({{"a", c.a_node}, {"b", c.b_node}, {"changes", c.changes}});
+    graphs.push_back({{"name", g.name},
+                      {"removed_nodes", g.removed_nodes},
+                      {"added_nodes", g.added_nodes},
+                      {"changed_nodes", changed},
+                      {"interface_changes", g.interface_changes}});
+  }
+  nlohmann::ordered_json weights = nlohmann::ordered_json::array();
+  for (const auto& w : d.weights) {
+    nlohmann::ordered_json entry = {{"fqn", w.fqn}, {"change", w.change}};
+    entry["max_abs_diff"] = w.max_abs_diff ? nlohmann::ordered_json(*w.max_abs_diff) : nlohmann::ordered_json(nullptr);
+    weights.push_back(entry);
+  }
+  return {{"same", d.same()},
+          {"graphs_removed", d.graphs_removed},
+          {"graphs_added", d.graphs_added},
+          {"graphs", graphs},
+          {"mesh_changes", d.mesh_changes},
+          {"group_changes", d.group_changes},
+          {"weights", weights}};
+}
+
+void print_text(const ProgramDiff& d, const TerminalStyle& style) {
+  for (const auto& g : d.graphs_removed) std::cout << style.red("- graph " + printable(g)) << "\n";
+  for (const auto& g : d.graphs_added) std::cout << style.green("+ graph " + printable(g)) << "\n";
+  for (const auto& g : d.graphs) {
+    std::cout << style.bold("graph " + printable(g.name)) << "\n";
+    for (const auto& n : g.removed_nodes) std::cout << "  " << style.red("- " + printable(n)) << "\n";
+    for (const auto& n : g.added_nodes) std::cout << "  " << style.green("+ " + printable(n)) << "\n";
+    for (const auto& c : g.changed_nodes) {
+      std::cout << "  ~ " << printable(c.a_node) << (c.a_node != c.b_node ? " -> " + printable(c.b_node) : "") << "\n";
+      for (const auto& what : c.changes) std::cout << "      " << printable(what) << "\n";
+    }
+    for (const auto& i : g.interface_changes) std::cout << "  ~ " << printable(i) << "\n";
+  }
+  for (const auto& m : d.mesh_changes) std::cout << "mesh " << printable(m) << "\n";
+  for (const auto& g : d.group_changes) std::cout << "process group " << printable(g) << "\n";
+  for (const auto& w : d.weights) {
+    std::cout << "weight " << printable(w.fqn) << ": " << printable(w.change);
+    if (w.max_abs_diff) {
+      char buf[64];
+      std::snprintf(buf, sizeof buf, " (max abs diff %.6g)", *w.max_abs_diff);
+      std::cout << buf;
+    }
+    std::cout << "\n";
+  }
+  std::cout << (d.same() ? style.green("same") : style.red("different")) << "\n";
+}
+
+}  // namespace
+
+CLI::App* add_diff_command(CLI::App& app, DiffCommand& command) {
+  CLI::App* sub = app.add_subcommand("diff", "Compare two programs structurally (exit 0 same, 1 different, 2 trouble)");
+  sub->footer(
+      "Nodes are aligned canonically: renamed values and reordered independent nodes are not differences. "
+      "Changed weights report the largest absolute element difference.");
+  sub->add_option("a", command.a, "First program (.nrt or .nrt.json)")->required();
+  sub->add_option("b", command.b, "Second program (.nrt or .nrt.json)")->required();
+  sub->add_flag("--json", command.json, "Print the complete diff as one JSON object on stdout");
+  return sub;
+}
+
+int run_diff_command(const DiffCommand& command, const TerminalStyle& style) {
+  auto a = open_program_input(command.a, {});
+  auto b = open_program_input(command.b, {});
+  for (const auto* file : {&a, &b}) {
+    if (!*file) {
+      spdlog::error("{}", printable(file->error().to_string()));
+      return kExitUsage;  // an unreadable or invalid input is trouble, not a difference
+    }
+  }
+  const ProgramDiff d = diff_programs(*a, *b);
+  if (command.json) {
+    std::cout << to_json(d).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+  } else {
+    print_text(d, style);
+  }
+  std::cout.flush();
+  if (!std::cout) return kExitUsage;
+  return d.same() ? kExitOk : kExitInvalid;
+}
+
+}  // namespace nrt::cli
