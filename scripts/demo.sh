@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# The main job on the bundled example (testdata/mlp.nrt.json, a two-layer perceptron with
+# weights): set up, build, convert to .nrt, verify deeply, show info and the graph, hash it, and
+# run it (on every rank under mpirun when the executor is built). Outputs go to out/demo/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bazel build --noshow_progress //cli:all
+mkdir -p out/demo
+INSPECT=bazel-bin/cli/nrt-inspect
+run() { echo; echo "\$ $*"; "$@"; }
+
+run "$INSPECT" convert testdata/mlp.nrt.json -o out/demo/mlp.nrt
+run "$INSPECT" verify --deep out/demo/mlp.nrt
+run "$INSPECT" info out/demo/mlp.nrt
+run "$INSPECT" print out/demo/mlp.nrt
+run "$INSPECT" hash out/demo/mlp.nrt
+if [ -x bazel-bin/cli/nrt-run ]; then
+  run mpirun --allow-run-as-root --oversubscribe -np 2 \
+    bazel-bin/cli/nrt-run out/demo/mlp.nrt --random-inputs 0 --output-dir out/demo/outputs
+fi
