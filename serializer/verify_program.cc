@@ -1,5 +1,6 @@
 #include "serializer/verify_program.h"
 
+#include <algorithm>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -70,49 +71,48 @@ class GraphChecker {
 
   Error fail(ErrorCode code, const std::string& message) const { return make_error(code, where() + message); }
 
-  Status check_tensor_meta(const fb::TensorMeta* meta, const std::string& what) const {
-    if (meta == nullptr) return fail(ErrorCode::MissingTypeInfo, what + " has no tensor metadata");
+  // `what_of()` names the owner; it is only called to build an error message.
+  template <typename WhatOf>
+  Status check_tensor_meta(const fb::TensorMeta* meta, WhatOf&& what_of) const {
+    auto what = [&] { return std::string(what_of()); };
+    if (meta == nullptr) return fail(ErrorCode::MissingTypeInfo, what() + " has no tensor metadata");
     if (!known(meta->dtype(), fb::EnumNameScalarType)) {
       return fail(ErrorCode::UnknownEnumValue,
-                  what + " dtype " + std::to_string(static_cast<int>(meta->dtype())) + " is not a known ScalarType");
+                  what() + " dtype " + std::to_string(static_cast<int>(meta->dtype())) + " is not a known ScalarType");
     }
     if (!known(meta->layout(), fb::EnumNameLayout)) {
       return fail(ErrorCode::UnknownEnumValue,
-                  what + " layout " + std::to_string(static_cast<int>(meta->layout())) + " is not a known Layout");
+                  what() + " layout " + std::to_string(static_cast<int>(meta->layout())) + " is not a known Layout");
     }
     if (meta->device() && !known(meta->device()->type(), fb::EnumNameDeviceType)) {
-      return fail(ErrorCode::UnknownEnumValue, what + " device type " +
+      return fail(ErrorCode::UnknownEnumValue, what() + " device type " +
                                                    std::to_string(static_cast<int>(meta->device()->type())) +
                                                    " is not a known DeviceType");
     }
     if (meta->strides() && count(meta->strides()) != count(meta->sizes())) {
-      return fail(ErrorCode::InvalidShape, what + " has " + std::to_string(count(meta->sizes())) + " sizes but " +
+      return fail(ErrorCode::InvalidShape, what() + " has " + std::to_string(count(meta->sizes())) + " sizes but " +
                                                std::to_string(count(meta->strides())) + " strides");
     }
     for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
       const auto* dim = meta->sizes()->Get(d);
       if (dim->expr() == nullptr && dim->literal() < 0) {
-        return fail(ErrorCode::InvalidShape, what + " size " + std::to_string(d) + " is negative (" +
+        return fail(ErrorCode::InvalidShape, what() + " size " + std::to_string(d) + " is negative (" +
                                                  std::to_string(dim->literal()) + ")");
       }
     }
     if (meta->storage_offset() && meta->storage_offset()->expr() == nullptr && meta->storage_offset()->literal() < 0) {
-      return fail(ErrorCode::InvalidShape, what + " storage offset is negative");
+      return fail(ErrorCode::InvalidShape, what() + " storage offset is negative");
     }
     return {};
   }
 
   Status check_values() {
-    std::unordered_set<std::string_view> names;
-    names.reserve(num_values_);
+    if (Status s = check_unique_value_names(); !s) return s;
     for (uint32_t v = 0; v < num_values_; ++v) {
       const auto* value = graph_.values()->Get(v);
       place_ = "value";
       item_ = v;
-      const std::string what = "value '" + value->name()->str() + "'";
-      if (!names.insert(value->name()->string_view()).second) {
-        return fail(ErrorCode::DuplicateName, what + " is named twice in this graph");
-      }
+      auto what = [value] { return "value '" + value->name()->str() + "'"; };
       switch (value->kind()) {
         case fb::ValueKind::TENSOR:
         case fb::ValueKind::OPTIONAL_TENSOR:
@@ -120,27 +120,26 @@ class GraphChecker {
           break;
         case fb::ValueKind::DTENSOR:
           if (Status s = check_tensor_meta(value->tensor(), what); !s) return s;
-          if (Status s = check_dtensor(value, what); !s) return s;
+          if (Status s = check_dtensor(value, what()); !s) return s;
           break;
         case fb::ValueKind::TENSOR_LIST:
         case fb::ValueKind::OPTIONAL_TENSOR_LIST:
           for (uint32_t e = 0; e < count(value->elements()); ++e) {
-            if (Status s = check_tensor_meta(value->elements()->Get(e), what + " element " + std::to_string(e)); !s) {
-              return s;
-            }
+            auto element = [&] { return what() + " element " + std::to_string(e); };
+            if (Status s = check_tensor_meta(value->elements()->Get(e), element); !s) return s;
           }
           break;
         case fb::ValueKind::PROCESS_GROUP:
           if (value->process_group() < 0 ||
               static_cast<uint32_t>(value->process_group()) >= count(program_.process_groups())) {
             return fail(ErrorCode::GroupIndexOutOfRange,
-                        what + " names process group " + std::to_string(value->process_group()) + " of " +
+                        what() + " names process group " + std::to_string(value->process_group()) + " of " +
                             std::to_string(count(program_.process_groups())));
           }
           break;
         case fb::ValueKind::GRAPH:
           if (value->graph() < 0 || static_cast<uint32_t>(value->graph()) >= count(program_.graphs())) {
-            return fail(ErrorCode::GraphIndexOutOfRange, what + " names graph " + std::to_string(value->graph()) +
+            return fail(ErrorCode::GraphIndexOutOfRange, what() + " names graph " + std::to_string(value->graph()) +
                                                              " of " + std::to_string(count(program_.graphs())));
           }
           break;
@@ -152,10 +151,32 @@ class GraphChecker {
           break;
         default:
           return fail(ErrorCode::UnknownEnumValue,
-                      what + " kind " + std::to_string(static_cast<int>(value->kind())) + " is not a known ValueKind");
+                      what() + " kind " + std::to_string(static_cast<int>(value->kind())) + " is not a known ValueKind");
       }
     }
     place_.clear();
+    return {};
+  }
+
+  // Value names are unique within a graph. Sorting hashes avoids a node allocation per name.
+  Status check_unique_value_names() {
+    std::vector<std::pair<size_t, uint32_t>> hashes(num_values_);
+    for (uint32_t v = 0; v < num_values_; ++v) {
+      hashes[v] = {std::hash<std::string_view>{}(graph_.values()->Get(v)->name()->string_view()), v};
+    }
+    std::sort(hashes.begin(), hashes.end());
+    for (size_t i = 1; i < hashes.size(); ++i) {
+      if (hashes[i].first != hashes[i - 1].first) continue;
+      for (size_t j = i; j-- > 0 && hashes[j].first == hashes[i].first;) {
+        const auto* a = graph_.values()->Get(hashes[j].second);
+        const auto* b = graph_.values()->Get(hashes[i].second);
+        if (a->name()->string_view() == b->name()->string_view()) {
+          place_ = "value";
+          item_ = std::max(hashes[i].second, hashes[j].second);
+          return fail(ErrorCode::DuplicateName, "value '" + a->name()->str() + "' is named twice in this graph");
+        }
+      }
+    }
     return {};
   }
 
