@@ -22,15 +22,14 @@ std::vector<std::span<const uint8_t>> spans_of(const std::vector<std::vector<uin
   return spans;
 }
 
-// Serializes and verifies in memory; the bytes are what a .nrt file of this program holds.
-Result<ProgramFile> verified_file_of(ProgramWithWeights program) {
+}  // namespace
+
+Result<ProgramFile> verify_in_memory(ProgramWithWeights program) {
   const auto spans = spans_of(program.storages);
   auto bytes = serialize_program(std::move(program.program), spans);
   if (!bytes) return bytes.error();
   return ProgramFile::from_bytes(std::move(*bytes));
 }
-
-}  // namespace
 
 std::string_view format_name(ProgramFormat format) {
   switch (format) {
@@ -87,13 +86,13 @@ Result<ProgramWithWeights> load_program(const std::string& path, std::optional<P
   auto parsed = program_from_json(*text);
   if (!parsed) return make_error(parsed.error().code, path + ": " + parsed.error().message);
   // Verify through the binary form; the program itself is returned unchanged.
-  auto file = verified_file_of(std::move(*parsed));
+  auto file = verify_in_memory(std::move(*parsed));
   if (!file) return make_error(file.error().code, path + ": " + file.error().message);
   return unpack_program(*file);
 }
 
 Status save_program(ProgramWithWeights program, const std::string& path, ProgramFormat format) {
-  auto file = verified_file_of(std::move(program));
+  auto file = verify_in_memory(std::move(program));
   if (!file) return file.error();
   if (format == ProgramFormat::kNrt) return write_file_atomically(path, file->file_bytes());
   auto json = program_to_json(*file);

@@ -24,6 +24,9 @@ Result<ProgramFormat> sniff_format(const std::string& path);
 Result<ProgramWithWeights> load_program(const std::string& path, std::optional<ProgramFormat> format,
                                         const VerifyOptions& options = {});
 
+// Serializes `program` as a .nrt container in memory and opens it verified.
+Result<ProgramFile> verify_in_memory(ProgramWithWeights program);
+
 // Verifies `program` and writes it to `path` in `format`.
 Status save_program(ProgramWithWeights program, const std::string& path, ProgramFormat format);
 

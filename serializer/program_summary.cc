@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "serializer/argument_values.h"
 #include "serializer/program_text.h"
 #include "serializer/scalar_type_info.h"
 
@@ -35,29 +36,6 @@ std::string kind_name(fb::ValueKind kind) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
-}
-
-// The single value a slot names, or -1 for constants and lists.
-int64_t single_value_of(fb::Argument type, const void* arg) {
-  if (arg == nullptr) return -1;
-  switch (type) {
-    case fb::Argument::TensorArg:
-      return static_cast<const fb::TensorArg*>(arg)->value();
-    case fb::Argument::OptionalTensorArg:
-      return static_cast<const fb::OptionalTensorArg*>(arg)->value();
-    case fb::Argument::SymIntArg:
-      return static_cast<const fb::SymIntArg*>(arg)->value();
-    case fb::Argument::SymFloatArg:
-      return static_cast<const fb::SymFloatArg*>(arg)->value();
-    case fb::Argument::SymBoolArg:
-      return static_cast<const fb::SymBoolArg*>(arg)->value();
-    case fb::Argument::CustomObjArg:
-      return static_cast<const fb::CustomObjArg*>(arg)->value();
-    case fb::Argument::ValueArg:
-      return static_cast<const fb::ValueArg*>(arg)->value();
-    default:
-      return -1;
-  }
 }
 
 SlotSummary summarize_slot(const fb::ArgumentHolder& holder, const fb::Graph& graph, const fb::Program& program) {

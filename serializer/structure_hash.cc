@@ -4,6 +4,7 @@
 #include <optional>
 #include <set>
 
+#include "serializer/argument_values.h"
 #include "serializer/repr_addresses.h"
 
 namespace nrt {
@@ -596,33 +597,6 @@ class StructureHasher {
 };
 
 }  // namespace
-
-std::vector<int64_t> defined_values(fb::Argument type, const void* arg) {
-  using A = fb::Argument;
-  switch (type) {
-    case A::TensorArg:
-      return {static_cast<const fb::TensorArg*>(arg)->value()};
-    case A::TensorListArg: {
-      std::vector<int64_t> values;
-      for (uint32_t v : *static_cast<const fb::TensorListArg*>(arg)->values()) values.push_back(v);
-      return values;
-    }
-    case A::OptionalTensorArg:
-      return {static_cast<const fb::OptionalTensorArg*>(arg)->value()};
-    case A::SymIntArg:
-      return {static_cast<const fb::SymIntArg*>(arg)->value()};
-    case A::SymFloatArg:
-      return {static_cast<const fb::SymFloatArg*>(arg)->value()};
-    case A::SymBoolArg:
-      return {static_cast<const fb::SymBoolArg*>(arg)->value()};
-    case A::CustomObjArg:
-      return {static_cast<const fb::CustomObjArg*>(arg)->value()};
-    case A::ValueArg:
-      return {static_cast<const fb::ValueArg*>(arg)->value()};
-    default:
-      return {};
-  }
-}
 
 Digest hash_argument(const fb::Program& program, const fb::Graph& graph, fb::Argument type, const void* arg,
                      std::span<const Digest> identities, HashAlgorithm algorithm) {

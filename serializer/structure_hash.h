@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
+#include "serializer/argument_values.h"
 #include "serializer/digest.h"
 
 namespace nrt {
@@ -35,10 +36,6 @@ struct StructureDigests {
 
 // `program` must have passed verification (ProgramFile guarantees it).
 StructureDigests hash_structure(const fb::Program& program, HashAlgorithm algorithm);
-
-// The value indices a defining argument (graph input, node output slot) defines, in element
-// order; -1 for an absent optional. Empty for arguments that define nothing.
-std::vector<int64_t> defined_values(fb::Argument type, const void* arg);
 
 // For diff: one argument's digest with value references standing for `identities` (by value
 // index), and one value type's digest.

@@ -5,6 +5,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "serializer/argument_values.h"
 #include "serializer/checksum.h"
 #include "serializer/scalar_type_info.h"
 
@@ -501,28 +502,6 @@ class GraphChecker {
     return {};
   }
 
-  // The value a defining slot refers to, or -1 for a constant / None.
-  static int64_t referenced_value(fb::Argument type, const void* arg) {
-    switch (type) {
-      case fb::Argument::TensorArg:
-        return static_cast<const fb::TensorArg*>(arg)->value();
-      case fb::Argument::SymIntArg:
-        return static_cast<const fb::SymIntArg*>(arg)->value();
-      case fb::Argument::SymFloatArg:
-        return static_cast<const fb::SymFloatArg*>(arg)->value();
-      case fb::Argument::SymBoolArg:
-        return static_cast<const fb::SymBoolArg*>(arg)->value();
-      case fb::Argument::CustomObjArg:
-        return static_cast<const fb::CustomObjArg*>(arg)->value();
-      case fb::Argument::OptionalTensorArg:
-        return static_cast<const fb::OptionalTensorArg*>(arg)->value();
-      case fb::Argument::ValueArg:
-        return static_cast<const fb::ValueArg*>(arg)->value();
-      default:
-        return -1;
-    }
-  }
-
   Status check_signature() {
     const auto* sig = graph_.signature();
     place_ = "signature";
@@ -544,7 +523,7 @@ class GraphChecker {
       if (!known(spec->kind(), fb::EnumNameInputKind) || spec->kind() == fb::InputKind::UNKNOWN) {
         return fail(ErrorCode::UnknownEnumValue, "input spec kind " + std::to_string(static_cast<int>(spec->kind())));
       }
-      const int64_t bound = referenced_value(holder->arg_type(), holder->arg());
+      const int64_t bound = single_value_of(holder->arg_type(), holder->arg());
       if (spec->value() != bound) {
         return fail(ErrorCode::SignatureInputMismatch, "input spec names value " + std::to_string(spec->value()) +
                                                            " but graph input " + std::to_string(i) + " is value " +
@@ -572,7 +551,7 @@ class GraphChecker {
       if (!known(spec->kind(), fb::EnumNameOutputKind) || spec->kind() == fb::OutputKind::UNKNOWN) {
         return fail(ErrorCode::UnknownEnumValue, "output spec kind " + std::to_string(static_cast<int>(spec->kind())));
       }
-      const int64_t bound = referenced_value(holder->arg_type(), holder->arg());
+      const int64_t bound = single_value_of(holder->arg_type(), holder->arg());
       if (spec->value() != bound) {
         return fail(ErrorCode::SignatureOutputMismatch, "output spec names value " + std::to_string(spec->value()) +
                                                             " but graph output " + std::to_string(i) + " is value " +

@@ -12,7 +12,7 @@
 
 #include "serializer/json_form.h"
 #include "serializer/program_hash.h"
-#include "serializer/write_program.h"
+#include "serializer/convert_program.h"
 #include "testdata/corpus_programs.h"
 #include "testdata/program_builder.h"
 
@@ -28,11 +28,7 @@ ProgramWithWeights corpus(const std::string& name) {
 }
 
 ProgramFile open(ProgramWithWeights program) {
-  std::vector<std::span<const uint8_t>> spans;
-  for (const auto& s : program.storages) spans.emplace_back(s.data(), s.size());
-  auto bytes = serialize_program(std::move(program.program), spans);
-  EXPECT_TRUE(bytes.ok()) << bytes.error().to_string();
-  auto file = ProgramFile::from_bytes(std::move(*bytes));
+  auto file = verify_in_memory(std::move(program));
   EXPECT_TRUE(file.ok()) << file.error().to_string();
   return std::move(file).value();
 }
