@@ -26,9 +26,36 @@ class JsonPrinter {
  private:
   void indent(int depth) { out_.append(static_cast<size_t>(depth) * 2, ' '); }
 
+  // Length of the valid UTF-8 sequence starting at s[i], or 0 when the bytes there are not one.
+  static size_t utf8_sequence_length(std::string_view s, size_t i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t n = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xe ? 3 : (c >> 3) == 0x1e ? 4 : 0;
+    if (n == 0 || i + n > s.size()) return 0;
+    for (size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(s[i + k]) & 0xc0) != 0x80) return 0;
+    }
+    return n;
+  }
+
+  // JSON string; bytes that are not valid UTF-8 are written as \xNN escapes, which FlatBuffers'
+  // parser reads back to the same bytes.
   void print_string(std::string_view s) {
     out_ += '"';
-    for (unsigned char c : s) {
+    for (size_t i = 0; i < s.size();) {
+      const size_t n = utf8_sequence_length(s, i);
+      if (n == 0) {
+        char buf[8];
+        std::snprintf(buf, sizeof buf, "\\x%02X", static_cast<unsigned char>(s[i]));
+        out_ += buf;
+        ++i;
+        continue;
+      }
+      if (n > 1) {
+        out_.append(s.substr(i, n));
+        i += n;
+        continue;
+      }
+      const auto c = static_cast<unsigned char>(s[i++]);
       switch (c) {
         case '"':
           out_ += "\\\"";

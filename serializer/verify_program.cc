@@ -431,6 +431,9 @@ class GraphChecker {
   // An argument in a defining position (graph input, node output).
   Status define_from(fb::Argument type, const void* arg, bool allow_constant) {
     using A = fb::Argument;
+    if (arg == nullptr && type != A::NONE) {
+      return fail(ErrorCode::MissingField, "argument of kind " + std::string(fb::EnumNameArgument(type)) + " is empty");
+    }
     switch (type) {
       case A::TensorArg:
         return tensor_ref(static_cast<const fb::TensorArg*>(arg)->value(), true);
