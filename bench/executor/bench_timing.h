@@ -1,0 +1,32 @@
+// Timing and flags shared by the executor benchmarks: median wall time of repeated calls, and
+// the smoke switch (--smoke or NRT_BENCH_SMOKE=1) that shrinks every benchmark to seconds.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+namespace nrt::bench {
+
+inline bool smoke_requested(int argc, char** argv) {
+  const char* env = std::getenv("NRT_BENCH_SMOKE");
+  bool smoke = env != nullptr && std::strcmp(env, "1") == 0;
+  for (int i = 1; i < argc; ++i) smoke = smoke || std::strcmp(argv[i], "--smoke") == 0;
+  return smoke;
+}
+
+template <typename F>
+double median_seconds(int repetitions, F&& f) {
+  std::vector<double> times;
+  for (int i = 0; i < repetitions; ++i) {
+    const auto start = std::chrono::steady_clock::now();
+    f();
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+}  // namespace nrt::bench

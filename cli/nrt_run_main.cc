@@ -1,0 +1,48 @@
+// nrt-run: run an nrt program on the CPU with inputs and outputs as NumPy .npy files.
+// Exit status: 0 ok, 1 an output does not match --expect, 2 usage, I/O, invalid program or a
+// failed run. Diagnostics go to stderr as "nrt-run: <level>: <message>" (level warn by default,
+// NRT_LOG_LEVEL, -v/-q); --json output is the only thing on stdout.
+#include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+
+#include "cli/run_command.h"
+#include "cli/run_options.h"
+
+namespace {
+
+void configure_logging(int verbosity, bool quiet) {
+  auto logger = spdlog::stderr_logger_mt("nrt-run");
+  logger->set_pattern("%n: %l: %v");
+  spdlog::set_default_logger(logger);
+  auto level = spdlog::level::warn;
+  if (const char* text = std::getenv("NRT_LOG_LEVEL"); text != nullptr && text[0] != '\0') {
+    const auto parsed = spdlog::level::from_str(text);
+    if (parsed != spdlog::level::off || std::string_view(text) == "off") level = parsed;
+  }
+  if (quiet) level = spdlog::level::err;
+  if (verbosity == 1) level = spdlog::level::info;
+  if (verbosity >= 2) level = spdlog::level::debug;
+  spdlog::set_level(level);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  nrt::cli::RunOptions options;
+  CLI::App app{"Run an nrt program (.nrt or .nrt.json) on the CPU; inputs and outputs are NumPy .npy files.\n"
+               "Exit status: 0 ok, 1 outputs differ from --expect, 2 usage, I/O, invalid program or failed run.",
+               "nrt-run"};
+  nrt::cli::add_run_options(app, options);
+  app.footer("bfloat16 has no NumPy dtype: bf16 outputs are written as float32; a bf16 input accepts a float32 file "
+             "(rounded to nearest even) or a uint16 file of raw bf16 bits.");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? nrt::cli::kRunOk : nrt::cli::kRunFailed;
+  }
+  configure_logging(options.verbosity, options.quiet);
+  return nrt::cli::run_program_command(options);
+}

@@ -1,0 +1,69 @@
+#include "cli/run_inputs.h"
+
+#include <set>
+
+#include "executor/npy.h"
+#include "executor/random_inputs.h"
+
+namespace nrt::cli {
+namespace {
+
+Result<exec::RuntimeValue> scalar_from_array(const exec::Tensor& t, const std::string& what) {
+  if (t.numel() != 1) return make_error(ErrorCode::InvalidArgument, what + " must hold a single integer");
+  switch (t.dtype()) {
+    case exec::ScalarType::INT64: return exec::RuntimeValue{t.data<int64_t>()[0]};
+    case exec::ScalarType::INT32: return exec::RuntimeValue{static_cast<int64_t>(t.data<int32_t>()[0])};
+    default: return make_error(ErrorCode::InvalidArgument, what + " must be an int64 or int32 array");
+  }
+}
+
+}  // namespace
+
+Result<exec::NamedInputs> load_run_inputs(const exec::Executor& executor, const std::vector<std::string>& specs,
+                                          std::optional<uint64_t> random_seed) {
+  const auto declared = executor.user_inputs();
+  exec::NamedInputs inputs;
+  std::set<std::string, std::less<>> given;
+  for (const auto& spec : specs) {
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      return make_error(ErrorCode::InvalidArgument, "--input '" + spec + "' is not NAME=PATH.npy");
+    }
+    const std::string name = spec.substr(0, eq);
+    const std::string path = spec.substr(eq + 1);
+    const exec::InputDescription* input = nullptr;
+    for (const auto& d : declared) {
+      if (d.name == name) input = &d;
+    }
+    if (input == nullptr) {
+      std::string names;
+      for (const auto& d : declared) names += (names.empty() ? "" : ", ") + d.name;
+      return make_error(ErrorCode::InvalidArgument,
+                        "--input " + name + ": the graph has no user input of that name (user inputs: " + names + ")");
+    }
+    if (!given.insert(name).second) return make_error(ErrorCode::InvalidArgument, "--input " + name + " is given twice");
+    auto tensor = exec::read_npy(path);
+    if (!tensor) return tensor.error();
+    if (input->kind == fb::ValueKind::SYM_INT) {
+      auto value = scalar_from_array(*tensor, path);
+      if (!value) return value.error();
+      inputs[name] = std::move(*value);
+      continue;
+    }
+    if (input->dtype != exec::ScalarType::UNKNOWN) {
+      auto adapted = exec::convert_npy_for(*tensor, input->dtype, path);
+      if (!adapted) return adapted.error();
+      inputs[name] = std::move(*adapted);
+    } else {
+      inputs[name] = std::move(*tensor);
+    }
+  }
+  if (random_seed) {
+    auto generated = exec::random_inputs(declared, *random_seed, given);
+    if (!generated) return generated.error();
+    for (auto& [name, value] : *generated) inputs[name] = std::move(value);
+  }
+  return inputs;
+}
+
+}  // namespace nrt::cli

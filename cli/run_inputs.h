@@ -1,0 +1,19 @@
+// The user inputs of an nrt-run: `--input NAME=PATH.npy` files (adapted to the declared dtype
+// by the bf16 convention of executor/npy.h; a symbolic int input takes a 0-d integer array),
+// then `--random-inputs SEED` for the rest (executor/random_inputs.h). Inputs missing from both
+// are left for the executor to report.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "executor/executor.h"
+
+namespace nrt::cli {
+
+Result<exec::NamedInputs> load_run_inputs(const exec::Executor& executor, const std::vector<std::string>& specs,
+                                          std::optional<uint64_t> random_seed);
+
+}  // namespace nrt::cli

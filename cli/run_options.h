@@ -1,0 +1,31 @@
+// Flags of nrt-run (CLI11). Parsing only; run_command.h does the work.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace nrt::cli {
+
+struct RunOptions {
+  std::string file;
+  std::string graph;                   // empty: the first entry point
+  std::vector<std::string> inputs;     // NAME=PATH.npy
+  std::optional<uint64_t> random_seed; // --random-inputs SEED
+  std::string output_dir;
+  std::string expect_dir;
+  double atol = 1e-5;
+  double rtol = 1e-5;
+  int repeat = 1;
+  bool json = false;
+  bool poison_freed = false;
+  int verbosity = 0;
+  bool quiet = false;
+};
+
+void add_run_options(CLI::App& app, RunOptions& options);
+
+}  // namespace nrt::cli

@@ -1,0 +1,136 @@
+#include "cli/run_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+namespace nrt::cli {
+namespace {
+
+using json = nlohmann::json;
+
+json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
+
+std::string percent(uint64_t part, uint64_t whole) {
+  if (whole == 0) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.1f%%", 100.0 * static_cast<double>(part) / static_cast<double>(whole));
+  return buffer;
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return "inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", v);
+  return buffer;
+}
+
+}  // namespace
+
+double RunReport::median_ms() const {
+  if (times_ms.empty()) return 0;
+  std::vector<double> sorted = times_ms;
+  std::sort(sorted.begin(), sorted.end());
+  const size_t n = sorted.size();
+  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+bool RunReport::all_match() const {
+  for (const auto& out : outputs) {
+    if (out.comparison && !out.comparison->ok) return false;
+  }
+  return true;
+}
+
+void print_run_text(const RunReport& report, std::FILE* out) {
+  std::fprintf(out, "program: %s, graph '%s' on %s\n", report.file.c_str(), report.graph.c_str(), report.device.c_str());
+  const auto [min, max] = std::minmax_element(report.times_ms.begin(), report.times_ms.end());
+  std::fprintf(out, "time: median %.4f ms over %zu run%s", report.median_ms(), report.times_ms.size(),
+               report.times_ms.size() == 1 ? "" : "s");
+  if (report.times_ms.size() > 1) std::fprintf(out, " (min %.4f, max %.4f)", *min, *max);
+  std::fprintf(out, "\n");
+  std::fprintf(out, "memory: arena %llu bytes planned, naive sum %llu bytes (%s), live peak %llu bytes\n",
+               static_cast<unsigned long long>(report.arena_bytes), static_cast<unsigned long long>(report.naive_bytes),
+               percent(report.arena_bytes, report.naive_bytes).c_str(),
+               static_cast<unsigned long long>(report.live_peak_bytes));
+  for (const auto& o : report.outputs) {
+    std::fprintf(out, "output %s: %s", o.name.c_str(), o.type.c_str());
+    if (!o.path.empty()) std::fprintf(out, " -> %s", o.path.c_str());
+    std::fprintf(out, "\n");
+    if (!o.comparison) continue;
+    const auto& c = *o.comparison;
+    if (!c.problem.empty()) {
+      std::fprintf(out, "  MISMATCH against %s: %s\n", o.expected.c_str(), c.problem.c_str());
+    } else if (c.ok) {
+      std::fprintf(out, "  matches %s (max abs error %s, max rel error %s)\n", o.expected.c_str(),
+                   number(c.max_abs_error).c_str(), number(c.max_rel_error).c_str());
+    } else {
+      std::fprintf(out, "  MISMATCH against %s: %lld of %lld elements beyond atol %g and rtol %g\n", o.expected.c_str(),
+                   static_cast<long long>(c.num_mismatched), static_cast<long long>(c.num_elements), report.atol,
+                   report.rtol);
+      std::fprintf(out, "  worst element %s: got %s, expected %s, abs error %s, rel error %s\n",
+                   exec::index_text(c.worst_index).c_str(), c.worst_got.c_str(), c.worst_expected.c_str(),
+                   number(c.worst_abs_error).c_str(), number(c.worst_rel_error).c_str());
+    }
+  }
+}
+
+std::string run_json(const RunReport& report, int exit_code) {
+  json j;
+  j["ok"] = exit_code == 0;
+  j["exit_code"] = exit_code;
+  j["file"] = report.file;
+  j["graph"] = report.graph;
+  j["device"] = report.device;
+  j["runs"] = report.times_ms.size();
+  const auto [min, max] = std::minmax_element(report.times_ms.begin(), report.times_ms.end());
+  j["time_ms"] = {{"median", report.median_ms()},
+                  {"min", report.times_ms.empty() ? 0.0 : *min},
+                  {"max", report.times_ms.empty() ? 0.0 : *max},
+                  {"all", report.times_ms}};
+  j["memory"] = {{"arena_bytes", report.arena_bytes},
+                 {"naive_bytes", report.naive_bytes},
+                 {"live_peak_bytes", report.live_peak_bytes}};
+  j["tolerance"] = {{"atol", report.atol}, {"rtol", report.rtol}};
+  json outputs = json::array();
+  for (const auto& o : report.outputs) {
+    json entry = {{"name", o.name}, {"type", o.type}};
+    entry["path"] = o.path.empty() ? json(nullptr) : json(o.path);
+    if (o.comparison) {
+      const auto& c = *o.comparison;
+      json comparison = {{"expected", o.expected},
+                         {"ok", c.ok},
+                         {"elements", c.num_elements},
+                         {"mismatched", c.num_mismatched},
+                         {"max_abs_error", finite_or_null(c.max_abs_error)},
+                         {"max_rel_error", finite_or_null(c.max_rel_error)}};
+      comparison["problem"] = c.problem.empty() ? json(nullptr) : json(c.problem);
+      if (c.has_worst) {
+        comparison["worst"] = {{"index", c.worst_index},
+                               {"got", c.worst_got},
+                               {"expected", c.worst_expected},
+                               {"abs_error", finite_or_null(c.worst_abs_error)},
+                               {"rel_error", finite_or_null(c.worst_rel_error)}};
+      } else {
+        comparison["worst"] = nullptr;
+      }
+      entry["comparison"] = std::move(comparison);
+    } else {
+      entry["comparison"] = nullptr;
+    }
+    outputs.push_back(std::move(entry));
+  }
+  j["outputs"] = std::move(outputs);
+  return j.dump(2);
+}
+
+std::string error_json(const Error& error, int exit_code) {
+  json j;
+  j["ok"] = false;
+  j["exit_code"] = exit_code;
+  j["error"] = {{"id", error_id(error.code)}, {"name", std::string(error_name(error.code))}, {"message", error.message}};
+  return j.dump(2);
+}
+
+}  // namespace nrt::cli

@@ -1,0 +1,44 @@
+// What nrt-run reports: per-run times (median over --repeat), planned memory, each user output
+// (type, where it was written, how it compared with --expect). As text for people (stdout), or
+// as one JSON object (--json). Infinite errors (a NaN or infinity mismatch) are null in JSON.
+#pragma once
+
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "executor/compare_outputs.h"
+#include "serializer/error.h"
+
+namespace nrt::cli {
+
+struct OutputReport {
+  std::string name;
+  std::string type;      // f32[8,4], or "int" / "float" / "bool" for scalars
+  std::string path;      // where it was written; empty when not
+  std::string expected;  // the --expect file; empty when not compared
+  std::optional<exec::Comparison> comparison;
+};
+
+struct RunReport {
+  std::string file;
+  std::string graph;
+  std::string device;
+  std::vector<double> times_ms;  // one per run
+  uint64_t arena_bytes = 0;
+  uint64_t naive_bytes = 0;
+  uint64_t live_peak_bytes = 0;
+  double atol = 0;
+  double rtol = 0;
+  std::vector<OutputReport> outputs;
+
+  double median_ms() const;
+  bool all_match() const;  // every compared output matched
+};
+
+void print_run_text(const RunReport& report, std::FILE* out);
+std::string run_json(const RunReport& report, int exit_code);
+std::string error_json(const Error& error, int exit_code);
+
+}  // namespace nrt::cli

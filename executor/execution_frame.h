@@ -1,0 +1,86 @@
+// The mutable state of running one ExecutionPlan: a table of RuntimeValue slots (graph values,
+// constants, gathered lists, output scratch), each node's argument list pointing into it, and
+// one arena holding every planned tensor at its planned offset.
+//
+// A frame is reused across runs. `prepare` plans memory for the concrete sizes the symbols are
+// bound to; when they are the same as last time (always, for static shapes) it does nothing, so a
+// second run allocates no memory. When sizes change, memory is re-planned and the arena grows if
+// it must (it never shrinks). Values whose size stays unknown (a dimension the bindings cannot
+// evaluate) get no planned memory: their kernel allocates.
+//
+// Poisoning (`FrameOptions::poison_freed`, or NRT_POISON_FREED=1 in the environment): when a
+// planned value's lifetime ends, its bytes are overwritten — NaN for floating dtypes, 0xA5
+// bytes otherwise — so that a read after the lifetime shows up as a wrong result.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "executor/execution_plan.h"
+#include "executor/memory_planner.h"
+#include "executor/sym_expr.h"
+
+namespace nrt::exec {
+
+struct FrameOptions {
+  bool poison_freed = false;
+};
+
+// True when NRT_POISON_FREED is set to something other than "" or "0".
+bool poison_requested_by_environment();
+
+// Fills `bytes` bytes at `data` with the poison pattern of `dtype`.
+void poison_bytes(uint8_t* data, size_t bytes, ScalarType dtype);
+
+class ExecutionFrame {
+ public:
+  ExecutionFrame(const ExecutionPlan& plan, FrameOptions options);
+  ExecutionFrame(const ExecutionFrame&) = delete;
+  ExecutionFrame& operator=(const ExecutionFrame&) = delete;
+
+  Status prepare(const SymbolBindings& bindings);
+
+  std::vector<RuntimeValue>& slots() { return slots_; }
+  const std::vector<RuntimeValue>& slots() const { return slots_; }
+  std::span<const NamedValue> arguments(size_t node) const { return arguments_[node]; }
+
+  // The tensor a planned value is written into, or nullptr when the value has no planned memory.
+  const Tensor* planned_tensor(size_t value) const {
+    return planned_[value].defined() ? &planned_[value] : nullptr;
+  }
+  // Concrete sizes of a tensor value under the current bindings; nullptr when unknown.
+  const std::vector<int64_t>* concrete_sizes(size_t value) const {
+    return sizes_known_[value] ? &sizes_[value] : nullptr;
+  }
+  bool is_arena(const Storage* storage) const { return storage != nullptr && storage == arena_.get(); }
+  bool in_arena(const uint8_t* p) const {
+    return arena_ != nullptr && p >= arena_->data() && p < arena_->data() + arena_->bytes();
+  }
+
+  // Called when `value`'s lifetime ends: poisons its planned bytes (when enabled).
+  void end_lifetime(size_t value);
+  bool poisoning() const { return options_.poison_freed; }
+
+  const MemoryPlan& memory_plan() const { return memory_; }
+  uint64_t arena_capacity() const { return arena_ ? arena_->bytes() : 0; }
+  uint64_t arena_allocations() const { return arena_allocations_; }
+
+ private:
+  const ExecutionPlan& plan_;
+  FrameOptions options_;
+  std::vector<RuntimeValue> slots_;
+  std::vector<std::vector<NamedValue>> arguments_;
+  std::optional<SymbolBindings> bindings_;  // those `prepare` last planned for
+  std::vector<std::vector<int64_t>> sizes_;
+  std::vector<bool> sizes_known_;
+  std::vector<Tensor> planned_;
+  std::vector<uint64_t> planned_bytes_;
+  MemoryPlan memory_;
+  std::shared_ptr<Storage> arena_;
+  uint64_t arena_allocations_ = 0;
+};
+
+}  // namespace nrt::exec

@@ -1,0 +1,610 @@
+#include "executor/execution_plan.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "serializer/argument_values.h"
+#include "serializer/scalar_type_info.h"
+
+namespace nrt::exec {
+namespace {
+
+template <typename T>
+uint32_t count(const flatbuffers::Vector<T>* vector) {
+  return vector ? vector->size() : 0;
+}
+
+std::string target_of(const fb::Operator& op) {
+  std::string out = op.name()->str();
+  if (op.overload() != nullptr && op.overload()->size() > 0) out += "." + op.overload()->str();
+  return out;
+}
+
+Result<Device> device_from(const fb::Device* device) {
+  if (device == nullptr) return Device{};
+  const int index = std::max(device->index(), 0);
+  switch (device->type()) {
+    case fb::DeviceType::CPU:
+      return Device{DeviceKind::kCpu, 0};
+    case fb::DeviceType::CUDA:
+      return Device{DeviceKind::kCuda, index};
+    default:
+      return make_error(ErrorCode::InvalidArgument,
+                        std::string("device type ") + fb::EnumNameDeviceType(device->type()) + " is not supported");
+  }
+}
+
+class PlanBuilder {
+ public:
+  PlanBuilder(const fb::Program& program, uint32_t graph_index, Device device, const KernelRegistry& registry)
+      : program_(program), graph_(*program.graphs()->Get(graph_index)), registry_(registry) {
+    plan_.program = &program;
+    plan_.graph_index = graph_index;
+    plan_.graph_name = graph_.name()->str();
+    plan_.device = device;
+  }
+
+  Result<ExecutionPlan> build() {
+    init_values();
+    if (Status s = bind_kernels(); !s) return s.error();
+    if (Status s = plan_inputs(); !s) return s.error();
+    const uint32_t num_nodes = count(graph_.nodes());
+    plan_.nodes.reserve(num_nodes);
+    for (uint32_t n = 0; n < num_nodes; ++n) {
+      if (Status s = plan_node(n); !s) return s.error();
+    }
+    if (Status s = plan_outputs(); !s) return s.error();
+    finish_lifetimes();
+    return std::move(plan_);
+  }
+
+ private:
+  std::string where() const {
+    std::string w = "graph '" + plan_.graph_name + "'";
+    if (node_ >= 0) {
+      const auto* node = graph_.nodes()->Get(static_cast<uint32_t>(node_));
+      w += " node " + std::to_string(node_);
+      if (node->name()) w += " '" + node->name()->str() + "'";
+    }
+    return w + ": ";
+  }
+  Error fail(const std::string& message) const { return make_error(ErrorCode::InvalidArgument, where() + message); }
+
+  void init_values() {
+    const uint32_t num_values = count(graph_.values());
+    plan_.values.resize(num_values);
+    for (uint32_t v = 0; v < num_values; ++v) {
+      const auto* value = graph_.values()->Get(v);
+      ValueInfo& info = plan_.values[v];
+      info.name = value->name()->str();
+      info.kind = value->kind();
+      const fb::TensorMeta* meta = value->tensor();
+      if (meta != nullptr && (info.kind == fb::ValueKind::TENSOR || info.kind == fb::ValueKind::DTENSOR ||
+                              info.kind == fb::ValueKind::OPTIONAL_TENSOR)) {
+        info.has_meta = true;
+        info.dtype = meta->dtype();
+        auto planned_dim = [](const fb::SymDim* dim) {
+          PlannedDim planned;
+          planned.literal = dim->literal();
+          if (dim->expr() != nullptr) planned.expr = dim->expr()->str();
+          planned.hint = dim->hint();
+          return planned;
+        };
+        for (uint32_t d = 0; d < count(meta->sizes()); ++d) info.sizes.push_back(planned_dim(meta->sizes()->Get(d)));
+        if (count(meta->strides()) == count(meta->sizes())) {
+          for (uint32_t d = 0; d < count(meta->strides()); ++d) {
+            info.strides.push_back(planned_dim(meta->strides()->Get(d)));
+          }
+        }
+      }
+      if (value->sym() != nullptr) {
+        if (value->sym()->expr()) info.sym_expr = value->sym()->expr()->str();
+        info.sym_hint = value->sym()->int_hint();
+      }
+      if (info.kind == fb::ValueKind::PROCESS_GROUP && value->process_group() >= 0) {
+        const auto* group = program_.process_groups()->Get(static_cast<uint32_t>(value->process_group()));
+        info.process_group = ProcessGroupRef{group->name()->str(), nullptr};
+      }
+    }
+  }
+
+  // Chooses every node's kernel; all missing targets are reported together.
+  Status bind_kernels() {
+    std::map<std::string, std::vector<std::string>> missing;  // target -> node names
+    kernels_.resize(count(graph_.nodes()));
+    targets_.resize(count(graph_.nodes()));
+    for (uint32_t n = 0; n < count(graph_.nodes()); ++n) {
+      const auto* node = graph_.nodes()->Get(n);
+      targets_[n] = target_of(*program_.operators()->Get(node->op()));
+      const KernelInfo* info = registry_.find(targets_[n], plan_.device.kind);
+      if (info == nullptr || info->fn == nullptr) {
+        missing[targets_[n]].push_back(node->name() ? node->name()->str() : "#" + std::to_string(n));
+      } else {
+        kernels_[n] = *info;
+      }
+    }
+    if (missing.empty()) return {};
+    std::string message = "graph '" + plan_.graph_name + "': no " + plan_.device.to_string() + " kernel for " +
+                          std::to_string(missing.size()) + (missing.size() == 1 ? " target" : " targets") + ":";
+    for (const auto& [target, nodes] : missing) {
+      message += "\n  " + target + " (";
+      message += nodes.size() == 1 ? "node " : std::to_string(nodes.size()) + " nodes: ";
+      for (size_t i = 0; i < nodes.size() && i < 3; ++i) message += (i ? ", " : "") + nodes[i];
+      if (nodes.size() > 3) message += ", ...";
+      message += ")";
+    }
+    return make_error(ErrorCode::InvalidArgument, message);
+  }
+
+  int32_t new_slot() { return plan_.num_slots++; }
+
+  int32_t constant_slot(RuntimeValue value) {
+    const int32_t slot = new_slot();
+    plan_.constants.push_back({slot, std::move(value)});
+    return slot;
+  }
+
+  void define(uint32_t value, int32_t slot, int64_t step) {
+    ValueInfo& info = plan_.values[value];
+    info.slot = slot;
+    info.def_step = step;
+    info.last_use = step;
+  }
+
+  void use(int64_t value, int64_t step) {
+    ValueInfo& info = plan_.values[static_cast<size_t>(value)];
+    info.last_use = std::max(info.last_use, step);
+  }
+
+  // A constant argument (no reference) as a RuntimeValue; nullopt when it is a reference.
+  Result<std::optional<RuntimeValue>> constant(fb::Argument type, const void* arg, const std::string& what) {
+    using A = fb::Argument;
+    using Opt = std::optional<RuntimeValue>;
+    switch (type) {
+      case A::NONE:
+      case A::NoneArg:
+        return Opt(RuntimeValue{});
+      case A::IntArg:
+        return Opt(RuntimeValue{static_cast<const fb::IntArg*>(arg)->value()});
+      case A::IntListArg: {
+        const auto* values = static_cast<const fb::IntListArg*>(arg)->values();
+        return Opt(RuntimeValue{values ? std::vector<int64_t>(values->begin(), values->end()) : std::vector<int64_t>{}});
+      }
+      case A::FloatArg: {
+        auto v = static_cast<const fb::FloatArg*>(arg)->value();
+        return v ? Opt(RuntimeValue{*v}) : Opt(RuntimeValue{});
+      }
+      case A::FloatListArg: {
+        const auto* values = static_cast<const fb::FloatListArg*>(arg)->values();
+        return Opt(RuntimeValue{values ? std::vector<double>(values->begin(), values->end()) : std::vector<double>{}});
+      }
+      case A::StringArg: {
+        const auto* v = static_cast<const fb::StringArg*>(arg)->value();
+        return Opt(RuntimeValue{v ? v->str() : std::string()});
+      }
+      case A::StringListArg: {
+        std::vector<std::string> out;
+        const auto* values = static_cast<const fb::StringListArg*>(arg)->values();
+        for (uint32_t i = 0; i < count(values); ++i) out.push_back(values->Get(i)->str());
+        return Opt(RuntimeValue{std::move(out)});
+      }
+      case A::SymIntArg: {
+        const auto* a = static_cast<const fb::SymIntArg*>(arg);
+        if (a->value() >= 0) return Opt{};
+        return Opt(RuntimeValue{a->literal()});
+      }
+      case A::SymFloatArg: {
+        const auto* a = static_cast<const fb::SymFloatArg*>(arg);
+        if (a->value() >= 0) return Opt{};
+        return a->literal() ? Opt(RuntimeValue{*a->literal()}) : Opt(RuntimeValue{});
+      }
+      case A::SymBoolArg: {
+        const auto* a = static_cast<const fb::SymBoolArg*>(arg);
+        if (a->value() >= 0) return Opt{};
+        return Opt(RuntimeValue{a->literal()});
+      }
+      case A::ScalarTypeArg:
+        return Opt(RuntimeValue{static_cast<const fb::ScalarTypeArg*>(arg)->value()});
+      case A::MemoryFormatArg:
+        return Opt(RuntimeValue{static_cast<const fb::MemoryFormatArg*>(arg)->value()});
+      case A::LayoutArg:
+        return Opt(RuntimeValue{static_cast<const fb::LayoutArg*>(arg)->value()});
+      case A::DeviceArg: {
+        auto device = device_from(static_cast<const fb::DeviceArg*>(arg)->value());
+        if (!device) return fail(what + ": " + device.error().message);
+        return Opt(RuntimeValue{*device});
+      }
+      case A::BoolArg:
+        return Opt(RuntimeValue{static_cast<const fb::BoolArg*>(arg)->value()});
+      case A::BoolListArg: {
+        const auto* values = static_cast<const fb::BoolListArg*>(arg)->values();
+        std::vector<bool> out;
+        for (uint32_t i = 0; i < count(values); ++i) out.push_back(values->Get(i) != 0);
+        return Opt(RuntimeValue{std::move(out)});
+      }
+      case A::OptionalTensorArg:
+        if (static_cast<const fb::OptionalTensorArg*>(arg)->value() < 0) return Opt(RuntimeValue{});
+        return Opt{};
+      case A::ProcessGroupArg: {
+        const auto* group = program_.process_groups()->Get(static_cast<const fb::ProcessGroupArg*>(arg)->group());
+        return Opt(RuntimeValue{ProcessGroupRef{group->name()->str(), nullptr}});
+      }
+      case A::TensorArg:
+      case A::TensorListArg:
+      case A::SymIntListArg:
+      case A::SymFloatListArg:
+      case A::SymBoolListArg:
+      case A::OptionalTensorListArg:
+      case A::ValueArg:
+        return Opt{};
+      default:
+        return fail(what + " is a " + fb::EnumNameArgument(type) + ", which the executor cannot pass to a kernel");
+    }
+  }
+
+  // The slot holding argument `arg` at `step`; references record a use.
+  Result<int32_t> argument_slot(fb::Argument type, const void* arg, int64_t step, const std::string& what,
+                                std::vector<GatherStep>* gathers, std::vector<int32_t>* tensor_refs) {
+    using A = fb::Argument;
+    auto value_slot = [&](int64_t value) -> Result<int32_t> {
+      const ValueInfo& info = plan_.values[static_cast<size_t>(value)];
+      if (info.slot < 0) return fail(what + " names value '" + info.name + "', which is never defined");
+      use(value, step);
+      return info.slot;
+    };
+    switch (type) {
+      case A::TensorArg:
+        tensor_refs->push_back(static_cast<int32_t>(static_cast<const fb::TensorArg*>(arg)->value()));
+        return value_slot(static_cast<const fb::TensorArg*>(arg)->value());
+      case A::OptionalTensorArg: {
+        const int32_t v = static_cast<const fb::OptionalTensorArg*>(arg)->value();
+        if (v >= 0) {
+          tensor_refs->push_back(v);
+          return value_slot(v);
+        }
+        break;
+      }
+      case A::SymIntArg: {
+        const int32_t v = static_cast<const fb::SymIntArg*>(arg)->value();
+        if (v >= 0) return value_slot(v);
+        break;
+      }
+      case A::SymFloatArg: {
+        const int32_t v = static_cast<const fb::SymFloatArg*>(arg)->value();
+        if (v >= 0) return value_slot(v);
+        break;
+      }
+      case A::SymBoolArg: {
+        const int32_t v = static_cast<const fb::SymBoolArg*>(arg)->value();
+        if (v >= 0) return value_slot(v);
+        break;
+      }
+      case A::ValueArg: {
+        const uint32_t v = static_cast<const fb::ValueArg*>(arg)->value();
+        const auto kind = plan_.values[v].kind;
+        if (kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::DTENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR) {
+          tensor_refs->push_back(static_cast<int32_t>(v));
+        }
+        return value_slot(v);
+      }
+      case A::TensorListArg:
+      case A::OptionalTensorListArg: {
+        GatherStep gather;
+        gather.kind = type == A::TensorListArg ? GatherStep::Kind::kTensors : GatherStep::Kind::kOptionalTensors;
+        std::vector<int64_t> items;
+        if (type == A::TensorListArg) {
+          const auto* values = static_cast<const fb::TensorListArg*>(arg)->values();
+          for (uint32_t i = 0; i < count(values); ++i) items.push_back(values->Get(i));
+        } else {
+          const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
+          for (uint32_t i = 0; i < count(values); ++i) items.push_back(values->Get(i));
+        }
+        for (int64_t v : items) {
+          GatherStep::Item item;
+          if (v >= 0) {
+            auto slot = value_slot(v);
+            if (!slot) return slot.error();
+            item.slot = *slot;
+            tensor_refs->push_back(static_cast<int32_t>(v));
+          }
+          gather.items.push_back(item);
+        }
+        gather.target_slot = new_slot();
+        gathers->push_back(std::move(gather));
+        return gathers->back().target_slot;
+      }
+      case A::SymIntListArg:
+      case A::SymFloatListArg:
+      case A::SymBoolListArg: {
+        GatherStep gather;
+        bool all_literal = true;
+        auto add_item = [&](int32_t v, auto literal) -> Status {
+          GatherStep::Item item;
+          if (v >= 0) {
+            auto slot = value_slot(v);
+            if (!slot) return slot.error();
+            item.slot = *slot;
+            all_literal = false;
+          }
+          if constexpr (std::is_same_v<decltype(literal), int64_t>) item.int_literal = literal;
+          if constexpr (std::is_same_v<decltype(literal), double>) item.float_literal = literal;
+          if constexpr (std::is_same_v<decltype(literal), bool>) item.bool_literal = literal;
+          gather.items.push_back(item);
+          return {};
+        };
+        if (type == A::SymIntListArg) {
+          gather.kind = GatherStep::Kind::kInts;
+          const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
+          for (uint32_t i = 0; i < count(items); ++i) {
+            if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal()); !s) return s.error();
+          }
+        } else if (type == A::SymFloatListArg) {
+          gather.kind = GatherStep::Kind::kFloats;
+          const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
+          for (uint32_t i = 0; i < count(items); ++i) {
+            if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal()); !s) return s.error();
+          }
+        } else {
+          gather.kind = GatherStep::Kind::kBools;
+          const auto* items = static_cast<const fb::SymBoolListArg*>(arg)->items();
+          for (uint32_t i = 0; i < count(items); ++i) {
+            if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal() != 0); !s) return s.error();
+          }
+        }
+        if (all_literal) {
+          // Lists of literals are constants like any other.
+          switch (gather.kind) {
+            case GatherStep::Kind::kInts: {
+              std::vector<int64_t> out;
+              for (const auto& item : gather.items) out.push_back(item.int_literal);
+              return constant_slot(RuntimeValue{std::move(out)});
+            }
+            case GatherStep::Kind::kFloats: {
+              std::vector<double> out;
+              for (const auto& item : gather.items) out.push_back(item.float_literal);
+              return constant_slot(RuntimeValue{std::move(out)});
+            }
+            default: {
+              std::vector<bool> out;
+              for (const auto& item : gather.items) out.push_back(item.bool_literal);
+              return constant_slot(RuntimeValue{std::move(out)});
+            }
+          }
+        }
+        gather.target_slot = new_slot();
+        gathers->push_back(std::move(gather));
+        return gathers->back().target_slot;
+      }
+      default:
+        break;
+    }
+    auto value = constant(type, arg, what);
+    if (!value) return value.error();
+    if (!value->has_value()) return fail(what + ": unexpected reference");  // covered above
+    return constant_slot(std::move(**value));
+  }
+
+  Status plan_inputs() {
+    const auto* sig = graph_.signature();
+    for (uint32_t i = 0; i < count(graph_.inputs()); ++i) {
+      const auto* holder = graph_.inputs()->Get(i);
+      PlannedInput input;
+      if (sig != nullptr) {
+        const auto* spec = sig->inputs()->Get(i);
+        input.kind = spec->kind();
+        if (spec->target()) input.target = spec->target()->str();
+        if (spec->constant()) {
+          auto c = constant(spec->constant()->arg_type(), spec->constant()->arg(), "constant input " + std::to_string(i));
+          if (!c) return c.error();
+          if (!c->has_value()) return fail("constant input " + std::to_string(i) + " refers to a value");
+          input.constant = std::move(**c);
+        }
+      }
+      const int64_t v = single_value_of(holder->arg_type(), holder->arg());
+      if (v >= 0) {
+        input.value = static_cast<int32_t>(v);
+        define(static_cast<uint32_t>(v), new_slot(), -1);
+      } else if (!input.constant) {
+        auto c = constant(holder->arg_type(), holder->arg(), "graph input " + std::to_string(i));
+        if (!c) return c.error();
+        if (c->has_value()) input.constant = std::move(**c);
+      }
+      plan_.inputs.push_back(std::move(input));
+    }
+    return {};
+  }
+
+  Status plan_node(uint32_t n) {
+    node_ = n;
+    const auto* node = graph_.nodes()->Get(n);
+    const int64_t step = n;
+    PlannedNode planned;
+    planned.node_index = n;
+    planned.name = node->name() ? node->name()->str() : "#" + std::to_string(n);
+    planned.target = targets_[n];
+    planned.kernel = kernels_[n];
+
+    std::vector<int32_t> tensor_refs;
+    for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+      const auto* named = node->inputs()->Get(i);
+      const std::string name = named->name() ? named->name()->str() : "";
+      const std::string what = "argument " + std::to_string(i) + (name.empty() ? "" : " '" + name + "'");
+      auto slot = argument_slot(named->arg_type(), named->arg(), step, what, &planned.gathers, &tensor_refs);
+      if (!slot) return slot.error();
+      planned.arg_names.push_back(name);
+      planned.arg_slots.push_back(*slot);
+    }
+
+    // Output slots are contiguous so that the kernel sees them as one span; list elements get
+    // their own slots after them.
+    const uint32_t num_outputs = count(node->outputs());
+    planned.first_output_slot = plan_.num_slots;
+    plan_.num_slots += static_cast<int32_t>(num_outputs);
+    std::vector<int32_t> defined;
+    for (uint32_t o = 0; o < num_outputs; ++o) {
+      const auto* holder = node->outputs()->Get(o);
+      PlannedOutput out;
+      out.slot = planned.first_output_slot + static_cast<int32_t>(o);
+      if (holder->arg_type() == fb::Argument::TensorListArg) {
+        out.kind = OutputSlotKind::kList;
+        const auto* values = holder->arg_as_TensorListArg()->values();
+        for (uint32_t e = 0; e < count(values); ++e) out.elements.push_back(static_cast<int32_t>(values->Get(e)));
+      } else if (holder->arg_type() == fb::Argument::CustomObjArg) {
+        return fail("output " + std::to_string(o) + " is a custom object, which the executor does not support");
+      } else {
+        const int64_t v = single_value_of(holder->arg_type(), holder->arg());
+        if (v >= 0) {
+          out.kind = OutputSlotKind::kValue;
+          out.value = static_cast<int32_t>(v);
+          define(static_cast<uint32_t>(v), out.slot, step);
+          defined.push_back(out.value);
+        }
+      }
+      planned.outputs.push_back(std::move(out));
+    }
+    for (auto& out : planned.outputs) {
+      for (int32_t element : out.elements) {
+        define(static_cast<uint32_t>(element), new_slot(), step);
+        plan_.values[static_cast<size_t>(element)].defined_by_list = true;
+        defined.push_back(element);
+      }
+    }
+
+    // Views may alias any tensor they were given (conservative: a view of a list aliases every
+    // element); their roots must live as long as they do.
+    if (planned.kernel.is_view) {
+      std::set<int32_t> roots;
+      for (int32_t ref : tensor_refs) {
+        const auto& info = plan_.values[static_cast<size_t>(ref)];
+        if (info.alias_roots.empty()) {
+          roots.insert(ref);
+        } else {
+          roots.insert(info.alias_roots.begin(), info.alias_roots.end());
+        }
+      }
+      for (int32_t v : defined) plan_.values[static_cast<size_t>(v)].alias_roots.assign(roots.begin(), roots.end());
+    }
+    for (int32_t v : defined) {
+      ValueInfo& info = plan_.values[static_cast<size_t>(v)];
+      info.planned = !planned.kernel.is_view && !info.defined_by_list && info.has_meta &&
+                     (info.kind == fb::ValueKind::TENSOR || info.kind == fb::ValueKind::DTENSOR) &&
+                     nrt::element_size(info.dtype) > 0;
+    }
+    plan_.nodes.push_back(std::move(planned));
+    node_ = -1;
+    return {};
+  }
+
+  Status plan_outputs() {
+    const auto* sig = graph_.signature();
+    const int64_t end = static_cast<int64_t>(count(graph_.nodes()));
+    for (uint32_t i = 0; i < count(graph_.outputs()); ++i) {
+      const auto* holder = graph_.outputs()->Get(i);
+      PlannedGraphOutput out;
+      if (sig != nullptr) out.kind = sig->outputs()->Get(i)->kind();
+      const int64_t v = single_value_of(holder->arg_type(), holder->arg());
+      if (holder->arg_type() == fb::Argument::TensorListArg) {
+        return fail("graph output " + std::to_string(i) + " is a tensor list, which the executor does not return");
+      }
+      if (v >= 0) {
+        const ValueInfo& info = plan_.values[static_cast<size_t>(v)];
+        if (info.slot < 0) return fail("graph output " + std::to_string(i) + " names a value that is never defined");
+        out.value = static_cast<int32_t>(v);
+        out.name = info.name;
+        use(v, end);
+      } else {
+        out.name = "output" + std::to_string(i);
+        auto c = constant(holder->arg_type(), holder->arg(), "graph output " + std::to_string(i));
+        if (!c) return c.error();
+        out.constant = c->has_value() ? std::move(**c) : RuntimeValue{};
+      }
+      plan_.outputs.push_back(std::move(out));
+    }
+    return {};
+  }
+
+  void finish_lifetimes() {
+    for (auto& info : plan_.values) info.lifetime_end = info.last_use;
+    for (const auto& info : plan_.values) {
+      for (int32_t root : info.alias_roots) {
+        auto& r = plan_.values[static_cast<size_t>(root)];
+        r.lifetime_end = std::max(r.lifetime_end, info.last_use);
+      }
+    }
+    const int64_t end = plan_.num_steps();
+    for (size_t v = 0; v < plan_.values.size(); ++v) {
+      const ValueInfo& info = plan_.values[v];
+      if (info.def_step < 0) continue;  // graph inputs and values never defined stay bound
+      const int64_t release = info.alias_roots.empty() ? info.lifetime_end : info.last_use;
+      if (release < end) plan_.nodes[static_cast<size_t>(release)].releases.push_back(static_cast<int32_t>(v));
+    }
+  }
+
+  const fb::Program& program_;
+  const fb::Graph& graph_;
+  const KernelRegistry& registry_;
+  ExecutionPlan plan_;
+  std::vector<KernelInfo> kernels_;
+  std::vector<std::string> targets_;
+  int64_t node_ = -1;
+};
+
+// Targets used by `root` and every subgraph it reaches (iteratively: subgraph chains may be long).
+std::set<std::string> collect_targets(const fb::Program& program, uint32_t root) {
+  std::set<std::string> targets;
+  std::set<uint32_t> visited{root};
+  std::vector<uint32_t> pending{root};
+  while (!pending.empty()) {
+    const auto* graph = program.graphs()->Get(pending.back());
+    pending.pop_back();
+    for (uint32_t n = 0; n < count(graph->nodes()); ++n) {
+      const auto* node = graph->nodes()->Get(n);
+      targets.insert(target_of(*program.operators()->Get(node->op())));
+      for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+        const auto* named = node->inputs()->Get(i);
+        if (named->arg_type() != fb::Argument::GraphArg) continue;
+        const uint32_t sub = named->arg_as_GraphArg()->graph();
+        if (visited.insert(sub).second) pending.push_back(sub);
+      }
+    }
+  }
+  return targets;
+}
+
+}  // namespace
+
+Result<uint32_t> find_graph(const fb::Program& program, std::string_view name) {
+  if (name.empty()) {
+    if (count(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
+    return program.entry_points()->Get(0);
+  }
+  for (uint32_t g = 0; g < count(program.graphs()); ++g) {
+    if (program.graphs()->Get(g)->name()->string_view() == name) return g;
+  }
+  std::string names;
+  for (uint32_t g = 0; g < count(program.graphs()); ++g) names += (g ? ", " : "") + program.graphs()->Get(g)->name()->str();
+  return make_error(ErrorCode::InvalidArgument, "no graph named '" + std::string(name) + "' (graphs: " + names + ")");
+}
+
+Result<ExecutionPlan> build_execution_plan(const fb::Program& program, std::string_view graph_name, Device device,
+                                           const KernelRegistry& registry) {
+  auto graph = find_graph(program, graph_name);
+  if (!graph) return graph.error();
+  PlanBuilder builder(program, *graph, device, registry);
+  return builder.build();
+}
+
+Result<std::vector<std::string>> missing_kernels(const fb::Program& program, std::string_view graph_name, Device device,
+                                                 const KernelRegistry& registry) {
+  auto graph = find_graph(program, graph_name);
+  if (!graph) return graph.error();
+  std::vector<std::string> missing;
+  for (const auto& target : collect_targets(program, *graph)) {
+    const KernelInfo* info = registry.find(target, device.kind);
+    if (info == nullptr || info->fn == nullptr) missing.push_back(target);
+  }
+  return missing;
+}
+
+}  // namespace nrt::exec

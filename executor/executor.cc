@@ -1,0 +1,497 @@
+#include "executor/executor.h"
+
+#include <cstring>
+#include <set>
+
+#include "executor/single_process_group.h"
+#include "executor/tensor_copy.h"
+#include "serializer/scalar_type_info.h"
+
+namespace nrt::exec {
+namespace {
+
+template <typename T>
+uint32_t count(const flatbuffers::Vector<T>* vector) {
+  return vector ? vector->size() : 0;
+}
+
+std::string sizes_text(const std::vector<int64_t>& sizes) {
+  std::string s = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) s += (i ? "," : "") + std::to_string(sizes[i]);
+  return s + "]";
+}
+
+std::string meta_text(const ValueInfo& info) {
+  std::string s(nrt::short_name(info.dtype));
+  s += "[";
+  for (size_t i = 0; i < info.sizes.size(); ++i) {
+    if (i) s += ",";
+    s += info.sizes[i].expr.empty() ? std::to_string(info.sizes[i].literal) : info.sizes[i].expr;
+  }
+  return s + "]";
+}
+
+bool is_tensor_kind(fb::ValueKind kind) {
+  return kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::DTENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR;
+}
+
+int64_t literal_of(const fb::SymDim* dim) { return dim ? dim->literal() : 0; }
+
+// Binds process group references (constants and graph values) to the registry's groups.
+void bind_group(ProcessGroupRef& ref, const ProcessGroupRegistry& registry) { ref.group = registry.find(ref.name); }
+
+}  // namespace
+
+Result<std::unique_ptr<Executor>> Executor::load(ProgramFile file, ExecutorOptions options) {
+  return load(std::make_shared<const ProgramFile>(std::move(file)), std::move(options));
+}
+
+Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFile> file, ExecutorOptions options) {
+  if (options.device.kind != DeviceKind::kCpu) {
+    return make_error(ErrorCode::InvalidArgument,
+                      "device " + options.device.to_string() + " is not supported by this build (cpu only)");
+  }
+  std::unique_ptr<Executor> executor(new Executor());
+  executor->file_ = std::move(file);
+  executor->options_ = std::move(options);
+  const fb::Program& program = executor->file_->program();
+  auto plan = build_execution_plan(program, executor->options_.graph, executor->options_.device);
+  if (!plan) return plan.error();
+  executor->plan_ = std::move(*plan);
+
+  executor->groups_ = executor->options_.process_groups;
+  if (!executor->groups_) executor->groups_ = std::make_shared<const ProcessGroupRegistry>(single_process_registry(program));
+  for (auto& constant : executor->plan_.constants) {
+    if (auto* ref = std::get_if<ProcessGroupRef>(&constant.value)) bind_group(*ref, *executor->groups_);
+  }
+  for (auto& value : executor->plan_.values) {
+    if (value.process_group) bind_group(*value.process_group, *executor->groups_);
+  }
+
+  FrameOptions frame_options;
+  frame_options.poison_freed = executor->options_.poison_freed.value_or(poison_requested_by_environment());
+  executor->frame_ = std::make_unique<ExecutionFrame>(executor->plan_, frame_options);
+  if (Status s = executor->bind_weights(); !s) return s.error();
+  // Static shapes are planned now, so the first run allocates nothing either.
+  if (Status s = executor->frame_->prepare({}); !s) return s.error();
+  return executor;
+}
+
+Status Executor::bind_weights() {
+  const fb::Program& program = file_->program();
+  std::map<std::string_view, uint32_t> by_fqn;
+  for (uint32_t w = 0; w < count(program.weights()); ++w) by_fqn[program.weights()->Get(w)->fqn()->string_view()] = w;
+  std::map<uint32_t, std::shared_ptr<Storage>> storages;
+  std::vector<std::string> missing;
+  auto& slots = frame_->slots();
+
+  for (const PlannedInput& input : plan_.inputs) {
+    if (input.value < 0) continue;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(input.value)];
+    RuntimeValue& slot = slots[static_cast<size_t>(info.slot)];
+    if (info.kind == fb::ValueKind::PROCESS_GROUP && info.process_group) {
+      slot = *info.process_group;
+      continue;
+    }
+    switch (input.kind) {
+      case fb::InputKind::USER_INPUT:
+        continue;
+      case fb::InputKind::CONSTANT_INPUT:
+        slot = input.constant.value_or(RuntimeValue{});
+        continue;
+      case fb::InputKind::TOKEN:
+        slot = RuntimeValue{};
+        continue;
+      case fb::InputKind::PARAMETER:
+      case fb::InputKind::BUFFER:
+      case fb::InputKind::TENSOR_CONSTANT:
+        break;
+      default:
+        return make_error(ErrorCode::InvalidArgument,
+                          "graph '" + plan_.graph_name + "': input '" + info.name + "' of kind " +
+                              fb::EnumNameInputKind(input.kind) + " is not supported by the executor");
+    }
+    auto it = by_fqn.find(input.target);
+    if (it == by_fqn.end()) {
+      missing.push_back(std::string(fb::EnumNameInputKind(input.kind)) + " '" + input.target + "' (value '" +
+                        info.name + "')");
+      continue;
+    }
+    const auto* weight = program.weights()->Get(it->second);
+    const auto* meta = weight->meta();
+    const size_t elem = nrt::element_size(meta->dtype());
+    std::vector<int64_t> sizes, strides;
+    for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+      sizes.push_back(meta->sizes()->Get(d)->literal());
+      strides.push_back(meta->strides()->Get(d)->literal());
+    }
+    const int64_t offset = literal_of(meta->storage_offset());
+    auto& storage = storages[weight->storage()];
+    if (!storage) {
+      const auto bytes = file_->storage_bytes(weight->storage());
+      auto* data = const_cast<uint8_t*>(bytes.data());  // read-only by contract (storage.h)
+      storage = Storage::borrow(data, bytes.size(), file_);
+    }
+    if (elem > 0 && reinterpret_cast<uintptr_t>(storage->data() + offset * static_cast<int64_t>(elem)) % elem != 0) {
+      // A storage aligned below its element size: kernels may not read it in place.
+      auto copy = Storage::allocate(storage->bytes());
+      if (storage->bytes()) std::memcpy(copy->data(), storage->data(), storage->bytes());
+      storage = std::move(copy);
+    }
+    Tensor tensor(storage, meta->dtype(), sizes, strides, offset);
+    if (info.has_meta) {
+      bool matches = info.dtype == meta->dtype() && info.sizes.size() == sizes.size();
+      for (size_t d = 0; matches && d < sizes.size(); ++d) {
+        matches = !info.sizes[d].expr.empty() || info.sizes[d].literal == sizes[d];
+      }
+      if (!matches) {
+        return make_error(ErrorCode::TypeMismatch, "graph '" + plan_.graph_name + "': weight '" + input.target +
+                                                       "' is " + tensor.type_string() + " but value '" + info.name +
+                                                       "' is declared " + meta_text(info));
+      }
+    }
+    slot = std::move(tensor);
+  }
+  if (!missing.empty()) {
+    std::string message = "graph '" + plan_.graph_name + "': the file holds no data for " +
+                          std::to_string(missing.size()) + (missing.size() == 1 ? " input:" : " inputs:");
+    for (const auto& m : missing) message += "\n  " + m;
+    return make_error(ErrorCode::MissingField, message);
+  }
+  return {};
+}
+
+std::vector<InputDescription> Executor::user_inputs() const {
+  std::vector<InputDescription> out;
+  for (const PlannedInput& input : plan_.inputs) {
+    if (input.kind != fb::InputKind::USER_INPUT || input.value < 0) continue;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(input.value)];
+    if (info.kind == fb::ValueKind::PROCESS_GROUP) continue;
+    InputDescription d;
+    d.name = info.name;
+    d.kind = info.kind;
+    d.dtype = info.dtype;
+    d.sizes = info.sizes;
+    d.sym_hint = info.sym_hint;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+Status Executor::bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings) {
+  const std::string where = "graph '" + plan_.graph_name + "': ";
+  auto fail = [&](const std::string& message) { return make_error(ErrorCode::InvalidArgument, where + message); };
+  auto& slots = frame_->slots();
+  std::set<std::string_view> expected;
+  std::vector<std::string> missing;
+  struct Deferred {
+    const ValueInfo* info;
+    size_t dim;
+    int64_t actual;
+  };
+  std::vector<Deferred> deferred;
+  user_input_slots_.clear();
+
+  auto bind_symbol = [&](const std::string& symbol, int64_t actual, const std::string& what) -> Status {
+    auto [it, inserted] = bindings->emplace(symbol, actual);
+    if (!inserted && it->second != actual) {
+      return fail(what + " is " + std::to_string(actual) + " but symbol " + symbol + " is already " +
+                  std::to_string(it->second) + " from another input");
+    }
+    return {};
+  };
+
+  for (const PlannedInput& input : plan_.inputs) {
+    if (input.kind != fb::InputKind::USER_INPUT || input.value < 0) continue;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(input.value)];
+    if (info.kind == fb::ValueKind::PROCESS_GROUP) continue;
+    expected.insert(info.name);
+    auto it = inputs.find(info.name);
+    if (it == inputs.end()) {
+      missing.push_back(info.name);
+      continue;
+    }
+    const RuntimeValue& given = it->second;
+    const std::string what = "input '" + info.name + "'";
+    if (is_tensor_kind(info.kind)) {
+      const auto* tensor = std::get_if<Tensor>(&given);
+      if (tensor == nullptr || !tensor->defined()) {
+        if (info.kind == fb::ValueKind::OPTIONAL_TENSOR && std::holds_alternative<std::monostate>(given)) {
+          slots[static_cast<size_t>(info.slot)] = given;
+          user_input_slots_.push_back(info.slot);
+          continue;
+        }
+        return fail(what + " must be a tensor");
+      }
+      if (!(tensor->device() == plan_.device)) {
+        return fail(what + " is on " + tensor->device().to_string() + ", the graph runs on " + plan_.device.to_string());
+      }
+      if (info.has_meta) {
+        if (info.dtype != ScalarType::UNKNOWN && tensor->dtype() != info.dtype) {
+          return fail(what + " is " + tensor->type_string() + " but the graph declares " + meta_text(info));
+        }
+        if (static_cast<size_t>(tensor->dim()) != info.sizes.size()) {
+          return fail(what + " is " + tensor->type_string() + " but the graph declares " + meta_text(info));
+        }
+        for (size_t d = 0; d < info.sizes.size(); ++d) {
+          const PlannedDim& dim = info.sizes[d];
+          const int64_t actual = tensor->sizes()[d];
+          if (dim.expr.empty()) {
+            if (dim.literal != actual) {
+              return fail(what + " is " + tensor->type_string() + " but the graph declares " + meta_text(info));
+            }
+          } else if (auto symbol = lone_symbol(dim.expr)) {
+            if (Status s = bind_symbol(*symbol, actual, what + " dimension " + std::to_string(d)); !s) return s;
+          } else {
+            deferred.push_back({&info, d, actual});
+          }
+        }
+      }
+    } else if (info.kind == fb::ValueKind::SYM_INT) {
+      const auto* i = std::get_if<int64_t>(&given);
+      if (i == nullptr) return fail(what + " must be an int");
+      if (auto symbol = lone_symbol(info.sym_expr)) {
+        if (Status s = bind_symbol(*symbol, *i, what); !s) return s;
+      }
+    } else if (info.kind == fb::ValueKind::SYM_FLOAT) {
+      if (!std::holds_alternative<double>(given)) return fail(what + " must be a float");
+    } else if (info.kind == fb::ValueKind::SYM_BOOL) {
+      if (!std::holds_alternative<bool>(given)) return fail(what + " must be a bool");
+    }
+    slots[static_cast<size_t>(info.slot)] = given;
+    user_input_slots_.push_back(info.slot);
+  }
+  if (!missing.empty()) {
+    std::string names;
+    for (const auto& m : missing) names += (names.empty() ? "'" : ", '") + m + "'";
+    return fail("missing " + std::string(missing.size() == 1 ? "input " : "inputs ") + names);
+  }
+  for (const auto& [name, value] : inputs) {
+    if (!expected.count(name)) {
+      std::string names;
+      for (auto e : expected) names += (names.empty() ? "" : ", ") + std::string(e);
+      return fail("no user input is named '" + name + "' (user inputs: " + names + ")");
+    }
+  }
+  for (const auto& d : deferred) {
+    auto want = evaluate_sym_expr(d.info->sizes[d.dim].expr, *bindings);
+    if (want && *want != d.actual) {
+      return fail("input '" + d.info->name + "' dimension " + std::to_string(d.dim) + " is " +
+                  std::to_string(d.actual) + " but " + d.info->sizes[d.dim].expr + " = " + std::to_string(*want));
+    }
+  }
+  const fb::Program& program = file_->program();
+  for (uint32_t r = 0; r < count(program.range_constraints()); ++r) {
+    const auto* constraint = program.range_constraints()->Get(r);
+    if (constraint->symbol() == nullptr) continue;
+    auto it = bindings->find(constraint->symbol()->string_view());
+    if (it == bindings->end()) continue;
+    if ((constraint->min() && it->second < *constraint->min()) || (constraint->max() && it->second > *constraint->max())) {
+      return fail("symbol " + it->first + " = " + std::to_string(it->second) + " is outside its range [" +
+                  (constraint->min() ? std::to_string(*constraint->min()) : "-inf") + ", " +
+                  (constraint->max() ? std::to_string(*constraint->max()) : "inf") + "]");
+    }
+  }
+  return {};
+}
+
+Error Executor::node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const {
+  return make_error(code, "graph '" + plan_.graph_name + "' node " + std::to_string(node.node_index) + " '" +
+                              node.name + "' (" + node.target + "): " + message);
+}
+
+Status Executor::execute_node(size_t n) {
+  const PlannedNode& node = plan_.nodes[n];
+  auto& slots = frame_->slots();
+
+  for (const GatherStep& gather : node.gathers) {
+    RuntimeValue& target = slots[static_cast<size_t>(gather.target_slot)];
+    switch (gather.kind) {
+      case GatherStep::Kind::kTensors: {
+        std::vector<Tensor> list;
+        list.reserve(gather.items.size());
+        for (const auto& item : gather.items) {
+          const auto* t = std::get_if<Tensor>(&slots[static_cast<size_t>(item.slot)]);
+          if (t == nullptr) return node_error(node, "a tensor list item holds no tensor", ErrorCode::TypeMismatch);
+          list.push_back(*t);
+        }
+        target = std::move(list);
+        break;
+      }
+      case GatherStep::Kind::kOptionalTensors: {
+        std::vector<std::optional<Tensor>> list;
+        for (const auto& item : gather.items) {
+          const Tensor* t = item.slot >= 0 ? std::get_if<Tensor>(&slots[static_cast<size_t>(item.slot)]) : nullptr;
+          list.push_back(t ? std::optional<Tensor>(*t) : std::nullopt);
+        }
+        target = std::move(list);
+        break;
+      }
+      case GatherStep::Kind::kInts: {
+        std::vector<int64_t> list;
+        for (const auto& item : gather.items) {
+          if (item.slot < 0) {
+            list.push_back(item.int_literal);
+          } else if (const auto* i = std::get_if<int64_t>(&slots[static_cast<size_t>(item.slot)])) {
+            list.push_back(*i);
+          } else {
+            return node_error(node, "a SymInt list item holds no int", ErrorCode::TypeMismatch);
+          }
+        }
+        target = std::move(list);
+        break;
+      }
+      case GatherStep::Kind::kFloats: {
+        std::vector<double> list;
+        for (const auto& item : gather.items) {
+          const RuntimeValue* v = item.slot >= 0 ? &slots[static_cast<size_t>(item.slot)] : nullptr;
+          if (v == nullptr) {
+            list.push_back(item.float_literal);
+          } else if (const auto* d = std::get_if<double>(v)) {
+            list.push_back(*d);
+          } else if (const auto* i = std::get_if<int64_t>(v)) {
+            list.push_back(static_cast<double>(*i));
+          } else {
+            return node_error(node, "a SymFloat list item holds no number", ErrorCode::TypeMismatch);
+          }
+        }
+        target = std::move(list);
+        break;
+      }
+      case GatherStep::Kind::kBools: {
+        std::vector<bool> list;
+        for (const auto& item : gather.items) {
+          if (item.slot < 0) {
+            list.push_back(item.bool_literal);
+          } else if (const auto* b = std::get_if<bool>(&slots[static_cast<size_t>(item.slot)])) {
+            list.push_back(*b);
+          } else {
+            return node_error(node, "a SymBool list item holds no bool", ErrorCode::TypeMismatch);
+          }
+        }
+        target = std::move(list);
+        break;
+      }
+    }
+  }
+
+  // Output slots: the planned tensor where there is one, else empty for the kernel to fill.
+  for (const PlannedOutput& out : node.outputs) {
+    RuntimeValue& slot = slots[static_cast<size_t>(out.slot)];
+    const Tensor* planned = out.kind == OutputSlotKind::kValue ? frame_->planned_tensor(static_cast<size_t>(out.value))
+                                                               : nullptr;
+    if (planned != nullptr) {
+      const auto* current = std::get_if<Tensor>(&slot);
+      if (current == nullptr || current->storage() != planned->storage() ||
+          current->storage_offset() != planned->storage_offset() || current->sizes() != planned->sizes() ||
+          current->dtype() != planned->dtype()) {
+        slot = *planned;
+      }
+    } else if (!std::holds_alternative<std::monostate>(slot)) {
+      slot = RuntimeValue{};
+    }
+  }
+
+  KernelContext context(node.target, frame_->arguments(n),
+                        std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
+                        plan_.device);
+  if (Status s = node.kernel.fn(context); !s) return node_error(node, s.error().message, s.error().code);
+
+  // The kernel's results must match the graph's metadata, and only views may alias planned memory.
+  auto check_tensor = [&](size_t value, const RuntimeValue& result) -> Status {
+    const ValueInfo& info = plan_.values[value];
+    if (!is_tensor_kind(info.kind)) {
+      if (std::holds_alternative<std::monostate>(result) && info.kind != fb::ValueKind::NONE) {
+        return node_error(node, "the kernel did not set value '" + info.name + "'", ErrorCode::TypeMismatch);
+      }
+      return {};
+    }
+    const auto* t = std::get_if<Tensor>(&result);
+    if (t == nullptr || !t->defined()) {
+      if (info.kind == fb::ValueKind::OPTIONAL_TENSOR) return {};
+      return node_error(node, "the kernel did not produce tensor '" + info.name + "'", ErrorCode::TypeMismatch);
+    }
+    if (info.has_meta) {
+      const auto* sizes = frame_->concrete_sizes(value);
+      if ((info.dtype != ScalarType::UNKNOWN && t->dtype() != info.dtype) || (sizes && *sizes != t->sizes())) {
+        return node_error(node,
+                          "produced " + t->type_string() + " for '" + info.name + "', the graph records " +
+                              (sizes ? std::string(nrt::short_name(info.dtype)) + sizes_text(*sizes) : meta_text(info)),
+                          ErrorCode::TypeMismatch);
+      }
+    }
+    // Every planned tensor shares the arena's one Storage, so aliasing shows as that storage at
+    // an offset other than the value's own.
+    if (!node.kernel.is_view && frame_->is_arena(t->storage().get())) {
+      const Tensor* planned = frame_->planned_tensor(value);
+      if (planned == nullptr || planned->storage_offset() != t->storage_offset()) {
+        return node_error(node,
+                          "output '" + info.name + "' aliases memory planned for another value; a kernel returning a "
+                          "view of an input must be registered with KernelInfo::is_view",
+                          ErrorCode::InvalidArgument);
+      }
+    }
+    return {};
+  };
+
+  for (const PlannedOutput& out : node.outputs) {
+    RuntimeValue& slot = slots[static_cast<size_t>(out.slot)];
+    if (out.kind == OutputSlotKind::kValue) {
+      if (Status s = check_tensor(static_cast<size_t>(out.value), slot); !s) return s;
+    } else if (out.kind == OutputSlotKind::kList) {
+      if (auto* list = std::get_if<std::vector<Tensor>>(&slot)) {
+        if (list->size() != out.elements.size()) {
+          return node_error(node,
+                            "produced " + std::to_string(list->size()) + " tensors, the graph expects " +
+                                std::to_string(out.elements.size()),
+                            ErrorCode::TypeMismatch);
+        }
+        for (size_t e = 0; e < out.elements.size(); ++e) {
+          const auto v = static_cast<size_t>(out.elements[e]);
+          RuntimeValue& target = slots[static_cast<size_t>(plan_.values[v].slot)];
+          target = std::move((*list)[e]);
+          if (Status s = check_tensor(v, target); !s) return s;
+        }
+      } else {
+        return node_error(node, "the kernel did not produce a tensor list", ErrorCode::TypeMismatch);
+      }
+      slot = RuntimeValue{};
+    }
+  }
+
+  const bool poisoning = frame_->poisoning();
+  for (int32_t v : node.releases) {
+    const auto value = static_cast<size_t>(v);
+    if (poisoning) frame_->end_lifetime(value);
+    if (frame_->planned_tensor(value) == nullptr) slots[static_cast<size_t>(plan_.values[value].slot)] = RuntimeValue{};
+  }
+  return {};
+}
+
+Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
+  SymbolBindings bindings;
+  Status status = bind_inputs(inputs, &bindings);
+  if (status) status = frame_->prepare(bindings);
+  for (size_t n = 0; status && n < plan_.nodes.size(); ++n) status = execute_node(n);
+
+  std::vector<NamedOutput> outputs;
+  if (status) {
+    auto& slots = frame_->slots();
+    for (const PlannedGraphOutput& out : plan_.outputs) {
+      if (out.kind != fb::OutputKind::USER_OUTPUT && out.kind != fb::OutputKind::LOSS_OUTPUT) continue;
+      RuntimeValue value = out.value >= 0 ? slots[static_cast<size_t>(plan_.values[static_cast<size_t>(out.value)].slot)]
+                                          : out.constant.value_or(RuntimeValue{});
+      if (options_.copy_outputs) {
+        if (auto* t = std::get_if<Tensor>(&value); t && t->defined()) value = contiguous_copy(*t);
+      }
+      outputs.push_back(NamedOutput{out.name, std::move(value)});
+    }
+  }
+  // The caller's inputs are not kept past the run.
+  for (int32_t slot : user_input_slots_) frame_->slots()[static_cast<size_t>(slot)] = RuntimeValue{};
+  user_input_slots_.clear();
+  if (!status) return status.error();
+  return outputs;
+}
+
+}  // namespace nrt::exec

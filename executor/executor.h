@@ -1,0 +1,87 @@
+// Runs one graph of a verified program.
+//
+// `load` builds the execution plan (every kernel chosen, all missing targets reported at once),
+// binds the weights zero-copy (borrowed views of the file's storages, kept alive with the file;
+// a storage whose bytes are misaligned for its dtype is the one exception and is copied), binds
+// process groups by name, and creates the execution frame. A parameter, buffer or constant
+// without data in the file fails the load naming every such fqn.
+//
+// `run` binds the user inputs by value name, checks them against the graph's metadata (dtype,
+// rank, literal sizes; symbolic sizes bind their symbols, which must agree across inputs and
+// satisfy the program's range constraints), runs every node in schedule order and returns the
+// user outputs (USER_OUTPUT and LOSS_OUTPUT; mutation outputs are not returned) named by their
+// value names, in graph order. Kernel results are checked against the graph's metadata too: a
+// tensor output must have the recorded dtype and (known) sizes.
+//
+// Outputs are copies owned by the caller unless ExecutorOptions::copy_outputs is false; then
+// they view the frame's memory and stay valid only until the next run. An Executor is not
+// thread-safe: one run at a time.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "executor/execution_frame.h"
+#include "executor/execution_plan.h"
+#include "executor/process_group.h"
+#include "serializer/program_file.h"
+
+namespace nrt::exec {
+
+struct ExecutorOptions {
+  std::string graph;                   // empty: the first entry point
+  Device device;                       // kernels are looked up for this device
+  std::optional<bool> poison_freed;    // default: NRT_POISON_FREED from the environment
+  bool copy_outputs = true;
+  // Binds the program's process groups; default: single_process_registry(program).
+  std::shared_ptr<const ProcessGroupRegistry> process_groups;
+};
+
+// A user input as the graph declares it (for callers that build inputs, e.g. --random-inputs).
+struct InputDescription {
+  std::string name;
+  fb::ValueKind kind = fb::ValueKind::TENSOR;
+  ScalarType dtype = ScalarType::UNKNOWN;  // tensors
+  std::vector<PlannedDim> sizes;           // tensors
+  std::optional<int64_t> sym_hint;         // symbolic scalars
+};
+
+struct NamedOutput {
+  std::string name;
+  RuntimeValue value;
+};
+
+using NamedInputs = std::map<std::string, RuntimeValue, std::less<>>;
+
+class Executor {
+ public:
+  static Result<std::unique_ptr<Executor>> load(ProgramFile file, ExecutorOptions options = {});
+  static Result<std::unique_ptr<Executor>> load(std::shared_ptr<const ProgramFile> file, ExecutorOptions options = {});
+
+  Result<std::vector<NamedOutput>> run(const NamedInputs& inputs);
+
+  const ExecutionPlan& plan() const { return plan_; }
+  const ExecutionFrame& frame() const { return *frame_; }
+  // Memory planned for the sizes of the last run (of the load, before any run).
+  const MemoryPlan& memory_plan() const { return frame_->memory_plan(); }
+  std::vector<InputDescription> user_inputs() const;
+
+ private:
+  Executor() = default;
+  Status bind_weights();
+  Status bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings);
+  Status execute_node(size_t n);
+  Error node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const;
+
+  std::shared_ptr<const ProgramFile> file_;
+  ExecutorOptions options_;
+  std::shared_ptr<const ProcessGroupRegistry> groups_;
+  ExecutionPlan plan_;
+  std::unique_ptr<ExecutionFrame> frame_;
+  std::vector<int32_t> user_input_slots_;  // cleared after every run
+};
+
+}  // namespace nrt::exec

@@ -1,0 +1,91 @@
+// The kernel interface. A kernel is a function of a KernelContext, registered per target
+// ("aten::add.Tensor") and device kind; it dispatches on dtype itself. The executor resolves a
+// node's arguments once, at plan time, into RuntimeValues (constants converted, references
+// pointing into the execution frame) and calls the kernel with them.
+//
+// Outputs: when the graph gives an output a static shape, the executor places a tensor of that
+// shape, in planned arena memory, in `outputs[i]` before the call, and the kernel writes into it.
+// Its strides are those the graph records when they lay the shape out densely (a permutation of
+// a contiguous layout, as torch's attention outputs), else contiguous: kernels honour the output's
+// strides (or replace it with a fresh tensor). Otherwise `outputs[i]` is empty and the kernel
+// allocates. View kernels (KernelInfo::is_view) replace `outputs[i]` with a view of an input;
+// the planner gives them no memory. A kernel that is not a view must never return (a view of) an
+// input: the input's planned memory may be reused while the output is live (the executor reports
+// an output aliasing planned memory other than its own).
+#pragma once
+
+#include <span>
+#include <string_view>
+
+#include "executor/runtime_value.h"
+#include "serializer/error.h"
+
+namespace nrt::exec {
+
+struct NamedValue {
+  std::string_view name;       // schema argument name ("self", "other", "alpha", ...)
+  const RuntimeValue* value;   // never null; a None argument points at a monostate
+};
+
+class KernelContext {
+ public:
+  KernelContext(std::string_view target, std::span<const NamedValue> inputs, std::span<RuntimeValue> outputs,
+                Device device)
+      : target_(target), inputs_(inputs), outputs_(outputs), device_(device) {}
+
+  std::string_view target() const { return target_; }
+  Device device() const { return device_; }
+  std::span<const NamedValue> inputs() const { return inputs_; }
+  std::span<RuntimeValue> outputs() const { return outputs_; }
+
+  // The argument called `name`, else the one at `position`; nullptr when absent (a default applies).
+  const RuntimeValue* find(std::string_view name, int position) const;
+
+  // Typed access; an absent argument gives the default, a wrong type an InvalidArgument error
+  // naming the target and argument.
+  Result<Tensor> tensor(std::string_view name, int position) const;
+  Result<std::optional<Tensor>> optional_tensor(std::string_view name, int position) const;
+  Result<std::vector<Tensor>> tensor_list(std::string_view name, int position) const;
+  Result<int64_t> int64(std::string_view name, int position, std::optional<int64_t> fallback = std::nullopt) const;
+  Result<double> real(std::string_view name, int position, std::optional<double> fallback = std::nullopt) const;
+  Result<bool> boolean(std::string_view name, int position, std::optional<bool> fallback = std::nullopt) const;
+  Result<std::vector<int64_t>> int_list(std::string_view name, int position,
+                                        std::optional<std::vector<int64_t>> fallback = std::nullopt) const;
+  Result<std::optional<ScalarType>> scalar_type(std::string_view name, int position) const;
+
+  Error error(const std::string& message) const;  // InvalidArgument, prefixed with the target
+
+ private:
+  std::string_view target_;
+  std::span<const NamedValue> inputs_;
+  std::span<RuntimeValue> outputs_;
+  Device device_;
+};
+
+using KernelFn = Status (*)(KernelContext&);
+
+struct KernelInfo {
+  KernelFn fn = nullptr;
+  bool is_view = false;  // output aliases an input; needs no planned memory
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& global();
+  void add(std::string_view target, DeviceKind device, KernelInfo info);
+  const KernelInfo* find(std::string_view target, DeviceKind device) const;
+  std::vector<std::string> targets(DeviceKind device) const;  // sorted
+
+ private:
+  struct Impl;
+  Impl* impl();
+};
+
+// Registers a kernel at static-initialisation time (link kernel libraries with alwayslink = True).
+struct KernelRegistration {
+  KernelRegistration(std::string_view target, DeviceKind device, KernelInfo info) {
+    KernelRegistry::global().add(target, device, info);
+  }
+};
+
+}  // namespace nrt::exec

@@ -1,0 +1,63 @@
+// The seam for distributed execution. A ProcessGroup is a runtime handle over some transport
+// (single process now; MPI, NCCL later) that implements the collectives torch's functional
+// collectives need. Programs name their groups (Program.process_groups); the executor binds each
+// name, once at load time, to the group a ProcessGroupRegistry holds for it, and kernels of
+// `_c10d_functional::*` reach the group through the ProcessGroupRef argument they receive.
+//
+// Contracts for every implementation: collectives are called in the same order on every member
+// rank; tensors live on a device the implementation supports (an error otherwise); `output`
+// tensors are preallocated by the caller with the shapes documented per call; a failure is a
+// Status naming the group and the collective, never an abort.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "executor/tensor.h"
+#include "schema/nrt_generated.h"
+#include "serializer/error.h"
+
+namespace nrt::exec {
+
+class ProcessGroup {
+ public:
+  virtual ~ProcessGroup() = default;
+
+  virtual const std::string& name() const = 0;
+  virtual int rank() const = 0;  // this process's rank within the group
+  virtual int size() const = 0;
+  virtual std::string_view backend() const = 0;  // "single", "mpi", "nccl", ...
+
+  // In place: every rank ends with the reduction of all ranks' `tensor`.
+  virtual Status all_reduce(Tensor& tensor, fb::ReduceOp op) = 0;
+  // `output` has size() times the rows of `input` along dim 0, rank r's rows at block r.
+  virtual Status all_gather_into_tensor(const Tensor& input, Tensor& output) = 0;
+  // `input` has size() blocks along dim 0; rank r receives the reduction of block r.
+  virtual Status reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) = 0;
+  // Rows along dim 0: send input_splits[r] rows to rank r, receive output_splits[r] rows from it.
+  virtual Status all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
+                                   std::span<const int64_t> input_splits) = 0;
+  // In place: every rank ends with rank `src`'s tensor.
+  virtual Status broadcast(Tensor& tensor, int src) = 0;
+  virtual Status barrier() = 0;
+};
+
+// Binds group names to ProcessGroups. The executor consults it once, at load time.
+class ProcessGroupRegistry {
+ public:
+  void bind(std::string name, std::shared_ptr<ProcessGroup> group) { groups_[std::move(name)] = std::move(group); }
+  ProcessGroup* find(std::string_view name) const {
+    auto it = groups_.find(name);
+    return it == groups_.end() ? nullptr : it->second.get();
+  }
+  size_t size() const { return groups_.size(); }
+
+ private:
+  std::map<std::string, std::shared_ptr<ProcessGroup>, std::less<>> groups_;
+};
+
+}  // namespace nrt::exec

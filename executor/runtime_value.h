@@ -1,0 +1,42 @@
+// What a graph value holds at run time. Symbolic ints are concrete int64 here; None is
+// monostate; ProcessGroup values hold the group's name and the ProcessGroup the executor bound
+// to it (executor/process_group.h). Device, memory format and layout arguments keep their types.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "executor/tensor.h"
+
+namespace nrt::exec {
+
+class ProcessGroup;
+
+struct ProcessGroupRef {
+  std::string name;
+  ProcessGroup* group = nullptr;  // bound by the executor at load time; null when unbound
+};
+
+using RuntimeValue = std::variant<std::monostate,                     // None
+                                  Tensor,                             // Tensor, DTensor local shard
+                                  std::vector<Tensor>,                // Tensor[]
+                                  std::vector<std::optional<Tensor>>, // Tensor?[]
+                                  int64_t,                            // int, SymInt, bool-free ints
+                                  double,                             // float, SymFloat
+                                  bool,                               // bool, SymBool
+                                  std::string,                        // str
+                                  std::vector<int64_t>,               // int[], SymInt[]
+                                  std::vector<double>,                // float[]
+                                  std::vector<bool>,                  // bool[]
+                                  ScalarType,                         // dtype
+                                  ProcessGroupRef,                    // process group handle
+                                  // Appended (keep existing alternatives in place):
+                                  Device,                             // device
+                                  fb::MemoryFormat,                   // memory_format
+                                  fb::Layout,                         // layout
+                                  std::vector<std::string>>;          // str[]
+
+}  // namespace nrt::exec

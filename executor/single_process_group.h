@@ -1,0 +1,38 @@
+// The ProcessGroup of a world of one: every collective is the identity (or a copy into the
+// output). Used when a program runs without a launcher: the executor binds every group of the
+// program whose only rank is 0 to it. Groups with more ranks stay unbound, and a collective on
+// them fails when it runs (nrt-run under mpirun will bind them to MPI groups).
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "executor/process_group.h"
+
+namespace nrt::exec {
+
+class SingleProcessGroup final : public ProcessGroup {
+ public:
+  explicit SingleProcessGroup(std::string name) : name_(std::move(name)) {}
+
+  const std::string& name() const override { return name_; }
+  int rank() const override { return 0; }
+  int size() const override { return 1; }
+  std::string_view backend() const override { return "single"; }
+
+  Status all_reduce(Tensor& tensor, fb::ReduceOp op) override;
+  Status all_gather_into_tensor(const Tensor& input, Tensor& output) override;
+  Status reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
+  Status all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
+                           std::span<const int64_t> input_splits) override;
+  Status broadcast(Tensor& tensor, int src) override;
+  Status barrier() override { return {}; }
+
+ private:
+  std::string name_;
+};
+
+// A registry binding every process group of `program` whose ranks are exactly {0}.
+ProcessGroupRegistry single_process_registry(const fb::Program& program);
+
+}  // namespace nrt::exec

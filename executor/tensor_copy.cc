@@ -1,0 +1,51 @@
+#include "executor/tensor_copy.h"
+
+#include <cstring>
+#include <vector>
+
+namespace nrt::exec {
+
+Status copy_elements(const Tensor& src, const Tensor& dst) {
+  if (src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
+    return make_error(ErrorCode::InvalidArgument,
+                      "copy_elements: cannot copy " + src.type_string() + " into " + dst.type_string());
+  }
+  const int64_t numel = src.numel();
+  if (numel == 0) return {};
+  const size_t elem = src.element_size();
+  if (src.is_contiguous() && dst.is_contiguous()) {
+    std::memmove(dst.raw_data(), src.raw_data(), static_cast<size_t>(numel) * elem);
+    return {};
+  }
+  const int64_t rank = src.dim();
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  const uint8_t* s = src.raw_data();
+  uint8_t* d = dst.raw_data();
+  const auto& sizes = src.sizes();
+  const auto& ss = src.strides();
+  const auto& ds = dst.strides();
+  int64_t s_off = 0, d_off = 0;  // element offsets of the current index
+  for (int64_t n = 0; n < numel; ++n) {
+    std::memcpy(d + d_off * static_cast<int64_t>(elem), s + s_off * static_cast<int64_t>(elem), elem);
+    for (int64_t k = rank - 1; k >= 0; --k) {
+      const auto ku = static_cast<size_t>(k);
+      if (++index[ku] < sizes[ku]) {
+        s_off += ss[ku];
+        d_off += ds[ku];
+        break;
+      }
+      s_off -= ss[ku] * (sizes[ku] - 1);
+      d_off -= ds[ku] * (sizes[ku] - 1);
+      index[ku] = 0;
+    }
+  }
+  return {};
+}
+
+Tensor contiguous_copy(const Tensor& src) {
+  Tensor out = Tensor::empty(src.dtype(), src.sizes());
+  (void)copy_elements(src, out);  // same dtype and sizes by construction
+  return out;
+}
+
+}  // namespace nrt::exec

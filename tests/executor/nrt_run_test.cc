@@ -1,0 +1,206 @@
+// Runs the real nrt-run binary (with the CPU kernel library): the MLP and the transformer block
+// against NumPy goldens (make_goldens.py) within 1e-5, --json, --output-dir, --repeat,
+// --random-inputs, and exit statuses: 0 ok, 1 mismatch (with the worst element reported), 2 usage,
+// I/O, invalid program or unsupported ops.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "executor/compare_outputs.h"
+#include "executor/npy.h"
+#include "tests/executor/run_process.h"
+
+namespace nrt::testing {
+namespace {
+
+using json = nlohmann::json;
+
+std::string runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr || workspace == nullptr) return path;
+  return std::string(srcdir) + "/" + workspace + "/" + path;
+}
+
+std::string temp_dir(const std::string& name) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp ? tmp : "/tmp") + "/nrt_run_test_" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+const std::string kNrtRun = runfile("cli/nrt-run");
+const std::string kMlp = runfile("testdata/mlp.nrt");
+const std::string kMlpJson = runfile("testdata/mlp.nrt.json");
+const std::string kBlock = runfile("tests/executor/data/transformer_block.nrt");
+const std::string kE2e = runfile("tests/executor/data/e2e");
+
+ProcessResult nrt_run(std::vector<std::string> args) {
+  args.insert(args.begin(), kNrtRun);
+  return run_process(args);
+}
+
+TEST(NrtRunTest, MlpMatchesNumpy) {
+  auto r = nrt_run({kMlp, "--input", "x=" + kE2e + "/mlp/inputs/x.npy", "--expect", kE2e + "/mlp/expected"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("output linear_1: f32[8,4]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("matches"), std::string::npos) << r.out;
+}
+
+TEST(NrtRunTest, TransformerBlockMatchesNumpy) {
+  auto r = nrt_run({kBlock, "--input", "x=" + kE2e + "/transformer_block/inputs/x.npy", "--expect",
+                    kE2e + "/transformer_block/expected", "--poison-freed"});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("output add_1: f32[2,8,32]"), std::string::npos) << r.out;
+}
+
+TEST(NrtRunTest, JsonReportsTimesMemoryAndComparison) {
+  auto r = nrt_run({kBlock, "--input", "x=" + kE2e + "/transformer_block/inputs/x.npy", "--expect",
+                    kE2e + "/transformer_block/expected", "--repeat", "3", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["ok"], true);
+  EXPECT_EQ(j["exit_code"], 0);
+  EXPECT_EQ(j["graph"], "forward");
+  EXPECT_EQ(j["runs"], 3);
+  EXPECT_EQ(j["time_ms"]["all"].size(), 3u);
+  EXPECT_GT(j["time_ms"]["median"].get<double>(), 0.0);
+  EXPECT_LE(j["time_ms"]["min"].get<double>(), j["time_ms"]["median"].get<double>());
+  const auto arena = j["memory"]["arena_bytes"].get<uint64_t>();
+  const auto naive = j["memory"]["naive_bytes"].get<uint64_t>();
+  EXPECT_GT(arena, 0u);
+  EXPECT_LT(arena, naive);
+  EXPECT_LE(j["memory"]["live_peak_bytes"].get<uint64_t>(), arena);
+  ASSERT_EQ(j["outputs"].size(), 1u);
+  const auto& out = j["outputs"][0];
+  EXPECT_EQ(out["name"], "add_1");
+  EXPECT_EQ(out["type"], "f32[2,8,32]");
+  EXPECT_EQ(out["comparison"]["ok"], true);
+  EXPECT_EQ(out["comparison"]["elements"], 2 * 8 * 32);
+  EXPECT_LT(out["comparison"]["max_abs_error"].get<double>(), 1e-5);
+}
+
+// Expected outputs with element [3, 2] changed by 0.5.
+std::string perturbed_expectations() {
+  const std::string dir = temp_dir("perturbed");
+  auto expected = exec::read_npy(kE2e + "/mlp/expected/linear_1.npy");
+  EXPECT_TRUE(expected.ok());
+  expected->data<float>()[3 * 4 + 2] += 0.5f;
+  EXPECT_TRUE(exec::write_npy(dir + "/linear_1.npy", *expected).ok());
+  return dir;
+}
+
+TEST(NrtRunTest, MismatchExitsOneAndNamesTheWorstElement) {
+  const std::string dir = perturbed_expectations();
+  auto r = nrt_run({kMlp, "--input", "x=" + kE2e + "/mlp/inputs/x.npy", "--expect", dir});
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("MISMATCH"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("1 of 32 elements"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("worst element [3, 2]: got "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("abs error 0.5"), std::string::npos) << r.out;
+
+  auto j = nrt_run({kMlp, "--input", "x=" + kE2e + "/mlp/inputs/x.npy", "--expect", dir, "--json"});
+  EXPECT_EQ(j.exit_code, 1);
+  const json report = json::parse(j.out);
+  EXPECT_EQ(report["ok"], false);
+  EXPECT_EQ(report["exit_code"], 1);
+  const auto& c = report["outputs"][0]["comparison"];
+  EXPECT_EQ(c["ok"], false);
+  EXPECT_EQ(c["mismatched"], 1);
+  EXPECT_EQ(c["worst"]["index"], json::array({3, 2}));
+  EXPECT_NEAR(c["worst"]["abs_error"].get<double>(), 0.5, 1e-6);
+
+  // Loose enough tolerances accept the same files.
+  auto loose = nrt_run({kMlp, "--input", "x=" + kE2e + "/mlp/inputs/x.npy", "--expect", dir, "--atol", "0.6"});
+  EXPECT_EQ(loose.exit_code, 0) << loose.out;
+}
+
+TEST(NrtRunTest, OutputDirHoldsOneNpyPerOutput) {
+  const std::string dir = temp_dir("outputs") + "/nested/out";
+  auto r = nrt_run({kMlpJson, "--input", "x=" + kE2e + "/mlp/inputs/x.npy", "--output-dir", dir});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  auto written = exec::read_npy(dir + "/linear_1.npy");
+  ASSERT_TRUE(written.ok()) << written.error().to_string();
+  auto expected = exec::read_npy(kE2e + "/mlp/expected/linear_1.npy");
+  ASSERT_TRUE(expected.ok());
+  EXPECT_TRUE(exec::compare_tensors(*written, *expected).ok);
+}
+
+TEST(NrtRunTest, RandomInputsAreDeterministic) {
+  const std::string a = temp_dir("random_a"), b = temp_dir("random_b"), c = temp_dir("random_c");
+  ASSERT_EQ(nrt_run({kMlp, "--random-inputs", "7", "--output-dir", a}).exit_code, 0);
+  ASSERT_EQ(nrt_run({kMlp, "--random-inputs", "7", "--output-dir", b}).exit_code, 0);
+  ASSERT_EQ(nrt_run({kMlp, "--random-inputs", "8", "--output-dir", c}).exit_code, 0);
+  auto ta = exec::read_npy(a + "/linear_1.npy"), tb = exec::read_npy(b + "/linear_1.npy"),
+       tc = exec::read_npy(c + "/linear_1.npy");
+  ASSERT_TRUE(ta.ok() && tb.ok() && tc.ok());
+  EXPECT_EQ(std::memcmp(ta->raw_data(), tb->raw_data(), ta->nbytes()), 0);
+  EXPECT_NE(std::memcmp(ta->raw_data(), tc->raw_data(), ta->nbytes()), 0);
+  // Same seed, same outputs: a run compares clean against another's outputs.
+  EXPECT_EQ(nrt_run({kMlp, "--random-inputs", "7", "--expect", a}).exit_code, 0);
+}
+
+TEST(NrtRunTest, UsageAndInputErrorsExitTwo) {
+  EXPECT_EQ(nrt_run({}).exit_code, 2);
+  EXPECT_EQ(nrt_run({kMlp, "--no-such-flag"}).exit_code, 2);
+  EXPECT_EQ(nrt_run({kMlp, "--repeat", "0"}).exit_code, 2);
+
+  auto missing = nrt_run({kMlp});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("missing input 'x'"), std::string::npos) << missing.err;
+
+  auto malformed = nrt_run({kMlp, "--input", "x"});
+  EXPECT_EQ(malformed.exit_code, 2);
+  EXPECT_NE(malformed.err.find("NAME=PATH"), std::string::npos) << malformed.err;
+
+  auto unknown = nrt_run({kMlp, "--input", "y=" + kE2e + "/mlp/inputs/x.npy"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.err.find("user inputs: x"), std::string::npos) << unknown.err;
+
+  auto wrong_shape = nrt_run({kMlp, "--input", "x=" + kE2e + "/transformer_block/inputs/x.npy"});
+  EXPECT_EQ(wrong_shape.exit_code, 2);
+  EXPECT_NE(wrong_shape.err.find("f32[2,8,32]"), std::string::npos) << wrong_shape.err;
+
+  auto no_file = nrt_run({kMlp, "--input", "x=/nonexistent/x.npy"});
+  EXPECT_EQ(no_file.exit_code, 2);
+
+  auto no_expect = nrt_run({kMlp, "--random-inputs", "1", "--expect", temp_dir("empty")});
+  EXPECT_EQ(no_expect.exit_code, 2);
+  EXPECT_NE(no_expect.err.find("linear_1.npy"), std::string::npos) << no_expect.err;
+}
+
+TEST(NrtRunTest, InvalidProgramsExitTwo) {
+  const std::string garbage = temp_dir("garbage") + "/garbage.nrt";
+  std::ofstream(garbage) << "this is not an nrt file, not even close";
+  auto r = nrt_run({garbage, "--random-inputs", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("NRT-E"), std::string::npos) << r.err;
+
+  auto j = nrt_run({garbage, "--random-inputs", "1", "--json"});
+  EXPECT_EQ(j.exit_code, 2);
+  const json report = json::parse(j.out);
+  EXPECT_EQ(report["ok"], false);
+  EXPECT_EQ(report["exit_code"], 2);
+  EXPECT_EQ(report["error"]["id"].get<std::string>().rfind("NRT-E", 0), 0u);
+
+  auto no_graph = nrt_run({kMlp, "--graph", "nope", "--random-inputs", "1"});
+  EXPECT_EQ(no_graph.exit_code, 2);
+  EXPECT_NE(no_graph.err.find("no graph named 'nope'"), std::string::npos) << no_graph.err;
+}
+
+TEST(NrtRunTest, UnsupportedOpsAreListedTogether) {
+  // all_arguments.nrt uses test-only targets the kernel library does not have.
+  auto r = nrt_run({runfile("testdata/all_arguments.nrt"), "--random-inputs", "1"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("nrt_test::every_argument.default"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("nrt_test::produce_everything.default"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace nrt::testing
