@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "executor/execution_plan.h"
 #include "cli/program_input.h"
 #include "serializer/program_summary.h"
 #include "serializer/program_text.h"
@@ -244,6 +245,8 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
       "of parameters (elements of weights marked as parameters).");
   sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
   sub->add_flag("--json", command.json, "Print one JSON object on stdout instead of text");
+  sub->add_flag("--check-ops", command.check_ops,
+                "Also list the targets the CPU executor has no kernel for; exit 1 if any (nothing runs)");
   return sub;
 }
 
@@ -254,17 +257,47 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
     return exit_status_for(file.error());
   }
   const ProgramSummary summary = summarize_program(file->program());
+  // Entry point name -> targets without a CPU kernel.
+  std::vector<std::pair<std::string, std::vector<std::string>>> missing;
+  bool any_missing = false;
+  if (command.check_ops) {
+    for (uint32_t g : *file->program().entry_points()) {
+      const std::string name = file->program().graphs()->Get(g)->name()->str();
+      auto targets = exec::missing_kernels(file->program(), name);
+      if (!targets) {
+        spdlog::error("{}", printable(targets.error().to_string()));
+        return exit_status_for(targets.error());
+      }
+      any_missing = any_missing || !targets->empty();
+      missing.emplace_back(name, std::move(*targets));
+    }
+  }
   if (command.json) {
-    std::cout << summary_json(summary).dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+    json out = summary_json(summary);
+    if (command.check_ops) {
+      json ops = json::object();
+      for (const auto& [name, targets] : missing) ops[name] = targets;
+      out["missing_kernels"] = ops;
+    }
+    std::cout << out.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
   } else {
     print_text(std::cout, summary, style);
+    for (const auto& [name, targets] : missing) {
+      if (targets.empty()) {
+        std::cout << "ops of " << printable(name) << ": " << style.green("every target has a CPU kernel") << "\n";
+        continue;
+      }
+      std::cout << "ops of " << printable(name) << ": " << style.red(std::to_string(targets.size()) + " without a CPU kernel")
+                << "\n";
+      for (const auto& t : targets) std::cout << "  " << printable(t) << "\n";
+    }
   }
   std::cout.flush();
   if (!std::cout) {
     spdlog::error("cannot write to stdout");
     return kExitUsage;
   }
-  return kExitOk;
+  return any_missing ? kExitInvalid : kExitOk;
 }
 
 }  // namespace nrt::cli

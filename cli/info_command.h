@@ -1,5 +1,7 @@
-// `nrt-inspect info FILE [--json]`: what a program holds (program_summary.h) as aligned text, or
-// as one JSON object on stdout. Exit 0, 1 for an invalid file, 2 for I/O trouble.
+// `nrt-inspect info FILE [--json] [--check-ops]`: what a program holds (program_summary.h) as
+// aligned text, or as one JSON object on stdout. --check-ops also lists, per entry point, the
+// targets the CPU executor has no kernel for (without running anything) and then exits 1 when
+// any is missing. Exit 0, 1 for an invalid file (or missing kernels), 2 for I/O trouble.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -13,6 +15,7 @@ namespace nrt::cli {
 struct InfoCommand {
   std::string path;
   bool json = false;
+  bool check_ops = false;
 };
 
 // Registers the subcommand; parsing fills `command`, which must outlive `app`'s parse.
