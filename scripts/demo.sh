@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on the bundled example (testdata/mlp.nrt.json, a two-layer perceptron with
-# weights): set up, build, convert to .nrt, verify deeply, show info and the graph, hash it, and
-# run it (on every rank under mpirun when the executor is built). Outputs go to out/demo/.
+# weights): set up, build, convert to .nrt, verify deeply, show info and the graph, hash it, run
+# it, and run it again on two ranks under mpirun, each checking the first run's outputs.
+# Outputs go to out/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -15,7 +16,7 @@ run "$INSPECT" verify --deep out/demo/mlp.nrt
 run "$INSPECT" info out/demo/mlp.nrt
 run "$INSPECT" print out/demo/mlp.nrt
 run "$INSPECT" hash out/demo/mlp.nrt
-if [ -x bazel-bin/cli/nrt-run ]; then
-  run mpirun --allow-run-as-root --oversubscribe -np 2 \
-    bazel-bin/cli/nrt-run out/demo/mlp.nrt --random-inputs 0 --output-dir out/demo/outputs
-fi
+run bazel-bin/cli/nrt-run out/demo/mlp.nrt --random-inputs 0 --output-dir out/demo/outputs
+# Every rank runs the program on the same deterministic inputs and checks the reference outputs.
+run mpirun --allow-run-as-root --oversubscribe -np 2 \
+  bazel-bin/cli/nrt-run out/demo/mlp.nrt --random-inputs 0 --expect out/demo/outputs

@@ -14,7 +14,10 @@ passed=0 failed=0 skipped=0
 add() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0})); }
 step() { echo; echo "=== $* ==="; }
 
+# Tests read the conformance programs in place (../shared/conformance, beside the checkout).
+CONFORMANCE_DIR="$(cd .. && pwd)/shared/conformance"
 BAZEL_FLAGS=(--noshow_progress --show_result=0)
+TEST_FLAGS=(--test_env=NRT_CONFORMANCE_DIR="$CONFORMANCE_DIR")
 
 # Every test target in the repository.
 mapfile -t TESTS < <(bazel query 'tests(//...)' 2>/dev/null | sort)
@@ -31,7 +34,7 @@ run_suite() {  # run_suite LABEL BAZEL_ARGS... -- TARGETS...
   while [ "$1" != "--" ]; do args+=("$1"); shift; done
   shift
   step "$label"
-  bazel test "${BAZEL_FLAGS[@]}" "${args[@]}" "$@"
+  bazel test "${BAZEL_FLAGS[@]}" "${TEST_FLAGS[@]}" "${args[@]}" "$@"
   local logs
   logs="$(bazel info "${args[@]}" bazel-testlogs 2>/dev/null)"
   read -r p f s < <(python3 scripts/count_test_results.py "$logs" "$@")
@@ -42,7 +45,7 @@ run_suite() {  # run_suite LABEL BAZEL_ARGS... -- TARGETS...
 run_suite "tests" -- "${TESTS[@]}"
 
 # The serializer and verification tests again under ASan+UBSan (separate output tree).
-mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" | grep -E '^//tests(/verify)?:' )
+mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" | grep -E '^//tests(/verify|/executor|/torch_export)?:' )
 run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
 
 step "fuzz targets"
