@@ -1,0 +1,245 @@
+// scaled_dot_product_attention, math path: softmax(q @ k^T * scale + bias) @ v per batch element,
+// with batch dims broadcast among q, k, v and the mask. The bias comes from a bool attn_mask
+// (false: -inf) or a float one (added), or from is_causal (top-left aligned lower triangle).
+// Rows whose every score is -inf give zeros (torch's safe softmax in the math path). enable_gqa
+// repeats each key/value head for its group of query heads. Dropout is not supported (inference).
+// _scaled_dot_product_flash_attention_for_cpu (what CPU decompositions produce) computes the same
+// and also returns the log-sum-exp of each row's scaled scores (float32, float64 for float64 inputs; -inf
+// for rows masked entirely).
+#include <cmath>
+#include <limits>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+// [..., H, S, E] with each head repeated `group` times along dim -3 (repeat_interleave).
+Tensor repeat_heads(const Tensor& t, int64_t group) {
+  const size_t r = t.sizes().size();
+  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
+  sizes.insert(sizes.begin() + static_cast<int64_t>(r) - 2, group);
+  strides.insert(strides.begin() + static_cast<int64_t>(r) - 2, 0);
+  const Tensor expanded = t.as_strided(sizes, strides, t.storage_offset());
+  Tensor copy = converted_copy(expanded, t.dtype());
+  std::vector<int64_t> merged = t.sizes();
+  merged[r - 3] *= group;
+  return copy.as_strided(merged, Tensor::contiguous_strides(merged), 0);
+}
+
+Tensor batch_matrix(const Tensor& t, const std::vector<int64_t>& index) {
+  int64_t offset = t.storage_offset();
+  for (size_t d = 0; d < index.size(); ++d) offset += index[d] * t.strides()[d];
+  const size_t r = t.sizes().size() - 2;
+  return t.as_strided({t.sizes()[r], t.sizes()[r + 1]}, {t.strides()[r], t.strides()[r + 1]}, offset);
+}
+
+template <class C>
+void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* mask, bool causal, C* logsumexp) {
+  const C minus_inf = -std::numeric_limits<C>::infinity();
+  for (int64_t i = 0; i < rows; ++i) {
+    C* row = scores + i * cols;
+    for (int64_t j = 0; j < cols; ++j) {
+      if (causal && j > i) row[j] = minus_inf;
+      if (mask == nullptr) continue;
+      const int64_t at = i * mask->strides()[0] + j * mask->strides()[1];
+      if (mask->dtype() == ScalarType::BOOL) {
+        if (!mask->data<bool>()[at]) row[j] = minus_inf;
+      } else {
+        row[j] += mask->data<C>()[at];
+      }
+    }
+    C maximum = minus_inf;
+    for (int64_t j = 0; j < cols; ++j) {
+      if (std::isnan(row[j]) || row[j] > maximum) maximum = row[j];
+    }
+    if (maximum == minus_inf) {
+      std::fill(row, row + cols, C(0));
+      if (logsumexp) logsumexp[i] = minus_inf;
+      continue;
+    }
+    C total = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      row[j] = std::exp(row[j] - maximum);
+      total += row[j];
+    }
+    if (logsumexp) logsumexp[i] = maximum + std::log(total);
+    for (int64_t j = 0; j < cols; ++j) row[j] /= total;
+  }
+}
+
+struct AttentionArguments {
+  Tensor q, k, v;
+  std::optional<Tensor> mask;
+  double dropout = 0.0;
+  bool causal = false;
+  std::optional<double> scale;
+  bool gqa = false;
+  bool with_logsumexp = false;  // output 1
+};
+
+Status attention(KernelContext& ctx, const AttentionArguments& args) {
+  const Tensor& q = args.q;
+  const Tensor& k = args.k;
+  const Tensor& v = args.v;
+  const std::optional<Tensor>& mask = args.mask;
+  if (args.dropout != 0.0) return ctx.error("dropout_p must be 0 (inference only), got " + std::to_string(args.dropout));
+  if (args.causal && mask) return ctx.error("is_causal and attn_mask cannot both be given");
+  if (!is_floating_dtype(q.dtype())) return unsupported_dtype(ctx, q.dtype());
+  if (k.dtype() != q.dtype() || v.dtype() != q.dtype()) return ctx.error("query, key and value must share one dtype");
+  if (q.dim() < 2 || k.dim() < 2 || v.dim() < 2) return ctx.error("query, key and value need at least 2 dimensions");
+  const int64_t L = q.sizes()[q.sizes().size() - 2], E = q.sizes().back();
+  const int64_t S = k.sizes()[k.sizes().size() - 2], Ev = v.sizes().back();
+  if (k.sizes().back() != E || v.sizes()[v.sizes().size() - 2] != S) {
+    return ctx.error("query " + shape_string(q.sizes()) + ", key " + shape_string(k.sizes()) + " and value " +
+                     shape_string(v.sizes()) + " do not fit");
+  }
+  const double scale = args.scale.value_or(1.0 / std::sqrt(static_cast<double>(E)));
+  const ScalarType compute = q.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
+  Tensor key = k, value = v;
+  if (args.gqa && q.dim() >= 3 && k.dim() >= 3 && v.dim() >= 3) {
+    const int64_t heads = q.sizes()[q.sizes().size() - 3];
+    const int64_t kv_heads = k.sizes()[k.sizes().size() - 3];
+    if (kv_heads != v.sizes()[v.sizes().size() - 3] || kv_heads == 0 || heads % kv_heads != 0) {
+      return ctx.error("enable_gqa needs the query heads to be a multiple of the key/value heads");
+    }
+    if (heads != kv_heads) {
+      key = repeat_heads(key, heads / kv_heads);
+      value = repeat_heads(value, heads / kv_heads);
+    }
+  }
+  const std::vector<int64_t> q_batch(q.sizes().begin(), q.sizes().end() - 2);
+  const std::vector<int64_t> k_batch(key.sizes().begin(), key.sizes().end() - 2);
+  const std::vector<int64_t> v_batch(value.sizes().begin(), value.sizes().end() - 2);
+  auto batch = broadcast_shapes(q_batch, k_batch);
+  if (batch) batch = broadcast_shapes(*batch, v_batch);
+  if (!batch) return ctx.error("batch dimensions of query, key and value do not broadcast");
+  std::vector<int64_t> mask_sizes = *batch;
+  mask_sizes.insert(mask_sizes.end(), {L, S});
+  Tensor bias;
+  if (mask) {
+    if (mask->dtype() != ScalarType::BOOL && !is_floating_dtype(mask->dtype())) {
+      return ctx.error("attn_mask must be bool or floating, got " + std::string(short_name(mask->dtype())));
+    }
+    if (!broadcasts_to(mask->sizes(), mask_sizes)) {
+      auto grown = broadcast_shapes(mask->sizes(), mask_sizes);
+      if (!grown || grown->size() < 2 || (*grown)[grown->size() - 2] != L || grown->back() != S) {
+        return ctx.error("attn_mask " + shape_string(mask->sizes()) + " does not broadcast to " +
+                         shape_string(mask_sizes));
+      }
+      batch->assign(grown->begin(), grown->end() - 2);
+      mask_sizes = *grown;
+    }
+    const Tensor typed = mask->dtype() == ScalarType::BOOL ? *mask : contiguous_as(*mask, compute);
+    bias = expand_to(typed, mask_sizes);
+  }
+  std::vector<int64_t> out_sizes = *batch;
+  out_sizes.insert(out_sizes.end(), {L, Ev});
+  auto slot = OutputSlot::bind(ctx, 0, q.dtype(), out_sizes);
+  if (!slot) return slot.error();
+  auto expand_batch = [&](const Tensor& t) {
+    std::vector<int64_t> sizes = *batch;
+    sizes.insert(sizes.end(), t.sizes().end() - 2, t.sizes().end());
+    return expand_to(contiguous_as(t, compute), sizes);
+  };
+  const Tensor qx = expand_batch(q), kx = expand_batch(key), vx = expand_batch(value);
+  Tensor staging = slot->staging(compute);
+  std::optional<OutputSlot> lse_slot;
+  Tensor lse;
+  if (args.with_logsumexp) {
+    std::vector<int64_t> lse_sizes = *batch;
+    lse_sizes.push_back(L);
+    auto s = OutputSlot::bind_secondary(ctx, 1, compute, lse_sizes);
+    if (!s) return s.error();
+    lse_slot = *s;
+    lse = lse_slot->staging(compute);
+  }
+  Tensor scores = Tensor::empty(compute, {L, S});
+  const int64_t batches = product(*batch);
+  std::vector<int64_t> index(batch->size(), 0);
+  for (int64_t b = 0; b < batches; ++b) {
+    const Tensor qm = batch_matrix(qx, index), km = batch_matrix(kx, index), vm = batch_matrix(vx, index);
+    const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
+    gemm(qm, kt, scores, scale, 0.0);
+    const Tensor mask_matrix = bias.defined() ? batch_matrix(bias, index) : Tensor();
+    if (compute == ScalarType::FLOAT64) {
+      masked_softmax_rows(scores.data<double>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
+                          lse.defined() ? lse.data<double>() + b * L : nullptr);
+    } else {
+      masked_softmax_rows(scores.data<float>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
+                          lse.defined() ? lse.data<float>() + b * L : nullptr);
+    }
+    const Tensor out = staging.as_strided({L, Ev}, {Ev, 1}, staging.storage_offset() + b * L * Ev);
+    gemm(scores, vm, out, 1.0, 0.0);
+    for (size_t d = batch->size(); d-- > 0;) {
+      if (++index[d] < (*batch)[d]) break;
+      index[d] = 0;
+    }
+  }
+  slot->commit();
+  if (lse_slot) lse_slot->commit();
+  return Status::Ok();
+}
+
+// Reads the arguments at the given positions (names take precedence).
+struct AttentionPositions {
+  int mask, dropout, causal, scale, gqa;
+};
+
+Status attention_call(KernelContext& ctx, AttentionPositions at, bool with_logsumexp) {
+  AttentionArguments args;
+  args.with_logsumexp = with_logsumexp;
+  auto q = ctx.tensor("query", 0);
+  if (!q) return q.error();
+  auto k = ctx.tensor("key", 1);
+  if (!k) return k.error();
+  auto v = ctx.tensor("value", 2);
+  if (!v) return v.error();
+  auto mask = ctx.optional_tensor("attn_mask", at.mask);
+  if (!mask) return mask.error();
+  auto dropout = ctx.real("dropout_p", at.dropout, 0.0);
+  if (!dropout) return dropout.error();
+  auto causal = ctx.boolean("is_causal", at.causal, false);
+  if (!causal) return causal.error();
+  const RuntimeValue* scale = ctx.find("scale", at.scale);
+  if (scale != nullptr && !std::holds_alternative<std::monostate>(*scale)) {
+    auto s = ctx.real("scale", at.scale);
+    if (!s) return s.error();
+    args.scale = *s;
+  }
+  if (at.gqa >= 0) {
+    auto gqa = ctx.boolean("enable_gqa", at.gqa, false);
+    if (!gqa) return gqa.error();
+    args.gqa = *gqa;
+  }
+  args.q = *q;
+  args.k = *k;
+  args.v = *v;
+  args.mask = *mask;
+  args.dropout = *dropout;
+  args.causal = *causal;
+  return attention(ctx, args);
+}
+
+// scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None,
+//   float dropout_p=0.0, bool is_causal=False, *, float? scale=None, bool enable_gqa=False)
+Status scaled_dot_product_attention(KernelContext& ctx) { return attention_call(ctx, {3, 4, 5, 6, 7}, false); }
+
+// _scaled_dot_product_flash_attention_for_cpu(Tensor query, Tensor key, Tensor value,
+//   float dropout_p=0.0, bool is_causal=False, *, Tensor? attn_mask=None, float? scale=None)
+//   -> (Tensor output, Tensor logsumexp)
+Status flash_attention_for_cpu(KernelContext& ctx) { return attention_call(ctx, {5, 3, 4, 6, -1}, true); }
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::scaled_dot_product_attention.default", kCpu, {&scaled_dot_product_attention, false}},
+    {"aten::_scaled_dot_product_flash_attention_for_cpu.default", kCpu, {&flash_attention_for_cpu, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,116 @@
+// Copies that may change dtype: _to_copy and the `to` overloads (always a fresh tensor, never an
+// alias of the input), clone, lift_fresh_copy, copy (src broadcast into self's shape and dtype),
+// and native_dropout in inference (a copy and an all-true mask). Layout, device and memory-format
+// arguments are accepted and ignored: CPU tensors here are always strided, and contiguous outputs
+// are always valid.
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+Status copy_as(KernelContext& ctx, const Tensor& self, ScalarType dtype) {
+  if (dtype != self.dtype() && (!is_kernel_dtype(dtype) || !is_kernel_dtype(self.dtype()))) {
+    return ctx.error("conversion from " + std::string(short_name(self.dtype())) + " to " +
+                     std::string(short_name(dtype)) + " is not supported");
+  }
+  auto out = bind_output(ctx, 0, dtype, self.sizes());
+  if (!out) return out.error();
+  copy_into(*out, self);
+  return Status::Ok();
+}
+
+// _to_copy(Tensor self, *, ScalarType? dtype, ...) and to.dtype_layout(Tensor self, *, dtype, ...).
+Status to_copy(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dtype = ctx.scalar_type("dtype", 1);
+  if (!dtype) return dtype.error();
+  return copy_as(ctx, *self, dtype->value_or(self->dtype()));
+}
+
+// to.dtype(Tensor self, ScalarType dtype, ...).
+Status to_dtype(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dtype = ctx.scalar_type("dtype", 1);
+  if (!dtype) return dtype.error();
+  return copy_as(ctx, *self, dtype->value_or(self->dtype()));
+}
+
+// to.device(Tensor self, Device device, ScalarType dtype, ...).
+Status to_device(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dtype = ctx.scalar_type("dtype", 2);
+  if (!dtype) return dtype.error();
+  return copy_as(ctx, *self, dtype->value_or(self->dtype()));
+}
+
+// to.other(Tensor self, Tensor other, ...): other's dtype.
+Status to_other(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto other = ctx.tensor("other", 1);
+  if (!other) return other.error();
+  return copy_as(ctx, *self, other->dtype());
+}
+
+Status clone(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  return copy_as(ctx, *self, self->dtype());
+}
+
+// copy(Tensor self, Tensor src, bool non_blocking=False): src's values in self's shape and dtype.
+Status copy(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto src = ctx.tensor("src", 1);
+  if (!src) return src.error();
+  if (!broadcasts_to(src->sizes(), self->sizes())) {
+    return ctx.error("src " + shape_string(src->sizes()) + " does not broadcast to " + shape_string(self->sizes()));
+  }
+  if (src->dtype() != self->dtype() && (!is_kernel_dtype(src->dtype()) || !is_kernel_dtype(self->dtype()))) {
+    return ctx.error("conversion from " + std::string(short_name(src->dtype())) + " to " +
+                     std::string(short_name(self->dtype())) + " is not supported");
+  }
+  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  if (!out) return out.error();
+  copy_into(*out, expand_to(*src, self->sizes()));
+  return Status::Ok();
+}
+
+// native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
+Status native_dropout(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto p = ctx.real("p", 1);
+  if (!p) return p.error();
+  auto train = ctx.boolean("train", 2, false);
+  if (!train) return train.error();
+  if (*train && *p > 0.0) return ctx.error("training-mode dropout is not supported (inference only)");
+  if (auto s = copy_as(ctx, *input, input->dtype()); !s.ok()) return s;
+  auto mask = OutputSlot::bind_secondary(ctx, 1, ScalarType::BOOL, input->sizes());
+  if (!mask) return mask.error();
+  fill_with(mask->tensor(), ScalarValue::of_bool(true));
+  return Status::Ok();
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::_to_copy.default", kCpu, {&to_copy, false}},
+    {"aten::to.dtype", kCpu, {&to_dtype, false}},
+    {"aten::to.dtype_layout", kCpu, {&to_copy, false}},
+    {"aten::to.device", kCpu, {&to_device, false}},
+    {"aten::to.other", kCpu, {&to_other, false}},
+    {"aten::clone.default", kCpu, {&clone, false}},
+    {"aten::lift_fresh_copy.default", kCpu, {&clone, false}},
+    {"aten::copy.default", kCpu, {&copy, false}},
+    {"aten::native_dropout.default", kCpu, {&native_dropout, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

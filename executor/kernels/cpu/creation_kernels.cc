@@ -1,0 +1,176 @@
+// Tensors made from arguments: zeros, ones, full, empty (contents unspecified), arange, scalar_tensor,
+// and the _like / new_ forms (dtype defaults to the input's). Layout, device, pin_memory and
+// memory_format arguments are accepted and ignored (CPU, strided, contiguous).
+#include <cmath>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/operand.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+Result<std::vector<int64_t>> read_sizes(const KernelContext& ctx, std::string_view name, int position) {
+  auto sizes = ctx.int_list(name, position);
+  if (!sizes) return sizes.error();
+  for (int64_t s : *sizes) {
+    if (s < 0) return ctx.error("negative size in " + shape_string(*sizes));
+  }
+  return sizes;
+}
+
+Status make_filled(KernelContext& ctx, const std::vector<int64_t>& sizes, ScalarType dtype,
+                   std::optional<ScalarValue> value) {
+  if (value && !is_kernel_dtype(dtype)) return unsupported_dtype(ctx, dtype);
+  auto out = bind_output(ctx, 0, dtype, sizes);
+  if (!out) return out.error();
+  if (value) fill_with(*out, *value);
+  return Status::Ok();
+}
+
+// The fill value of full(): None for empty, else a constant or the `fill_value` argument.
+enum class Fill { kEmpty, kZero, kOne, kArgument };
+
+Result<std::optional<ScalarValue>> fill_value(const KernelContext& ctx, Fill fill, int position) {
+  switch (fill) {
+    case Fill::kEmpty: return std::optional<ScalarValue>{};
+    case Fill::kZero: return std::optional<ScalarValue>(ScalarValue::of_int(0));
+    case Fill::kOne: return std::optional<ScalarValue>(ScalarValue::of_int(1));
+    case Fill::kArgument: {
+      auto v = read_scalar(ctx, "fill_value", position);
+      if (!v) return v.error();
+      return std::optional<ScalarValue>(*v);
+    }
+  }
+  return std::optional<ScalarValue>{};
+}
+
+// zeros(SymInt[] size, *, ScalarType? dtype=None, ...); full(SymInt[] size, Scalar fill_value, *, dtype, ...)
+template <Fill kFill>
+Status from_size(KernelContext& ctx) {
+  auto sizes = read_sizes(ctx, "size", 0);
+  if (!sizes) return sizes.error();
+  auto value = fill_value(ctx, kFill, 1);
+  if (!value) return value.error();
+  auto dtype = ctx.scalar_type("dtype", kFill == Fill::kArgument ? 2 : 1);
+  if (!dtype) return dtype.error();
+  // full() infers its dtype from the fill value; the others default to float32.
+  const ScalarType fallback = kFill == Fill::kArgument ? (*value)->dtype() : ScalarType::FLOAT32;
+  return make_filled(ctx, *sizes, dtype->value_or(fallback), *value);
+}
+
+// zeros_like(Tensor self, *, ScalarType? dtype=None, ...); full_like(Tensor self, Scalar fill_value, *, dtype, ...)
+template <Fill kFill>
+Status like(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto value = fill_value(ctx, kFill, 1);
+  if (!value) return value.error();
+  auto dtype = ctx.scalar_type("dtype", kFill == Fill::kArgument ? 2 : 1);
+  if (!dtype) return dtype.error();
+  return make_filled(ctx, self->sizes(), dtype->value_or(self->dtype()), *value);
+}
+
+// new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...); new_full(self, size, fill_value, *, ...)
+template <Fill kFill>
+Status new_from(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto sizes = read_sizes(ctx, "size", 1);
+  if (!sizes) return sizes.error();
+  auto value = fill_value(ctx, kFill, 2);
+  if (!value) return value.error();
+  auto dtype = ctx.scalar_type("dtype", kFill == Fill::kArgument ? 3 : 2);
+  if (!dtype) return dtype.error();
+  return make_filled(ctx, *sizes, dtype->value_or(self->dtype()), *value);
+}
+
+// empty_strided(SymInt[] size, SymInt[] stride, *, dtype, ...): contiguous here, which holds the
+// same values; nothing reads the strides of a fresh tensor but views made from it.
+Status empty_strided(KernelContext& ctx) {
+  auto sizes = read_sizes(ctx, "size", 0);
+  if (!sizes) return sizes.error();
+  auto dtype = ctx.scalar_type("dtype", 2);
+  if (!dtype) return dtype.error();
+  return make_filled(ctx, *sizes, dtype->value_or(ScalarType::FLOAT32), std::nullopt);
+}
+
+// scalar_tensor(Scalar s, *, ScalarType? dtype=None, ...)
+Status scalar_tensor(KernelContext& ctx) {
+  auto s = read_scalar(ctx, "s", 0);
+  if (!s) return s.error();
+  auto dtype = ctx.scalar_type("dtype", 1);
+  if (!dtype) return dtype.error();
+  return make_filled(ctx, {}, dtype->value_or(ScalarType::FLOAT32), *s);
+}
+
+// arange.default(Scalar end, *, dtype), arange.start(Scalar start, Scalar end, *, dtype),
+// arange.start_step(Scalar start, Scalar end, Scalar step=1, *, dtype)
+Status arange_with(KernelContext& ctx, bool has_start, bool has_step) {
+  ScalarValue start = ScalarValue::of_int(0), step = ScalarValue::of_int(1);
+  if (has_start) {
+    auto v = read_scalar(ctx, "start", 0);
+    if (!v) return v.error();
+    start = *v;
+  }
+  auto end = read_scalar(ctx, "end", has_start ? 1 : 0);
+  if (!end) return end.error();
+  if (has_step) {
+    auto v = read_scalar(ctx, "step", 2, ScalarValue::of_int(1));
+    if (!v) return v.error();
+    step = *v;
+  }
+  auto dtype_arg = ctx.scalar_type("dtype", has_step ? 3 : has_start ? 2 : 1);
+  if (!dtype_arg) return dtype_arg.error();
+  const bool any_float = start.is_floating() || end->is_floating() || step.is_floating();
+  const ScalarType dtype = dtype_arg->value_or(any_float ? ScalarType::FLOAT32 : ScalarType::INT64);
+  const double first = start.to_double(), last = end->to_double(), delta = step.to_double();
+  if (delta == 0.0) return ctx.error("step must be nonzero");
+  if (!std::isfinite(first) || !std::isfinite(last)) return ctx.error("unsupported range: bounds must be finite");
+  if ((delta > 0 && last < first) || (delta < 0 && last > first)) {
+    return ctx.error("the bounds are inconsistent with the sign of step");
+  }
+  const double count = std::ceil((last - first) / delta);
+  if (count > 9.0e18) return ctx.error("the range has too many elements");
+  const auto n = static_cast<int64_t>(count);
+  auto out = bind_output(ctx, 0, dtype, {n});
+  if (!out) return out.error();
+  return dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* data = out->template data<T>();
+    const int64_t stride = out->strides()[0];
+    if (!any_float && is_integral_v<T>) {
+      for (int64_t i = 0; i < n; ++i) {
+        data[i * stride] = convert<T>(wrapping_add(start.integer, wrapping_mul(step.integer, i)));
+      }
+    } else {
+      for (int64_t i = 0; i < n; ++i) data[i * stride] = convert<T>(first + delta * static_cast<double>(i));
+    }
+  });
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::zeros.default", kCpu, {&from_size<Fill::kZero>, false}},
+    {"aten::ones.default", kCpu, {&from_size<Fill::kOne>, false}},
+    {"aten::full.default", kCpu, {&from_size<Fill::kArgument>, false}},
+    {"aten::empty.memory_format", kCpu, {&from_size<Fill::kEmpty>, false}},
+    {"aten::empty_strided.default", kCpu, {&empty_strided, false}},
+    {"aten::zeros_like.default", kCpu, {&like<Fill::kZero>, false}},
+    {"aten::ones_like.default", kCpu, {&like<Fill::kOne>, false}},
+    {"aten::full_like.default", kCpu, {&like<Fill::kArgument>, false}},
+    {"aten::empty_like.default", kCpu, {&like<Fill::kEmpty>, false}},
+    {"aten::new_zeros.default", kCpu, {&new_from<Fill::kZero>, false}},
+    {"aten::new_ones.default", kCpu, {&new_from<Fill::kOne>, false}},
+    {"aten::new_full.default", kCpu, {&new_from<Fill::kArgument>, false}},
+    {"aten::new_empty.default", kCpu, {&new_from<Fill::kEmpty>, false}},
+    {"aten::scalar_tensor.default", kCpu, {&scalar_tensor, false}},
+    {"aten::arange.default", kCpu, {[](KernelContext& ctx) { return arange_with(ctx, false, false); }, false}},
+    {"aten::arange.start", kCpu, {[](KernelContext& ctx) { return arange_with(ctx, true, false); }, false}},
+    {"aten::arange.start_step", kCpu, {[](KernelContext& ctx) { return arange_with(ctx, true, true); }, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,18 @@
+// Matrix products on 2-D strided views through OpenBLAS. Operands whose layout BLAS can describe
+// (unit stride along one dimension, a leading dimension along the other) are passed as they are,
+// transposed when column-major; others (expanded, doubly strided) are copied first.
+#pragma once
+
+#include "executor/tensor.h"
+
+namespace nrt::exec::cpu {
+
+// c = alpha * a @ b + beta * c with a [m, k], b [k, n] and c [m, n] contiguous, all float32 or
+// all float64. With beta == 0, c's previous contents are ignored (NaN included).
+void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta);
+
+// The same for integer dtypes (a, b and c of one integral dtype, c contiguous), computed exactly
+// with wrap-around; alpha and beta are 1 and 0.
+void integer_gemm(const Tensor& a, const Tensor& b, const Tensor& c);
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,261 @@
+// Reading elements by integer index: embedding, index_select, gather and index.Tensor (integer
+// index tensors, broadcast together; torch's placement of the indexed dims). Indices may be int32
+// or int64 and negative ones count from the end, except in embedding; an index out of range is an
+// error naming it, never a read outside the tensor. Elements are copied as bytes (every dtype).
+#include <cstring>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/strided_iteration.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+Status check_index_dtype(const KernelContext& ctx, const Tensor& index) {
+  if (index.dtype() != ScalarType::INT64 && index.dtype() != ScalarType::INT32) {
+    return ctx.error("indices must be int64 or int32, got " + std::string(short_name(index.dtype())));
+  }
+  return Status::Ok();
+}
+
+// The index values of `index` (int32 or int64) in row-major order.
+std::vector<int64_t> index_values(const Tensor& index) {
+  std::vector<int64_t> values;
+  values.reserve(static_cast<size_t>(index.numel()));
+  const bool wide = index.dtype() == ScalarType::INT64;
+  for_each_run<1>(index.sizes(), {&index}, [&](const std::array<uint8_t*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      values.push_back(wide ? *reinterpret_cast<const int64_t*>(p[0] + i * s[0])
+                            : *reinterpret_cast<const int32_t*>(p[0] + i * s[0]));
+    }
+  });
+  return values;
+}
+
+// Wraps negative indices; an error for anything outside [-size, size).
+Status wrap_indices(const KernelContext& ctx, std::vector<int64_t>& values, int64_t size, bool allow_negative) {
+  for (int64_t& v : values) {
+    if (v < (allow_negative ? -size : 0) || v >= size) {
+      return ctx.error("index " + std::to_string(v) + " is out of range for size " + std::to_string(size));
+    }
+    if (v < 0) v += size;
+  }
+  return Status::Ok();
+}
+
+Tensor select_view(const Tensor& t, size_t axis, int64_t i) {
+  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
+  const int64_t offset = t.storage_offset() + i * strides[axis];
+  sizes.erase(sizes.begin() + static_cast<int64_t>(axis));
+  strides.erase(strides.begin() + static_cast<int64_t>(axis));
+  return t.as_strided(sizes, strides, offset);
+}
+
+// embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
+Status embedding(KernelContext& ctx) {
+  auto weight = ctx.tensor("weight", 0);
+  if (!weight) return weight.error();
+  auto indices = ctx.tensor("indices", 1);
+  if (!indices) return indices.error();
+  if (weight->dim() != 2) return ctx.error("weight must be 2-D, got " + shape_string(weight->sizes()));
+  if (auto s = check_index_dtype(ctx, *indices); !s.ok()) return s;
+  std::vector<int64_t> values = index_values(*indices);
+  if (auto s = wrap_indices(ctx, values, weight->sizes()[0], false); !s.ok()) return s;
+  std::vector<int64_t> sizes = indices->sizes();
+  sizes.push_back(weight->sizes()[1]);
+  auto slot = OutputSlot::bind(ctx, 0, weight->dtype(), sizes);
+  if (!slot) return slot.error();
+  const Tensor staging = slot->staging(weight->dtype());
+  const int64_t width = weight->sizes()[1];
+  const Tensor rows =
+      staging.as_strided({static_cast<int64_t>(values.size()), width}, {width, 1}, staging.storage_offset());
+  for (size_t i = 0; i < values.size(); ++i) {
+    copy_into(select_view(rows, 0, static_cast<int64_t>(i)), select_view(*weight, 0, values[i]));
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
+// index_select(Tensor self, int dim, Tensor index)
+Status index_select(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dim = ctx.int64("dim", 1);
+  if (!dim) return dim.error();
+  auto index = ctx.tensor("index", 2);
+  if (!index) return index.error();
+  if (auto s = check_index_dtype(ctx, *index); !s.ok()) return s;
+  if (index->dim() > 1) return ctx.error("index must be 0-D or 1-D, got " + shape_string(index->sizes()));
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  // A 0-d input behaves as [1].
+  const Tensor input = self->dim() == 0 ? self->as_strided({1}, {1}, self->storage_offset()) : *self;
+  const auto axis = static_cast<size_t>(*d);
+  std::vector<int64_t> values = index_values(*index);
+  if (auto s = wrap_indices(ctx, values, input.sizes()[axis], true); !s.ok()) return s;
+  std::vector<int64_t> sizes = input.sizes();
+  sizes[axis] = static_cast<int64_t>(values.size());
+  if (self->dim() == 0) sizes.clear();
+  auto out = bind_output(ctx, 0, self->dtype(), sizes);
+  if (!out) return out.error();
+  const Tensor target = self->dim() == 0 ? out->as_strided({1}, {1}, out->storage_offset()) : *out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    copy_into(select_view(target, axis, static_cast<int64_t>(i)), select_view(input, axis, values[i]));
+  }
+  return Status::Ok();
+}
+
+// gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False)
+Status gather(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dim = ctx.int64("dim", 1);
+  if (!dim) return dim.error();
+  auto index = ctx.tensor("index", 2);
+  if (!index) return index.error();
+  if (auto s = check_index_dtype(ctx, *index); !s.ok()) return s;
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  const int64_t rank = std::max<int64_t>(self->dim(), 1);
+  if (std::max<int64_t>(index->dim(), 1) != rank) {
+    return ctx.error("index " + shape_string(index->sizes()) + " and input " + shape_string(self->sizes()) +
+                     " must have the same number of dimensions");
+  }
+  const Tensor input = self->dim() == 0 ? self->as_strided({1}, {1}, self->storage_offset()) : *self;
+  const Tensor idx = index->dim() == 0 ? index->as_strided({1}, {1}, index->storage_offset()) : *index;
+  const auto axis = static_cast<size_t>(*d);
+  for (size_t i = 0; i < idx.sizes().size(); ++i) {
+    if (i != axis && idx.sizes()[i] > input.sizes()[i]) {
+      return ctx.error("index " + shape_string(index->sizes()) + " is larger than the input " +
+                       shape_string(self->sizes()) + " outside dimension " + std::to_string(*d));
+    }
+  }
+  auto out = bind_output(ctx, 0, self->dtype(), index->sizes());
+  if (!out) return out.error();
+  const Tensor target = index->dim() == 0 ? out->as_strided({1}, {1}, out->storage_offset()) : *out;
+  // The input seen at the index's positions with the gathered dimension pinned at 0.
+  std::vector<int64_t> source_strides = input.strides();
+  const int64_t step_bytes = source_strides[axis] * static_cast<int64_t>(input.element_size());
+  source_strides[axis] = 0;
+  const Tensor source = input.as_strided(idx.sizes(), source_strides, input.storage_offset());
+  const int64_t extent = input.sizes()[axis];
+  const size_t element = input.element_size();
+  const bool wide = idx.dtype() == ScalarType::INT64;
+  int64_t bad = 0;
+  bool out_of_range = false;
+  for_each_run<3>(idx.sizes(), {&target, &idx, &source},
+                  [&](const std::array<uint8_t*, 3>& p, const std::array<int64_t, 3>& s, int64_t n) {
+                    for (int64_t i = 0; i < n && !out_of_range; ++i) {
+                      int64_t v = wide ? *reinterpret_cast<const int64_t*>(p[1] + i * s[1])
+                                       : *reinterpret_cast<const int32_t*>(p[1] + i * s[1]);
+                      if (v < -extent || v >= extent) {
+                        out_of_range = true;
+                        bad = v;
+                        return;
+                      }
+                      if (v < 0) v += extent;
+                      std::memcpy(p[0] + i * s[0], p[2] + i * s[2] + v * step_bytes, element);
+                    }
+                  });
+  if (out_of_range) {
+    return ctx.error("index " + std::to_string(bad) + " is out of range for size " + std::to_string(extent));
+  }
+  return Status::Ok();
+}
+
+// index.Tensor(Tensor self, Tensor?[] indices): advanced indexing with integer index tensors.
+Status index_tensor(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  const RuntimeValue* list = ctx.find("indices", 1);
+  if (list == nullptr) return ctx.error("missing argument 'indices'");
+  std::vector<std::optional<Tensor>> indices;
+  if (const auto* optional = std::get_if<std::vector<std::optional<Tensor>>>(list)) {
+    indices = *optional;
+  } else if (const auto* tensors = std::get_if<std::vector<Tensor>>(list)) {
+    indices.assign(tensors->begin(), tensors->end());
+  } else {
+    return ctx.error("argument 'indices' is not a list of optional tensors");
+  }
+  if (static_cast<int64_t>(indices.size()) > self->dim()) {
+    return ctx.error("too many indices for a tensor of shape " + shape_string(self->sizes()));
+  }
+  // Indexed dims, their broadcast index shape, and whether they are adjacent.
+  std::vector<size_t> indexed;
+  std::vector<int64_t> index_shape;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i]) continue;
+    if (indices[i]->dtype() == ScalarType::BOOL || indices[i]->dtype() == ScalarType::UINT8) {
+      return ctx.error("boolean mask indices are not supported (their result shape depends on the data)");
+    }
+    if (auto s = check_index_dtype(ctx, *indices[i]); !s.ok()) return s;
+    auto b = broadcast_shapes(index_shape, indices[i]->sizes());
+    if (!b) return ctx.error("index shapes do not broadcast");
+    index_shape = *b;
+    indexed.push_back(i);
+  }
+  if (indexed.empty()) return ctx.error("expects at least one index tensor");
+  const bool adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
+  std::vector<size_t> rest;  // non-indexed dims of self, in order
+  for (size_t d = 0; d < self->sizes().size(); ++d) {
+    if (d >= indices.size() || !indices[d]) rest.push_back(d);
+  }
+  // Output: (rest before the indexed block) + index_shape + (rest after) when adjacent, else
+  // index_shape + rest.
+  const size_t before = adjacent ? static_cast<size_t>(std::count_if(rest.begin(), rest.end(),
+                                                                     [&](size_t d) { return d < indexed.front(); }))
+                                 : 0;
+  std::vector<int64_t> out_sizes;
+  for (size_t i = 0; i < before; ++i) out_sizes.push_back(self->sizes()[rest[i]]);
+  out_sizes.insert(out_sizes.end(), index_shape.begin(), index_shape.end());
+  for (size_t i = before; i < rest.size(); ++i) out_sizes.push_back(self->sizes()[rest[i]]);
+  auto out = bind_output(ctx, 0, self->dtype(), out_sizes);
+  if (!out) return out.error();
+  // Index values broadcast to index_shape, wrapped.
+  std::vector<std::vector<int64_t>> values;
+  for (size_t d : indexed) {
+    values.push_back(index_values(expand_to(*indices[d], index_shape)));
+    if (auto s = wrap_indices(ctx, values.back(), self->sizes()[d], true); !s.ok()) return s;
+  }
+  // Views over the non-indexed dims: of self at each index position, of out at each position of
+  // the index block.
+  std::vector<int64_t> rest_sizes, rest_strides, out_rest_strides;
+  for (size_t d : rest) {
+    rest_sizes.push_back(self->sizes()[d]);
+    rest_strides.push_back(self->strides()[d]);
+  }
+  for (size_t i = 0; i < out_sizes.size(); ++i) {
+    if (i < before || i >= before + index_shape.size()) out_rest_strides.push_back(out->strides()[i]);
+  }
+  const std::vector<int64_t> block_strides = Tensor::contiguous_strides(index_shape);
+  const int64_t positions = product(index_shape);
+  for (int64_t k = 0; k < positions; ++k) {
+    int64_t source_offset = self->storage_offset();
+    for (size_t j = 0; j < indexed.size(); ++j) {
+      source_offset += values[j][static_cast<size_t>(k)] * self->strides()[indexed[j]];
+    }
+    int64_t target_offset = out->storage_offset(), rem = k;
+    for (size_t i = 0; i < index_shape.size(); ++i) {
+      const int64_t coordinate = rem / block_strides[i];
+      rem %= block_strides[i];
+      target_offset += coordinate * out->strides()[before + i];
+    }
+    copy_into(out->as_strided(rest_sizes, out_rest_strides, target_offset),
+              self->as_strided(rest_sizes, rest_strides, source_offset));
+  }
+  return Status::Ok();
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::embedding.default", kCpu, {&embedding, false}},
+    {"aten::index_select.default", kCpu, {&index_select, false}},
+    {"aten::gather.default", kCpu, {&gather, false}},
+    {"aten::index.Tensor", kCpu, {&index_tensor, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

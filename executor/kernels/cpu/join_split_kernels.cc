@@ -1,0 +1,222 @@
+// Joining tensors (cat, stack: fresh output, dtypes promoted as torch does) and splitting one
+// (split, split_with_sizes, chunk, unbind: a Tensor[] of views into the input, in output 0).
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/type_promotion.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+Result<ScalarType> joined_dtype(const KernelContext& ctx, const std::vector<Tensor>& tensors) {
+  std::vector<PromotionOperand> promotion;
+  for (const auto& t : tensors) {
+    if (!is_kernel_dtype(t.dtype())) {
+      // Same-dtype joins of other dtypes only move bytes.
+      if (t.dtype() == tensors[0].dtype()) continue;
+      return unsupported_dtype(ctx, t.dtype());
+    }
+    promotion.push_back({t.dtype(), PromotionClass::kTensor});
+  }
+  if (promotion.empty()) return tensors[0].dtype();
+  if (promotion.size() != tensors.size()) return unsupported_dtype(ctx, tensors[0].dtype());
+  return result_type(promotion);
+}
+
+// cat(Tensor[] tensors, int dim=0). 1-D empty tensors are skipped (torch's legacy rule).
+Status cat(KernelContext& ctx) {
+  auto tensors = ctx.tensor_list("tensors", 0);
+  if (!tensors) return tensors.error();
+  if (tensors->empty()) return ctx.error("expects a non-empty list of tensors");
+  auto dim = ctx.int64("dim", 1, 0);
+  if (!dim) return dim.error();
+  auto dtype = joined_dtype(ctx, *tensors);
+  if (!dtype) return dtype.error();
+  std::vector<const Tensor*> parts;
+  for (const auto& t : *tensors) {
+    if (t.dim() == 1 && t.sizes()[0] == 0) continue;
+    if (t.dim() == 0) return ctx.error("zero-dimensional tensors cannot be concatenated");
+    parts.push_back(&t);
+  }
+  if (parts.empty()) {
+    auto out = bind_output(ctx, 0, *dtype, {0});
+    if (!out) return out.error();
+    return Status::Ok();
+  }
+  const Tensor& first = *parts[0];
+  auto d = wrap_dim(ctx, *dim, first.dim());
+  if (!d) return d.error();
+  const auto axis = static_cast<size_t>(*d);
+  std::vector<int64_t> sizes = first.sizes();
+  sizes[axis] = 0;
+  for (const Tensor* t : parts) {
+    bool fits = t->dim() == first.dim();
+    for (size_t i = 0; fits && i < sizes.size(); ++i) fits = i == axis || t->sizes()[i] == first.sizes()[i];
+    if (!fits) {
+      return ctx.error("sizes " + shape_string(t->sizes()) + " and " + shape_string(first.sizes()) +
+                       " differ outside dimension " + std::to_string(*d));
+    }
+    sizes[axis] += t->sizes()[axis];
+  }
+  auto out = bind_output(ctx, 0, *dtype, sizes);
+  if (!out) return out.error();
+  int64_t offset = 0;
+  for (const Tensor* t : parts) {
+    std::vector<int64_t> part_sizes = sizes;
+    part_sizes[axis] = t->sizes()[axis];
+    const Tensor target =
+        out->as_strided(part_sizes, out->strides(), out->storage_offset() + offset * out->strides()[axis]);
+    copy_into(target, *t);
+    offset += t->sizes()[axis];
+  }
+  return Status::Ok();
+}
+
+// stack(Tensor[] tensors, int dim=0)
+Status stack(KernelContext& ctx) {
+  auto tensors = ctx.tensor_list("tensors", 0);
+  if (!tensors) return tensors.error();
+  if (tensors->empty()) return ctx.error("expects a non-empty list of tensors");
+  auto dim = ctx.int64("dim", 1, 0);
+  if (!dim) return dim.error();
+  auto dtype = joined_dtype(ctx, *tensors);
+  if (!dtype) return dtype.error();
+  const Tensor& first = (*tensors)[0];
+  auto d = wrap_dim(ctx, *dim, first.dim() + 1);
+  if (!d) return d.error();
+  for (const auto& t : *tensors) {
+    if (t.sizes() != first.sizes()) {
+      return ctx.error("stack expects equal shapes, got " + shape_string(t.sizes()) + " and " + shape_string(first.sizes()));
+    }
+  }
+  std::vector<int64_t> sizes = first.sizes();
+  sizes.insert(sizes.begin() + *d, static_cast<int64_t>(tensors->size()));
+  auto out = bind_output(ctx, 0, *dtype, sizes);
+  if (!out) return out.error();
+  std::vector<int64_t> part_strides = out->strides();
+  const int64_t step = part_strides[static_cast<size_t>(*d)];
+  part_strides.erase(part_strides.begin() + *d);
+  for (size_t i = 0; i < tensors->size(); ++i) {
+    const Tensor target =
+        out->as_strided(first.sizes(), part_strides, out->storage_offset() + static_cast<int64_t>(i) * step);
+    copy_into(target, (*tensors)[i]);
+  }
+  return Status::Ok();
+}
+
+// Views of `self` along `axis` with the given lengths (their sum is the size).
+std::vector<Tensor> split_views(const Tensor& self, size_t axis, const std::vector<int64_t>& lengths) {
+  std::vector<Tensor> parts;
+  int64_t offset = 0;
+  for (int64_t length : lengths) {
+    std::vector<int64_t> sizes = self.sizes();
+    sizes[axis] = length;
+    parts.push_back(self.as_strided(sizes, self.strides(), self.storage_offset() + offset * self.strides()[axis]));
+    offset += length;
+  }
+  return parts;
+}
+
+struct SplitInput {
+  Tensor self;
+  size_t axis = 0;
+  int64_t size = 0;
+};
+
+Result<SplitInput> read_split_input(const KernelContext& ctx, int dim_position) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (self->dim() == 0) return ctx.error("cannot split a 0-d tensor");
+  auto dim = ctx.int64("dim", dim_position, 0);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  return SplitInput{*self, static_cast<size_t>(*d), self->sizes()[static_cast<size_t>(*d)]};
+}
+
+// Lengths of pieces of `split_size` (the last one shorter); one empty piece for an empty dim.
+std::vector<int64_t> equal_lengths(int64_t size, int64_t split_size) {
+  std::vector<int64_t> lengths;
+  if (size == 0) return {0};
+  for (int64_t at = 0; at < size; at += split_size) lengths.push_back(std::min(split_size, size - at));
+  return lengths;
+}
+
+// split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
+Status split(KernelContext& ctx) {
+  auto in = read_split_input(ctx, 2);
+  if (!in) return in.error();
+  auto split_size = ctx.int64("split_size", 1);
+  if (!split_size) return split_size.error();
+  if (*split_size < 0 || (*split_size == 0 && in->size != 0)) {
+    return ctx.error("split_size must be positive, got " + std::to_string(*split_size));
+  }
+  return set_output(ctx, 0, split_views(in->self, in->axis, equal_lengths(in->size, *split_size)));
+}
+
+// split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
+Status split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
+  auto in = read_split_input(ctx, 2);
+  if (!in) return in.error();
+  auto lengths = ctx.int_list(sizes_name, 1);
+  if (!lengths) return lengths.error();
+  int64_t total = 0;
+  for (int64_t l : *lengths) {
+    if (l < 0) return ctx.error("split sizes must be non-negative, got " + shape_string(*lengths));
+    total += l;
+  }
+  if (total != in->size) {
+    return ctx.error("split sizes " + shape_string(*lengths) + " do not add up to " + std::to_string(in->size));
+  }
+  return set_output(ctx, 0, split_views(in->self, in->axis, *lengths));
+}
+
+// chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
+Status chunk(KernelContext& ctx) {
+  auto in = read_split_input(ctx, 2);
+  if (!in) return in.error();
+  auto chunks = ctx.int64("chunks", 1);
+  if (!chunks) return chunks.error();
+  if (*chunks <= 0) return ctx.error("chunks must be positive, got " + std::to_string(*chunks));
+  const int64_t split_size = (in->size + *chunks - 1) / *chunks;
+  std::vector<int64_t> lengths;
+  if (split_size == 0) {
+    lengths.assign(static_cast<size_t>(*chunks), 0);  // torch gives `chunks` empty pieces
+  } else {
+    lengths = equal_lengths(in->size, split_size);
+  }
+  return set_output(ctx, 0, split_views(in->self, in->axis, lengths));
+}
+
+// unbind.int(Tensor self, int dim=0) -> Tensor[]
+Status unbind(KernelContext& ctx) {
+  auto in = read_split_input(ctx, 1);
+  if (!in) return in.error();
+  std::vector<Tensor> parts;
+  std::vector<int64_t> sizes = in->self.sizes(), strides = in->self.strides();
+  const int64_t step = strides[in->axis];
+  sizes.erase(sizes.begin() + static_cast<int64_t>(in->axis));
+  strides.erase(strides.begin() + static_cast<int64_t>(in->axis));
+  for (int64_t i = 0; i < in->size; ++i) {
+    parts.push_back(in->self.as_strided(sizes, strides, in->self.storage_offset() + i * step));
+  }
+  return set_output(ctx, 0, std::move(parts));
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::cat.default", kCpu, {&cat, false}},
+    {"aten::concat.default", kCpu, {&cat, false}},
+    {"aten::stack.default", kCpu, {&stack, false}},
+    {"aten::split.Tensor", kCpu, {&split, true}},
+    {"aten::split.sizes", kCpu, {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_size"); }, true}},
+    {"aten::split_with_sizes.default", kCpu,
+     {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); }, true}},
+    {"aten::chunk.default", kCpu, {&chunk, true}},
+    {"aten::unbind.int", kCpu, {&unbind, true}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

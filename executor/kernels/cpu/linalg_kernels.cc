@@ -1,0 +1,239 @@
+// Matrix products: mm, bmm, addmm, linear, matmul (torch's broadcasting rules, 1-D operands
+// promoted and the added dimension removed). float32/float64 run through OpenBLAS; float16 and
+// bfloat16 are converted to float32 and back; integer dtypes compute exactly (wrap-around); bool
+// is rejected. Operands must share one dtype, as torch requires.
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/elementwise_loops.h"
+#include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/operand.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/view_strides.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+ScalarType compute_dtype(ScalarType t) {
+  if (t == ScalarType::FLOAT16 || t == ScalarType::BFLOAT16) return ScalarType::FLOAT32;
+  return t;
+}
+
+Status check_dtypes(const KernelContext& ctx, std::initializer_list<const Tensor*> tensors) {
+  const ScalarType dtype = (*tensors.begin())->dtype();
+  for (const Tensor* t : tensors) {
+    if (t->dtype() != dtype) {
+      return ctx.error("operands must share one dtype, got " + std::string(short_name(dtype)) + " and " +
+                       std::string(short_name(t->dtype())));
+    }
+  }
+  if (!is_floating_dtype(dtype) && !is_integral_dtype(dtype)) return unsupported_dtype(ctx, dtype);
+  return Status::Ok();
+}
+
+// c = a @ b for 2-D views, c contiguous of the compute dtype; a and b of the compute dtype.
+void product_2d(const Tensor& a, const Tensor& b, const Tensor& c, double alpha = 1.0, double beta = 0.0) {
+  if (is_floating_dtype(c.dtype())) {
+    gemm(a, b, c, alpha, beta);
+  } else {
+    integer_gemm(a, b, c);
+  }
+}
+
+Tensor matrix_at(const Tensor& t, const std::vector<int64_t>& batch_index) {
+  int64_t offset = t.storage_offset();
+  for (size_t d = 0; d < batch_index.size(); ++d) offset += batch_index[d] * t.strides()[d];
+  const size_t r = t.sizes().size() - 2;
+  return t.as_strided({t.sizes()[r], t.sizes()[r + 1]}, {t.strides()[r], t.strides()[r + 1]}, offset);
+}
+
+// out[batch..., n, m] = a[batch..., n, k] @ b[batch..., k, m]; a and b expanded to `batch` and of
+// the compute dtype, out contiguous of it.
+void batched_product(const Tensor& a, const Tensor& b, const Tensor& out, const std::vector<int64_t>& batch) {
+  const int64_t n = a.sizes()[a.sizes().size() - 2], k = a.sizes().back(), m = b.sizes().back();
+  const int64_t batches = product(batch);
+  // b shared by every batch and a foldable into rows: one large product.
+  bool b_shared = true;
+  for (size_t d = 0; d < batch.size(); ++d) b_shared = b_shared && (b.strides()[d] == 0 || batch[d] == 1);
+  if (b_shared && batches > 1) {
+    if (auto strides = view_strides(a.sizes(), a.strides(), {batches * n, k})) {
+      const Tensor rows = a.as_strided({batches * n, k}, *strides, a.storage_offset());
+      const Tensor out_rows = out.as_strided({batches * n, m}, {m, 1}, out.storage_offset());
+      product_2d(rows, matrix_at(b, std::vector<int64_t>(batch.size(), 0)), out_rows);
+      return;
+    }
+  }
+  std::vector<int64_t> index(batch.size(), 0);
+  for (int64_t i = 0; i < batches; ++i) {
+    const Tensor c = out.as_strided({n, m}, {m, 1}, out.storage_offset() + i * n * m);
+    product_2d(matrix_at(a, index), matrix_at(b, index), c);
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++index[d] < batch[d]) break;
+      index[d] = 0;
+    }
+  }
+}
+
+// matmul with torch's rules; `mode` restricts the ranks for mm (2-D x 2-D) and bmm (3-D x 3-D).
+enum class ProductRanks { kAny, kMatrix, kBatched };
+
+Status product(KernelContext& ctx, std::string_view a_name, std::string_view b_name, ProductRanks ranks) {
+  auto a = ctx.tensor(a_name, 0);
+  if (!a) return a.error();
+  auto b = ctx.tensor(b_name, 1);
+  if (!b) return b.error();
+  if (auto s = check_dtypes(ctx, {&*a, &*b}); !s.ok()) return s;
+  const int64_t required = ranks == ProductRanks::kMatrix ? 2 : ranks == ProductRanks::kBatched ? 3 : 0;
+  if (required && (a->dim() != required || b->dim() != required)) {
+    return ctx.error("expects " + std::to_string(required) + "-D operands, got " + shape_string(a->sizes()) + " and " +
+                     shape_string(b->sizes()));
+  }
+  if (a->dim() == 0 || b->dim() == 0) return ctx.error("both arguments to matmul need at least 1 dimension");
+  // Promote 1-D operands to matrices.
+  const bool a_vector = a->dim() == 1, b_vector = b->dim() == 1;
+  Tensor x = a_vector ? a->as_strided({1, a->sizes()[0]}, {0, a->strides()[0]}, a->storage_offset()) : *a;
+  Tensor y = b_vector ? b->as_strided({b->sizes()[0], 1}, {b->strides()[0], 0}, b->storage_offset()) : *b;
+  const int64_t n = x.sizes()[x.sizes().size() - 2], k = x.sizes().back();
+  const int64_t k2 = y.sizes()[y.sizes().size() - 2], m = y.sizes().back();
+  if (k != k2) {
+    return ctx.error("shapes " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()) + " cannot be multiplied");
+  }
+  const std::vector<int64_t> x_batch(x.sizes().begin(), x.sizes().end() - 2);
+  const std::vector<int64_t> y_batch(y.sizes().begin(), y.sizes().end() - 2);
+  if (ranks == ProductRanks::kBatched && x_batch != y_batch) {
+    return ctx.error("batch sizes differ: " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()));
+  }
+  auto batch = broadcast_shapes(x_batch, y_batch);
+  if (!batch) {
+    return ctx.error("batch dimensions of " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()) +
+                     " do not broadcast");
+  }
+  std::vector<int64_t> out_sizes = *batch;
+  if (!a_vector) out_sizes.push_back(n);
+  if (!b_vector) out_sizes.push_back(m);
+  auto slot = OutputSlot::bind(ctx, 0, a->dtype(), out_sizes);
+  if (!slot) return slot.error();
+  const ScalarType compute = compute_dtype(a->dtype());
+  std::vector<int64_t> x_full = *batch, y_full = *batch;
+  x_full.insert(x_full.end(), {n, k});
+  y_full.insert(y_full.end(), {k, m});
+  if (x.dtype() != compute) x = converted_copy(x, compute);
+  if (y.dtype() != compute) y = converted_copy(y, compute);
+  Tensor staging = slot->staging(compute);
+  batched_product(expand_to(x, x_full), expand_to(y, y_full), staging, *batch);
+  slot->commit();
+  return Status::Ok();
+}
+
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)
+Status addmm(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto a = ctx.tensor("mat1", 1);
+  if (!a) return a.error();
+  auto b = ctx.tensor("mat2", 2);
+  if (!b) return b.error();
+  if (auto s = check_dtypes(ctx, {&*self, &*a, &*b}); !s.ok()) return s;
+  auto beta = read_scalar(ctx, "beta", 3, ScalarValue::of_int(1));
+  if (!beta) return beta.error();
+  auto alpha = read_scalar(ctx, "alpha", 4, ScalarValue::of_int(1));
+  if (!alpha) return alpha.error();
+  if (a->dim() != 2 || b->dim() != 2 || a->sizes()[1] != b->sizes()[0]) {
+    return ctx.error("shapes " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()) + " cannot be multiplied");
+  }
+  const std::vector<int64_t> out_sizes{a->sizes()[0], b->sizes()[1]};
+  if (!broadcasts_to(self->sizes(), out_sizes)) {
+    return ctx.error("self " + shape_string(self->sizes()) + " does not broadcast to " + shape_string(out_sizes));
+  }
+  auto slot = OutputSlot::bind(ctx, 0, a->dtype(), out_sizes);
+  if (!slot) return slot.error();
+  const ScalarType compute = compute_dtype(a->dtype());
+  Tensor c = slot->staging(compute);
+  const Tensor x = contiguous_as(*a, compute), y = contiguous_as(*b, compute);
+  if (is_floating_dtype(compute)) {
+    const double beta_v = beta->to_double();
+    if (beta_v != 0.0) copy_into(c, expand_to(*self, out_sizes));
+    gemm(x, y, c, alpha->to_double(), beta_v);
+  } else {
+    // Integers: c = beta * self + alpha * (a @ b), wrapping.
+    Tensor prod = Tensor::empty(compute, out_sizes);
+    integer_gemm(x, y, prod);
+    const Tensor bias = expand_to(*self, out_sizes);
+    Status s = dispatch_dtype<kIntegral>(ctx, compute, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T al = alpha->as<T>(), be = beta->as<T>();
+      map_binary<T, T, T>(c, bias, prod, [al, be](T s, T p) { return wrapping_add(wrapping_mul(be, s), wrapping_mul(al, p)); });
+    });
+    if (!s.ok()) return s;
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
+// linear(Tensor input, Tensor weight, Tensor? bias=None): input [..., in] @ weight[out, in]^T + bias.
+Status linear(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto weight = ctx.tensor("weight", 1);
+  if (!weight) return weight.error();
+  auto bias = ctx.optional_tensor("bias", 2);
+  if (!bias) return bias.error();
+  if (auto s = check_dtypes(ctx, {&*input, &*weight}); !s.ok()) return s;
+  if (*bias) {
+    if (auto s = check_dtypes(ctx, {&*input, &**bias}); !s.ok()) return s;
+  }
+  if (input->dim() == 0 || weight->dim() != 2 || input->sizes().back() != weight->sizes()[1]) {
+    return ctx.error("input " + shape_string(input->sizes()) + " and weight " + shape_string(weight->sizes()) +
+                     " do not fit");
+  }
+  const int64_t in_features = weight->sizes()[1], out_features = weight->sizes()[0];
+  std::vector<int64_t> out_sizes(input->sizes().begin(), input->sizes().end() - 1);
+  out_sizes.push_back(out_features);
+  if (*bias && !broadcasts_to((*bias)->sizes(), out_sizes)) {
+    return ctx.error("bias " + shape_string((*bias)->sizes()) + " does not broadcast to " + shape_string(out_sizes));
+  }
+  auto slot = OutputSlot::bind(ctx, 0, input->dtype(), out_sizes);
+  if (!slot) return slot.error();
+  const ScalarType compute = compute_dtype(input->dtype());
+  const int64_t rows = input->numel() / std::max<int64_t>(in_features, 1);
+  Tensor x = input->dtype() == compute ? *input : converted_copy(*input, compute);
+  if (auto strides = view_strides(x.sizes(), x.strides(), {rows, in_features})) {
+    x = x.as_strided({rows, in_features}, *strides, x.storage_offset());
+  } else {
+    x = converted_copy(x, compute);
+    x = x.as_strided({rows, in_features}, {in_features, 1}, 0);
+  }
+  Tensor w = weight->dtype() == compute ? *weight : converted_copy(*weight, compute);
+  const Tensor w_t = w.as_strided({in_features, out_features}, {w.strides()[1], w.strides()[0]}, w.storage_offset());
+  Tensor staging = slot->staging(compute);
+  const Tensor c = staging.as_strided({rows, out_features}, {out_features, 1}, staging.storage_offset());
+  if (is_floating_dtype(compute)) {
+    if (*bias) copy_into(c, expand_to(**bias, {rows, out_features}));
+    gemm(x, w_t, c, 1.0, *bias ? 1.0 : 0.0);
+  } else {
+    integer_gemm(x, w_t, c);
+    if (*bias) {
+      const Tensor b = expand_to(**bias, {rows, out_features});
+      Status s = dispatch_dtype<kIntegral>(ctx, compute, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        map_binary<T, T, T>(c, c, b, [](T p, T q) { return wrapping_add(p, q); });
+      });
+      if (!s.ok()) return s;
+    }
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::mm.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "mat2", ProductRanks::kMatrix); }, false}},
+    {"aten::bmm.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "mat2", ProductRanks::kBatched); }, false}},
+    {"aten::matmul.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "other", ProductRanks::kAny); }, false}},
+    {"aten::addmm.default", kCpu, {&addmm, false}},
+    {"aten::linear.default", kCpu, {&linear, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,278 @@
+// Normalisations, computed in float (double for float64) with statistics accumulated in double:
+// layer_norm/native_layer_norm (over the trailing normalized_shape; native_ also returns mean and
+// rstd shaped [*leading, 1, ...]), rms_norm (eps None means the dtype's machine epsilon), and batch
+// norm in inference form (running statistics; per channel along dim 1).
+#include <cmath>
+#include <limits>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+ScalarType compute_dtype(ScalarType t) { return t == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32; }
+
+// A contiguous compute-dtype copy of an optional per-feature parameter with `sizes`.
+Result<std::optional<Tensor>> read_parameter(const KernelContext& ctx, std::string_view name, int position,
+                                             const std::vector<int64_t>& sizes, ScalarType compute) {
+  auto t = ctx.optional_tensor(name, position);
+  if (!t) return t.error();
+  if (!t->has_value()) return std::optional<Tensor>{};
+  if (!is_kernel_dtype((*t)->dtype())) return unsupported_dtype(ctx, (*t)->dtype());
+  if ((*t)->sizes() != sizes) {
+    return ctx.error(std::string(name) + " has shape " + shape_string((*t)->sizes()) + ", expected " +
+                     shape_string(sizes));
+  }
+  return std::optional<Tensor>(contiguous_as(**t, compute));
+}
+
+struct RowLayout {
+  int64_t rows = 1;     // product of the leading dims
+  int64_t columns = 1;  // product of normalized_shape
+};
+
+Result<RowLayout> normalized_rows(const KernelContext& ctx, const Tensor& input, const std::vector<int64_t>& shape) {
+  const auto n = static_cast<int64_t>(shape.size());
+  if (n > input.dim()) return ctx.error("normalized_shape " + shape_string(shape) + " exceeds the input's rank");
+  RowLayout layout;
+  for (int64_t i = 0; i < input.dim(); ++i) {
+    const int64_t s = input.sizes()[static_cast<size_t>(i)];
+    if (i < input.dim() - n) {
+      layout.rows *= s;
+    } else {
+      if (s != shape[static_cast<size_t>(i - (input.dim() - n))]) {
+        return ctx.error("normalized_shape " + shape_string(shape) + " does not match the input's trailing sizes " +
+                         shape_string(input.sizes()));
+      }
+      layout.columns *= s;
+    }
+  }
+  return layout;
+}
+
+template <class C>
+void layer_norm_rows(const C* x, C* y, const C* weight, const C* bias, RowLayout layout, double eps, C* mean_out,
+                     C* rstd_out) {
+  for (int64_t r = 0; r < layout.rows; ++r) {
+    const C* row = x + r * layout.columns;
+    double sum = 0.0;
+    for (int64_t c = 0; c < layout.columns; ++c) sum += static_cast<double>(row[c]);
+    const double mean = layout.columns ? sum / static_cast<double>(layout.columns) : 0.0;
+    double squares = 0.0;
+    for (int64_t c = 0; c < layout.columns; ++c) {
+      const double d = static_cast<double>(row[c]) - mean;
+      squares += d * d;
+    }
+    const double variance = layout.columns ? squares / static_cast<double>(layout.columns) : 0.0;
+    const double rstd = 1.0 / std::sqrt(variance + eps);
+    C* out = y + r * layout.columns;
+    for (int64_t c = 0; c < layout.columns; ++c) {
+      double v = (static_cast<double>(row[c]) - mean) * rstd;
+      if (weight) v *= static_cast<double>(weight[c]);
+      if (bias) v += static_cast<double>(bias[c]);
+      out[c] = static_cast<C>(v);
+    }
+    if (mean_out) mean_out[r] = static_cast<C>(mean);
+    if (rstd_out) rstd_out[r] = static_cast<C>(rstd);
+  }
+}
+
+// native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
+//   -> (Tensor, Tensor mean, Tensor rstd); layer_norm(..., float eps=1e-05, bool cudnn_enable=True).
+Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
+  auto shape = ctx.int_list("normalized_shape", 1);
+  if (!shape) return shape.error();
+  auto eps = ctx.real("eps", 4, 1e-5);
+  if (!eps) return eps.error();
+  auto layout = normalized_rows(ctx, *input, *shape);
+  if (!layout) return layout.error();
+  const ScalarType compute = compute_dtype(input->dtype());
+  auto weight = read_parameter(ctx, "weight", 2, *shape, compute);
+  if (!weight) return weight.error();
+  auto bias = read_parameter(ctx, "bias", 3, *shape, compute);
+  if (!bias) return bias.error();
+  auto out = OutputSlot::bind(ctx, 0, input->dtype(), input->sizes());
+  if (!out) return out.error();
+  std::optional<OutputSlot> mean, rstd;
+  Tensor mean_staging, rstd_staging;
+  if (with_statistics) {
+    std::vector<int64_t> stat_sizes = input->sizes();
+    for (size_t i = input->sizes().size() - shape->size(); i < stat_sizes.size(); ++i) stat_sizes[i] = 1;
+    auto m = OutputSlot::bind_secondary(ctx, 1, input->dtype(), stat_sizes);
+    if (!m) return m.error();
+    auto r = OutputSlot::bind_secondary(ctx, 2, input->dtype(), stat_sizes);
+    if (!r) return r.error();
+    mean = *m;
+    rstd = *r;
+    mean_staging = mean->staging(compute);
+    rstd_staging = rstd->staging(compute);
+  }
+  const Tensor x = contiguous_as(*input, compute);
+  Tensor y = out->staging(compute);
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    layer_norm_rows<C>(x.data<C>(), y.data<C>(), *weight ? (*weight)->data<C>() : nullptr,
+                       *bias ? (*bias)->data<C>() : nullptr, *layout, *eps,
+                       with_statistics ? mean_staging.data<C>() : nullptr,
+                       with_statistics ? rstd_staging.data<C>() : nullptr);
+  };
+  if (compute == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  out->commit();
+  if (with_statistics) {
+    mean->commit();
+    rstd->commit();
+  }
+  return Status::Ok();
+}
+
+double machine_epsilon(ScalarType t) {
+  switch (t) {
+    case ScalarType::FLOAT64: return std::numeric_limits<double>::epsilon();
+    case ScalarType::FLOAT16: return 0x1p-10;
+    case ScalarType::BFLOAT16: return 0x1p-7;
+    default: return std::numeric_limits<float>::epsilon();
+  }
+}
+
+// rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None)
+Status rms_norm(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
+  auto shape = ctx.int_list("normalized_shape", 1);
+  if (!shape) return shape.error();
+  auto eps = ctx.real("eps", 3, machine_epsilon(input->dtype()));
+  if (!eps) return eps.error();
+  auto layout = normalized_rows(ctx, *input, *shape);
+  if (!layout) return layout.error();
+  const ScalarType compute = compute_dtype(input->dtype());
+  auto weight = read_parameter(ctx, "weight", 2, *shape, compute);
+  if (!weight) return weight.error();
+  auto out = OutputSlot::bind(ctx, 0, input->dtype(), input->sizes());
+  if (!out) return out.error();
+  const Tensor x = contiguous_as(*input, compute);
+  Tensor y = out->staging(compute);
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    const C* w = *weight ? (*weight)->data<C>() : nullptr;
+    for (int64_t r = 0; r < layout->rows; ++r) {
+      const C* row = x.data<C>() + r * layout->columns;
+      C* dst = y.data<C>() + r * layout->columns;
+      double squares = 0.0;
+      for (int64_t c = 0; c < layout->columns; ++c) squares += static_cast<double>(row[c]) * static_cast<double>(row[c]);
+      const double mean_square = layout->columns ? squares / static_cast<double>(layout->columns) : 0.0;
+      const double scale = 1.0 / std::sqrt(mean_square + *eps);
+      for (int64_t c = 0; c < layout->columns; ++c) {
+        double v = static_cast<double>(row[c]) * scale;
+        if (w) v *= static_cast<double>(w[c]);
+        dst[c] = static_cast<C>(v);
+      }
+    }
+  };
+  if (compute == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  out->commit();
+  return Status::Ok();
+}
+
+// Inference batch norm; weight/bias positions 1, 2, running stats 3, 4; eps at `eps_position`.
+// Outputs 1 and 2 (when the op has them) are empty [0] tensors, as torch's inference path returns.
+Status batch_norm_with(KernelContext& ctx, int eps_position, bool with_empty_statistics) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
+  if (input->dim() < 2) return ctx.error("input must have at least 2 dimensions, got " + shape_string(input->sizes()));
+  const int64_t channels = input->sizes()[1];
+  const std::vector<int64_t> per_channel{channels};
+  auto weight = read_parameter(ctx, "weight", 1, per_channel, ScalarType::FLOAT64);
+  if (!weight) return weight.error();
+  auto bias = read_parameter(ctx, "bias", 2, per_channel, ScalarType::FLOAT64);
+  if (!bias) return bias.error();
+  auto running_mean = read_parameter(ctx, "running_mean", 3, per_channel, ScalarType::FLOAT64);
+  if (!running_mean) return running_mean.error();
+  auto running_var = read_parameter(ctx, "running_var", 4, per_channel, ScalarType::FLOAT64);
+  if (!running_var) return running_var.error();
+  if (!*running_mean || !*running_var) return ctx.error("inference batch norm needs running_mean and running_var");
+  auto eps = ctx.real("eps", eps_position);
+  if (!eps) return eps.error();
+  // y = x * scale[c] + shift[c]
+  std::vector<double> scale(static_cast<size_t>(channels)), shift(static_cast<size_t>(channels));
+  for (int64_t c = 0; c < channels; ++c) {
+    const double inv_std = 1.0 / std::sqrt((*running_var)->data<double>()[c] + *eps);
+    const double w = *weight ? (*weight)->data<double>()[c] : 1.0;
+    const double b = *bias ? (*bias)->data<double>()[c] : 0.0;
+    scale[static_cast<size_t>(c)] = w * inv_std;
+    shift[static_cast<size_t>(c)] = b - (*running_mean)->data<double>()[c] * w * inv_std;
+  }
+  auto out = OutputSlot::bind(ctx, 0, input->dtype(), input->sizes());
+  if (!out) return out.error();
+  const ScalarType compute = compute_dtype(input->dtype());
+  const Tensor x = contiguous_as(*input, compute);
+  Tensor y = out->staging(compute);
+  int64_t inner = 1;
+  for (int64_t d = 2; d < input->dim(); ++d) inner *= input->sizes()[static_cast<size_t>(d)];
+  const int64_t batches = input->sizes()[0];
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    const C* src = x.data<C>();
+    C* dst = y.data<C>();
+    for (int64_t n = 0; n < batches; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        const auto a = static_cast<C>(scale[static_cast<size_t>(c)]);
+        const auto b = static_cast<C>(shift[static_cast<size_t>(c)]);
+        const int64_t base = (n * channels + c) * inner;
+        for (int64_t i = 0; i < inner; ++i) dst[base + i] = src[base + i] * a + b;
+      }
+    }
+  };
+  if (compute == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  out->commit();
+  if (with_empty_statistics) {
+    for (size_t i = 1; i <= 2; ++i) {
+      auto stat = OutputSlot::bind_secondary(ctx, i, input->dtype(), {0});
+      if (!stat) return stat.error();
+    }
+  }
+  return Status::Ok();
+}
+
+// batch_norm(input, weight, bias, running_mean, running_var, bool training, float momentum,
+//            float eps, bool cudnn_enabled)
+Status batch_norm(KernelContext& ctx) {
+  auto training = ctx.boolean("training", 5);
+  if (!training) return training.error();
+  if (*training) return ctx.error("training-mode batch norm is not supported (inference only)");
+  return batch_norm_with(ctx, 7, false);
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::native_layer_norm.default", kCpu, {[](KernelContext& ctx) { return layer_norm_with(ctx, true); }, false}},
+    {"aten::layer_norm.default", kCpu, {[](KernelContext& ctx) { return layer_norm_with(ctx, false); }, false}},
+    {"aten::rms_norm.default", kCpu, {&rms_norm, false}},
+    // (input, weight, bias, running_mean, running_var, float momentum, float eps)
+    {"aten::_native_batch_norm_legit_no_training.default", kCpu,
+     {[](KernelContext& ctx) { return batch_norm_with(ctx, 6, true); }, false}},
+    {"aten::batch_norm.default", kCpu, {&batch_norm, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

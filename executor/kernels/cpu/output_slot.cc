@@ -1,0 +1,81 @@
+#include "executor/kernels/cpu/output_slot.h"
+
+#include <new>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+#include "serializer/scalar_type_info.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+// Sizes come from arguments (zeros, full, arange, view): refuse negative ones and byte counts
+// that overflow or cannot be allocated, as errors rather than crashes.
+Result<Tensor> allocate(const KernelContext& ctx, ScalarType dtype, std::vector<int64_t> sizes) {
+  int64_t bytes = static_cast<int64_t>(nrt::element_size(dtype));
+  for (int64_t s : sizes) {
+    if (s < 0) return ctx.error("negative size in output shape " + shape_string(sizes));
+    if (__builtin_mul_overflow(bytes, s, &bytes)) return ctx.error("output shape " + shape_string(sizes) + " is too large");
+  }
+  try {
+    return Tensor::empty(dtype, std::move(sizes), ctx.device());
+  } catch (const std::bad_alloc&) {
+    return ctx.error("cannot allocate " + std::to_string(bytes) + " bytes for an output");
+  }
+}
+
+}  // namespace
+
+Result<OutputSlot> OutputSlot::bind(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
+  if (index >= ctx.outputs().size()) {
+    return ctx.error("expects at least " + std::to_string(index + 1) + " outputs, the node has " +
+                     std::to_string(ctx.outputs().size()));
+  }
+  RuntimeValue& slot = ctx.outputs()[index];
+  if (const auto* placed = std::get_if<Tensor>(&slot)) {
+    if (placed->defined() && placed->dtype() == dtype && placed->sizes() == sizes &&
+        placed->device() == ctx.device()) {
+      return OutputSlot(*placed);
+    }
+  }
+  auto fresh = allocate(ctx, dtype, std::move(sizes));
+  if (!fresh) return fresh.error();
+  slot = *fresh;
+  return OutputSlot(std::move(*fresh));
+}
+
+Result<OutputSlot> OutputSlot::bind_secondary(KernelContext& ctx, size_t index, ScalarType dtype,
+                                              std::vector<int64_t> sizes) {
+  if (index < ctx.outputs().size()) return bind(ctx, index, dtype, std::move(sizes));
+  auto scratch = allocate(ctx, dtype, std::move(sizes));
+  if (!scratch) return scratch.error();
+  return OutputSlot(std::move(*scratch));
+}
+
+Tensor OutputSlot::staging(ScalarType dtype) {
+  if (output_.dtype() == dtype && output_.is_contiguous()) return output_;
+  staging_ = Tensor::empty(dtype, output_.sizes(), output_.device());
+  return staging_;
+}
+
+void OutputSlot::commit() {
+  if (staging_.defined()) copy_into(output_, staging_);
+  staging_ = Tensor();
+}
+
+Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
+  auto slot = OutputSlot::bind(ctx, index, dtype, std::move(sizes));
+  if (!slot) return slot.error();
+  return slot->tensor();
+}
+
+Status set_output(KernelContext& ctx, size_t index, RuntimeValue value) {
+  if (index >= ctx.outputs().size()) {
+    return ctx.error("expects at least " + std::to_string(index + 1) + " outputs, the node has " +
+                     std::to_string(ctx.outputs().size()));
+  }
+  ctx.outputs()[index] = std::move(value);
+  return Status::Ok();
+}
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,40 @@
+// Where a kernel writes output i. The executor may have placed a tensor there (planned arena
+// memory with the graph's static shape); it is used when its dtype and sizes match, else a fresh
+// tensor replaces it (negative sizes, overflowing or unallocatable byte counts are errors). Kernels that need contiguous memory of a compute dtype (BLAS, float
+// computation of Half/BFloat16) write into staging() and call commit(), which converts into the
+// output when staging was scratch.
+#pragma once
+
+#include <vector>
+
+#include "executor/kernel.h"
+
+namespace nrt::exec::cpu {
+
+class OutputSlot {
+ public:
+  static Result<OutputSlot> bind(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes);
+  // For secondary outputs (statistics, indices) a graph may not record: when the node has no
+  // output `index`, the kernel still gets a tensor to write, which is then dropped.
+  static Result<OutputSlot> bind_secondary(KernelContext& ctx, size_t index, ScalarType dtype,
+                                           std::vector<int64_t> sizes);
+
+  const Tensor& tensor() const { return output_; }
+  // A contiguous tensor of `dtype` with the output's sizes: the output itself when it already is
+  // one, else scratch that commit() copies into the output.
+  Tensor staging(ScalarType dtype);
+  void commit();
+
+ private:
+  OutputSlot(Tensor output) : output_(std::move(output)) {}
+  Tensor output_;
+  Tensor staging_;
+};
+
+// Binds output `index` and returns its tensor (the common case without staging).
+Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes);
+
+// Sets output `index` to `value` (views, lists, symbolic values).
+Status set_output(KernelContext& ctx, size_t index, RuntimeValue value);
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,289 @@
+// 2-D pooling over [N, C, H, W] or [C, H, W] inputs, floating dtypes, computed in float (double
+// for float64): max_pool2d (with indices: flat h * W + w positions in the input plane; NaN wins,
+// the last NaN of a window as in torch's loop; ties keep the first), avg_pool2d
+// (count_include_pad, divisor_override, ceil_mode as torch), and adaptive_avg_pool2d (windows
+// [floor(i*H/oh), ceil((i+1)*H/oh))).
+#include <cmath>
+#include <limits>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+struct Planes {
+  Tensor input;  // contiguous compute dtype [planes, H, W]
+  int64_t planes = 0, height = 0, width = 0;
+  std::vector<int64_t> leading;  // [N, C] or [C]
+};
+
+Result<Planes> read_planes(const KernelContext& ctx, const Tensor& self) {
+  if (!is_floating_dtype(self.dtype())) return unsupported_dtype(ctx, self.dtype());
+  if (self.dim() != 3 && self.dim() != 4) return ctx.error("expects a 3-D or 4-D input, got " + shape_string(self.sizes()));
+  Planes p;
+  p.leading.assign(self.sizes().begin(), self.sizes().end() - 2);
+  p.height = self.sizes()[self.sizes().size() - 2];
+  p.width = self.sizes().back();
+  p.planes = 1;
+  for (int64_t s : p.leading) p.planes *= s;
+  const ScalarType compute = self.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
+  p.input = contiguous_as(self, compute);
+  return p;
+}
+
+Result<std::vector<int64_t>> pair(const KernelContext& ctx, std::string_view name, int position,
+                                  std::vector<int64_t> fallback) {
+  auto values = ctx.int_list(name, position, fallback);
+  if (!values) return values.error();
+  if (values->size() == 1) values->push_back((*values)[0]);
+  if (values->size() != 2) return ctx.error(std::string(name) + " must have 1 or 2 values, got " + shape_string(*values));
+  return values;
+}
+
+// torch's pooling_output_shape.
+int64_t pooled_size(int64_t input, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t numerator = input + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  // Floor division (the numerator may be negative).
+  int64_t out = (numerator >= 0 ? numerator / stride : -((-numerator + stride - 1) / stride)) + 1;
+  // The last window must start inside the input or its left padding.
+  if (ceil_mode && (out - 1) * stride >= input + pad) --out;
+  return out;
+}
+
+struct Window {
+  int64_t kernel[2], stride[2], pad[2], dilation[2];
+  bool ceil_mode = false;
+};
+
+// kernel_size, stride (empty: kernel), padding, [dilation], ceil_mode at the given positions.
+Result<Window> read_window(const KernelContext& ctx, bool with_dilation) {
+  auto kernel = pair(ctx, "kernel_size", 1, {});
+  if (!kernel) return kernel.error();
+  auto stride_list = ctx.int_list("stride", 2, std::vector<int64_t>{});
+  if (!stride_list) return stride_list.error();
+  auto stride = stride_list->empty() ? Result<std::vector<int64_t>>(*kernel) : pair(ctx, "stride", 2, {});
+  if (!stride) return stride.error();
+  auto padding = pair(ctx, "padding", 3, {0});
+  if (!padding) return padding.error();
+  std::vector<int64_t> dilation{1, 1};
+  if (with_dilation) {
+    auto d = pair(ctx, "dilation", 4, {1});
+    if (!d) return d.error();
+    dilation = *d;
+  }
+  auto ceil_mode = ctx.boolean("ceil_mode", with_dilation ? 5 : 4, false);
+  if (!ceil_mode) return ceil_mode.error();
+  Window w;
+  for (size_t i = 0; i < 2; ++i) {
+    w.kernel[i] = (*kernel)[i];
+    w.stride[i] = (*stride)[i];
+    w.pad[i] = (*padding)[i];
+    w.dilation[i] = dilation[i];
+    if (w.kernel[i] <= 0 || w.stride[i] <= 0 || w.dilation[i] <= 0 || w.pad[i] < 0) {
+      return ctx.error("kernel_size, stride and dilation must be positive and padding non-negative");
+    }
+    if (w.pad[i] > (w.dilation[i] * (w.kernel[i] - 1) + 1) / 2) {
+      return ctx.error("padding must be at most half of the effective kernel size");
+    }
+  }
+  w.ceil_mode = *ceil_mode;
+  return w;
+}
+
+std::vector<int64_t> output_sizes(const Planes& p, int64_t out_h, int64_t out_w) {
+  std::vector<int64_t> sizes = p.leading;
+  sizes.push_back(out_h);
+  sizes.push_back(out_w);
+  return sizes;
+}
+
+// max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1,
+//            bool ceil_mode=False); with_indices also returns the int64 positions.
+Status max_pool2d(KernelContext& ctx, bool with_indices) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto planes = read_planes(ctx, *self);
+  if (!planes) return planes.error();
+  auto w = read_window(ctx, true);
+  if (!w) return w.error();
+  const int64_t out_h = pooled_size(planes->height, w->kernel[0], w->pad[0], w->stride[0], w->dilation[0], w->ceil_mode);
+  const int64_t out_w = pooled_size(planes->width, w->kernel[1], w->pad[1], w->stride[1], w->dilation[1], w->ceil_mode);
+  if (out_h <= 0 || out_w <= 0) return ctx.error("the output would be empty: the input is too small for the window");
+  const std::vector<int64_t> sizes = output_sizes(*planes, out_h, out_w);
+  auto slot = OutputSlot::bind(ctx, 0, self->dtype(), sizes);
+  if (!slot) return slot.error();
+  std::optional<OutputSlot> index_slot;
+  Tensor index_staging;
+  if (with_indices) {
+    auto s = OutputSlot::bind_secondary(ctx, 1, ScalarType::INT64, sizes);
+    if (!s) return s.error();
+    index_slot = *s;
+    index_staging = index_slot->staging(ScalarType::INT64);
+  }
+  Tensor staging = slot->staging(planes->input.dtype());
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    const C* in = planes->input.data<C>();
+    C* out = staging.data<C>();
+    int64_t* indices = with_indices ? index_staging.data<int64_t>() : nullptr;
+    for (int64_t plane = 0; plane < planes->planes; ++plane) {
+      const C* image = in + plane * planes->height * planes->width;
+      for (int64_t oy = 0; oy < out_h; ++oy) {
+        int64_t y0 = oy * w->stride[0] - w->pad[0];
+        const int64_t y1 = std::min(y0 + (w->kernel[0] - 1) * w->dilation[0] + 1, planes->height);
+        while (y0 < 0) y0 += w->dilation[0];
+        for (int64_t ox = 0; ox < out_w; ++ox) {
+          int64_t x0 = ox * w->stride[1] - w->pad[1];
+          const int64_t x1 = std::min(x0 + (w->kernel[1] - 1) * w->dilation[1] + 1, planes->width);
+          while (x0 < 0) x0 += w->dilation[1];
+          int64_t best_index = y0 * planes->width + x0;
+          C best = -std::numeric_limits<C>::infinity();
+          for (int64_t y = y0; y < y1; y += w->dilation[0]) {
+            for (int64_t x = x0; x < x1; x += w->dilation[1]) {
+              const C v = image[y * planes->width + x];
+              if (v > best || std::isnan(v)) {
+                best = v;
+                best_index = y * planes->width + x;
+              }
+            }
+          }
+          const int64_t o = (plane * out_h + oy) * out_w + ox;
+          out[o] = best;
+          if (indices) indices[o] = best_index;
+        }
+      }
+    }
+  };
+  if (planes->input.dtype() == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  slot->commit();
+  if (index_slot) index_slot->commit();
+  return Status::Ok();
+}
+
+// avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
+//            bool count_include_pad=True, int? divisor_override=None)
+Status avg_pool2d(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto planes = read_planes(ctx, *self);
+  if (!planes) return planes.error();
+  auto w = read_window(ctx, false);
+  if (!w) return w.error();
+  auto include_pad = ctx.boolean("count_include_pad", 5, true);
+  if (!include_pad) return include_pad.error();
+  std::optional<int64_t> divisor;
+  if (const RuntimeValue* v = ctx.find("divisor_override", 6); v && !std::holds_alternative<std::monostate>(*v)) {
+    auto d = ctx.int64("divisor_override", 6);
+    if (!d) return d.error();
+    if (*d == 0) return ctx.error("divisor_override must be nonzero");
+    divisor = *d;
+  }
+  const int64_t out_h = pooled_size(planes->height, w->kernel[0], w->pad[0], w->stride[0], 1, w->ceil_mode);
+  const int64_t out_w = pooled_size(planes->width, w->kernel[1], w->pad[1], w->stride[1], 1, w->ceil_mode);
+  if (out_h <= 0 || out_w <= 0) return ctx.error("the output would be empty: the input is too small for the window");
+  auto slot = OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w));
+  if (!slot) return slot.error();
+  Tensor staging = slot->staging(planes->input.dtype());
+  const int64_t H = planes->height, W = planes->width;
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    const C* in = planes->input.data<C>();
+    C* out = staging.data<C>();
+    for (int64_t plane = 0; plane < planes->planes; ++plane) {
+      const C* image = in + plane * H * W;
+      for (int64_t oy = 0; oy < out_h; ++oy) {
+        for (int64_t ox = 0; ox < out_w; ++ox) {
+          int64_t y0 = oy * w->stride[0] - w->pad[0], x0 = ox * w->stride[1] - w->pad[1];
+          int64_t y1 = std::min(y0 + w->kernel[0], H + w->pad[0]), x1 = std::min(x0 + w->kernel[1], W + w->pad[1]);
+          const int64_t padded_count = (y1 - y0) * (x1 - x0);
+          y0 = std::max<int64_t>(y0, 0);
+          x0 = std::max<int64_t>(x0, 0);
+          y1 = std::min(y1, H);
+          x1 = std::min(x1, W);
+          const int64_t o = (plane * out_h + oy) * out_w + ox;
+          if (y0 >= y1 || x0 >= x1) {
+            out[o] = C(0);
+            continue;
+          }
+          double sum = 0.0;
+          for (int64_t y = y0; y < y1; ++y) {
+            for (int64_t x = x0; x < x1; ++x) sum += static_cast<double>(image[y * W + x]);
+          }
+          const int64_t count = divisor ? *divisor : *include_pad ? padded_count : (y1 - y0) * (x1 - x0);
+          out[o] = static_cast<C>(sum / static_cast<double>(count));
+        }
+      }
+    }
+  };
+  if (planes->input.dtype() == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
+// adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
+Status adaptive_avg_pool2d(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto planes = read_planes(ctx, *self);
+  if (!planes) return planes.error();
+  auto size = pair(ctx, "output_size", 1, {});
+  if (!size) return size.error();
+  const int64_t out_h = (*size)[0], out_w = (*size)[1];
+  if (out_h < 0 || out_w < 0) return ctx.error("output_size must be non-negative");
+  if ((planes->height == 0 || planes->width == 0) && out_h * out_w > 0) {
+    return ctx.error("cannot pool an empty plane to a non-empty output");
+  }
+  auto slot = OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w));
+  if (!slot) return slot.error();
+  Tensor staging = slot->staging(planes->input.dtype());
+  const int64_t H = planes->height, W = planes->width;
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    const C* in = planes->input.data<C>();
+    C* out = staging.data<C>();
+    for (int64_t plane = 0; plane < planes->planes; ++plane) {
+      const C* image = in + plane * H * W;
+      for (int64_t oy = 0; oy < out_h; ++oy) {
+        const int64_t y0 = oy * H / out_h, y1 = ((oy + 1) * H + out_h - 1) / out_h;
+        for (int64_t ox = 0; ox < out_w; ++ox) {
+          const int64_t x0 = ox * W / out_w, x1 = ((ox + 1) * W + out_w - 1) / out_w;
+          double sum = 0.0;
+          for (int64_t y = y0; y < y1; ++y) {
+            for (int64_t x = x0; x < x1; ++x) sum += static_cast<double>(image[y * W + x]);
+          }
+          out[(plane * out_h + oy) * out_w + ox] = static_cast<C>(sum / static_cast<double>((y1 - y0) * (x1 - x0)));
+        }
+      }
+    }
+  };
+  if (planes->input.dtype() == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::max_pool2d.default", kCpu, {[](KernelContext& ctx) { return max_pool2d(ctx, false); }, false}},
+    {"aten::max_pool2d_with_indices.default", kCpu, {[](KernelContext& ctx) { return max_pool2d(ctx, true); }, false}},
+    {"aten::avg_pool2d.default", kCpu, {&avg_pool2d, false}},
+    {"aten::adaptive_avg_pool2d.default", kCpu, {&adaptive_avg_pool2d, false}},
+    {"aten::_adaptive_avg_pool2d.default", kCpu, {&adaptive_avg_pool2d, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

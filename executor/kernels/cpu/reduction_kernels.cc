@@ -1,0 +1,145 @@
+// Reductions over a list of dims (empty or None: all) with keepdim: sum (integers and bool sum to
+// int64; floating types accumulate in double), mean (floating only; empty gives NaN), amax/amin and
+// max/min over everything (NaN propagates; an empty reduced extent is an error, as in torch).
+#include <cmath>
+
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/reduction_plan.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+struct ReductionArguments {
+  Tensor self;
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+  std::optional<ScalarType> dtype;
+};
+
+// (self, *, dtype) when dim_position < 0, else (self, dim, keepdim, *, dtype).
+Result<ReductionArguments> read_reduction(const KernelContext& ctx, int dim_position, bool with_dtype) {
+  ReductionArguments args;
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
+  args.self = *self;
+  if (dim_position >= 0) {
+    auto dims = ctx.int_list("dim", dim_position, std::vector<int64_t>{});
+    if (!dims) return dims.error();
+    args.dims = *dims;
+    auto keepdim = ctx.boolean("keepdim", dim_position + 1, false);
+    if (!keepdim) return keepdim.error();
+    args.keepdim = *keepdim;
+  }
+  if (with_dtype) {
+    auto dtype = ctx.scalar_type("dtype", dim_position >= 0 ? dim_position + 2 : 1);
+    if (!dtype) return dtype.error();
+    args.dtype = *dtype;
+    if (args.dtype && !is_kernel_dtype(*args.dtype)) return unsupported_dtype(ctx, *args.dtype);
+  }
+  return args;
+}
+
+enum class Average { kSum, kMean };
+
+Status sum_or_mean(KernelContext& ctx, int dim_position, Average average) {
+  auto args = read_reduction(ctx, dim_position, true);
+  if (!args) return args.error();
+  // An explicit dtype converts the input first, as torch does.
+  const Tensor input = args->dtype && *args->dtype != args->self.dtype() ? converted_copy(args->self, *args->dtype)
+                                                                         : args->self;
+  ScalarType out_dtype = input.dtype();
+  if (average == Average::kMean && !is_floating_dtype(out_dtype)) {
+    return ctx.error("mean needs a floating input or dtype, got " + std::string(short_name(out_dtype)));
+  }
+  if (average == Average::kSum && !is_floating_dtype(out_dtype) && !args->dtype) out_dtype = ScalarType::INT64;
+  auto mask = reduction_mask(ctx, args->dims, input.dim());
+  if (!mask) return mask.error();
+  const ReductionPlan plan = plan_reduction(input, std::move(*mask), args->keepdim);
+  auto out = bind_output(ctx, 0, out_dtype, plan.out_sizes);
+  if (!out) return out.error();
+  return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    if constexpr (is_floating_v<In>) {
+      const double count = static_cast<double>(plan.reduced_numel);
+      for_each_reduction(plan, *out, [&](uint8_t* o, uint8_t* base) {
+        double acc = 0.0;
+        for_each_reduced<In>(plan, base, [&acc](compute_t<In> x) { acc += static_cast<double>(x); });
+        if (average == Average::kMean) acc /= count;
+        *reinterpret_cast<In*>(o) = convert<In>(acc);
+      });
+    } else {
+      return dispatch_dtype<kIntegral | kBoolean>(ctx, out_dtype, [&](auto out_tag) {
+        using Out = typename decltype(out_tag)::type;
+        for_each_reduction(plan, *out, [&](uint8_t* o, uint8_t* base) {
+          int64_t acc = 0;
+          for_each_reduced<In>(plan, base, [&acc](In x) { acc = wrapping_add(acc, static_cast<int64_t>(x)); });
+          *reinterpret_cast<Out*>(o) = convert<Out>(acc);
+        });
+      });
+    }
+    return Status::Ok();
+  });
+}
+
+Status sum(KernelContext& ctx) { return sum_or_mean(ctx, -1, Average::kSum); }
+Status sum_dim(KernelContext& ctx) { return sum_or_mean(ctx, 1, Average::kSum); }
+Status mean(KernelContext& ctx) { return sum_or_mean(ctx, -1, Average::kMean); }
+Status mean_dim(KernelContext& ctx) { return sum_or_mean(ctx, 1, Average::kMean); }
+
+template <bool kMaximum>
+Status extreme_value(KernelContext& ctx, int dim_position) {
+  auto args = read_reduction(ctx, dim_position, false);
+  if (!args) return args.error();
+  const Tensor& input = args->self;
+  auto mask = reduction_mask(ctx, args->dims, input.dim());
+  if (!mask) return mask.error();
+  const ReductionPlan plan = plan_reduction(input, std::move(*mask), args->keepdim);
+  if (plan.reduced_numel == 0 && product(plan.out_sizes) != 0) {
+    return ctx.error("the reduced dimensions are empty and the reduction has no identity");
+  }
+  auto out = bind_output(ctx, 0, input.dtype(), plan.out_sizes);
+  if (!out) return out.error();
+  return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    for_each_reduction(plan, *out, [&](uint8_t* o, uint8_t* base) {
+      bool first = true;
+      C best{};
+      for_each_reduced<T>(plan, base, [&](C x) {
+        if (first) {
+          best = x;
+          first = false;
+          return;
+        }
+        if constexpr (std::is_floating_point_v<C>) {
+          if (std::isnan(best)) return;
+          if (std::isnan(x)) {
+            best = x;
+            return;
+          }
+        }
+        if (kMaximum ? x > best : x < best) best = x;
+      });
+      *reinterpret_cast<T*>(o) = store<T>(best);
+    });
+  });
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::sum.default", kCpu, {&sum, false}},
+    {"aten::sum.dim_IntList", kCpu, {&sum_dim, false}},
+    {"aten::mean.default", kCpu, {&mean, false}},
+    {"aten::mean.dim", kCpu, {&mean_dim, false}},
+    {"aten::amax.default", kCpu, {[](KernelContext& ctx) { return extreme_value<true>(ctx, 1); }, false}},
+    {"aten::amin.default", kCpu, {[](KernelContext& ctx) { return extreme_value<false>(ctx, 1); }, false}},
+    {"aten::max.default", kCpu, {[](KernelContext& ctx) { return extreme_value<true>(ctx, -1); }, false}},
+    {"aten::min.default", kCpu, {[](KernelContext& ctx) { return extreme_value<false>(ctx, -1); }, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,98 @@
+// Generic N-d iteration over several tensors of one shape (inputs broadcast beforehand with
+// stride-0 views). Dimensions of size 1 are dropped and adjacent dimensions merged wherever every
+// operand's strides allow, so a contiguous (or uniformly strided) operand set becomes one run;
+// `loop(pointers, byte_strides, n)` is called once per run of the innermost remaining dimension, in
+// row-major order of the shape (arg-reductions rely on that order: merging never reorders).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "executor/tensor.h"
+
+namespace nrt::exec::cpu {
+
+template <size_t N>
+struct RunLayout {
+  bool empty = false;                           // some size is 0: nothing to visit
+  std::vector<int64_t> sizes;                   // outermost first; none for a single element
+  std::array<std::vector<int64_t>, N> strides;  // in bytes, per operand
+};
+
+// `byte_strides[i][d]` is operand i's stride along dimension d, in bytes.
+template <size_t N>
+RunLayout<N> coalesce_runs(const std::vector<int64_t>& sizes, const std::array<std::vector<int64_t>, N>& byte_strides) {
+  RunLayout<N> layout;
+  // Built innermost first, reversed at the end.
+  for (size_t d = sizes.size(); d-- > 0;) {
+    if (sizes[d] == 0) layout.empty = true;
+    if (sizes[d] == 1) continue;
+    bool merges = !layout.sizes.empty();
+    for (size_t i = 0; merges && i < N; ++i) {
+      merges = byte_strides[i][d] == layout.strides[i].back() * layout.sizes.back();
+    }
+    if (merges) {
+      layout.sizes.back() *= sizes[d];
+    } else {
+      layout.sizes.push_back(sizes[d]);
+      for (size_t i = 0; i < N; ++i) layout.strides[i].push_back(byte_strides[i][d]);
+    }
+  }
+  std::reverse(layout.sizes.begin(), layout.sizes.end());
+  for (auto& s : layout.strides) std::reverse(s.begin(), s.end());
+  return layout;
+}
+
+template <size_t N>
+RunLayout<N> coalesce_runs(const std::vector<int64_t>& sizes, const std::array<const Tensor*, N>& operands) {
+  std::array<std::vector<int64_t>, N> byte_strides;
+  for (size_t i = 0; i < N; ++i) {
+    byte_strides[i].resize(sizes.size());
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      byte_strides[i][d] = operands[i]->strides()[d] * static_cast<int64_t>(operands[i]->element_size());
+    }
+  }
+  return coalesce_runs<N>(sizes, byte_strides);
+}
+
+// Visits `layout` starting at `pointers`.
+template <size_t N, class Loop>
+void for_each_run_in(const RunLayout<N>& layout, std::array<uint8_t*, N> pointers, Loop&& loop) {
+  if (layout.empty) return;
+  std::array<int64_t, N> inner_strides{};
+  if (layout.sizes.empty()) {
+    loop(pointers, inner_strides, int64_t{1});
+    return;
+  }
+  const size_t inner = layout.sizes.size() - 1;
+  for (size_t i = 0; i < N; ++i) inner_strides[i] = layout.strides[i][inner];
+  if (inner == 0) {
+    loop(pointers, inner_strides, layout.sizes[0]);
+    return;
+  }
+  std::vector<int64_t> index(inner, 0);
+  while (true) {
+    loop(pointers, inner_strides, layout.sizes[inner]);
+    size_t d = inner;
+    while (d-- > 0) {
+      for (size_t i = 0; i < N; ++i) pointers[i] += layout.strides[i][d];
+      if (++index[d] < layout.sizes[d]) break;
+      for (size_t i = 0; i < N; ++i) pointers[i] -= layout.strides[i][d] * layout.sizes[d];
+      index[d] = 0;
+    }
+    if (d == static_cast<size_t>(-1)) return;
+  }
+}
+
+template <size_t N, class Loop>
+void for_each_run(const std::vector<int64_t>& sizes, const std::array<const Tensor*, N>& operands, Loop&& loop) {
+  const RunLayout<N> layout = coalesce_runs(sizes, operands);
+  if (layout.empty) return;
+  std::array<uint8_t*, N> pointers;
+  for (size_t i = 0; i < N; ++i) pointers[i] = operands[i]->raw_data();
+  for_each_run_in(layout, pointers, loop);
+}
+
+}  // namespace nrt::exec::cpu

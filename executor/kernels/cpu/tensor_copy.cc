@@ -1,0 +1,82 @@
+#include "executor/kernels/cpu/tensor_copy.h"
+
+#include <cstring>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/elementwise_loops.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+void copy_bytes(const Tensor& dst, const Tensor& src) {
+  const auto element = static_cast<int64_t>(dst.element_size());
+  for_each_run<2>(dst.sizes(), {&dst, &src},
+                  [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+                    if (s[0] == element && s[1] == element) {
+                      std::memcpy(p[0], p[1], static_cast<size_t>(n * element));
+                      return;
+                    }
+                    for (int64_t i = 0; i < n; ++i) {
+                      std::memcpy(p[0] + i * s[0], p[1] + i * s[1], static_cast<size_t>(element));
+                    }
+                  });
+}
+
+// dispatch_dtype reports unsupported dtypes through a context; copy_into checks the dtypes before
+// dispatching, so this one never speaks.
+const KernelContext& conversion_context() {
+  static const KernelContext ctx("copy", {}, {}, Device{});
+  return ctx;
+}
+
+}  // namespace
+
+bool copy_into(const Tensor& dst, const Tensor& src) {
+  const Tensor source = src.sizes() == dst.sizes() ? src : expand_to(src, dst.sizes());
+  if (dst.dtype() == src.dtype()) {
+    copy_bytes(dst, source);
+    return true;
+  }
+  if (!is_kernel_dtype(dst.dtype()) || !is_kernel_dtype(src.dtype())) return false;
+  const auto& ctx = conversion_context();
+  Status status = dispatch_dtype<kAllDtypes>(ctx, dst.dtype(), [&](auto out_tag) {
+    using Out = typename decltype(out_tag)::type;
+    return dispatch_dtype<kAllDtypes>(ctx, src.dtype(), [&](auto in_tag) {
+      using In = typename decltype(in_tag)::type;
+      for_each_run<2>(dst.sizes(), {&dst, &source},
+                      [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+                        for (int64_t i = 0; i < n; ++i) {
+                          *reinterpret_cast<Out*>(p[0] + i * s[0]) =
+                              convert<Out>(*reinterpret_cast<const In*>(p[1] + i * s[1]));
+                        }
+                      });
+    });
+  });
+  return status.ok();
+}
+
+Tensor converted_copy(const Tensor& t, ScalarType dtype) {
+  Tensor out = Tensor::empty(dtype, t.sizes(), t.device());
+  copy_into(out, t);
+  return out;
+}
+
+Tensor contiguous_as(const Tensor& t, ScalarType dtype) {
+  if (t.dtype() == dtype && t.is_contiguous()) return t;
+  return converted_copy(t, dtype);
+}
+
+void fill_with(const Tensor& t, const ScalarValue& value) {
+  const auto& ctx = conversion_context();
+  Status status = dispatch_dtype<kAllDtypes>(ctx, t.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const T v = value.as<T>();
+    for_each_run<1>(t.sizes(), {&t}, [&](const std::array<uint8_t*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(p[0] + i * s[0]) = v;
+    });
+  });
+  (void)status;
+}
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,23 @@
+// Copies between strided tensors, with dtype conversion through convert<>.
+#pragma once
+
+#include "executor/kernels/cpu/operand.h"
+#include "executor/tensor.h"
+
+namespace nrt::exec::cpu {
+
+// Copies `src` (same sizes as `dst`, or broadcastable to them) into `dst`, converting the dtype.
+// Same-dtype copies move bytes and work for every dtype; a conversion needs both dtypes in the
+// kernels' set, else nothing is written and the result is false.
+bool copy_into(const Tensor& dst, const Tensor& src);
+
+// A new contiguous tensor with `t`'s values in `dtype` (both dtypes in the kernels' set).
+Tensor converted_copy(const Tensor& t, ScalarType dtype);
+
+// `t` itself when it is contiguous and of `dtype`, else converted_copy.
+Tensor contiguous_as(const Tensor& t, ScalarType dtype);
+
+// Sets every element of `t` (a kernel dtype) to `value`.
+void fill_with(const Tensor& t, const ScalarValue& value);
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,222 @@
+// Element-wise functions of one tensor: neg, abs, relu, rounding (dtype kept), exp, log, sqrt,
+// rsqrt, sigmoid, tanh, ... (integer and bool inputs promote to float32, as torch's "unary float"
+// ops do), silu and gelu (floating only), logical_not (bool result).
+#include <cmath>
+#include <numbers>
+
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/elementwise_loops.h"
+#include "executor/kernels/cpu/operand.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+template <class C>
+bool is_nan(C x) {
+  if constexpr (std::is_floating_point_v<C>) {
+    return std::isnan(x);
+  } else {
+    (void)x;
+    return false;
+  }
+}
+
+struct Neg {
+  static constexpr unsigned kGroups = kFloating | kIntegral;
+  template <class C>
+  C operator()(C x) const { return wrapping_neg(x); }
+};
+struct Abs {
+  static constexpr unsigned kGroups = kAllDtypes;
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, bool> || std::is_unsigned_v<C>) {
+      return x;
+    } else if constexpr (std::is_floating_point_v<C>) {
+      return std::abs(x);
+    } else {
+      return x < C(0) ? wrapping_neg(x) : x;
+    }
+  }
+};
+struct Relu {
+  static constexpr unsigned kGroups = kFloating | kIntegral;
+  template <class C>
+  C operator()(C x) const { return (x > C(0) || is_nan(x)) ? x : C(0); }
+};
+struct Floor {
+  static constexpr unsigned kGroups = kFloating | kIntegral;
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return std::floor(x);
+    return x;
+  }
+};
+struct Ceil {
+  static constexpr unsigned kGroups = kFloating | kIntegral;
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return std::ceil(x);
+    return x;
+  }
+};
+struct Round {  // half to even, as torch.round
+  static constexpr unsigned kGroups = kFloating | kIntegral;
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return std::nearbyint(x);
+    return x;
+  }
+};
+struct Trunc {
+  static constexpr unsigned kGroups = kFloating | kIntegral;
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_floating_point_v<C>) return std::trunc(x);
+    return x;
+  }
+};
+
+// Dtype-preserving ops.
+template <class Op>
+Status same_dtype_unary(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  if (!out) return out.error();
+  return dispatch_dtype<Op::kGroups>(ctx, self->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map_unary<T, T>(*out, *self, [](compute_t<T> x) { return Op{}(x); });
+  });
+}
+
+struct Exp {
+  template <class C>
+  C operator()(C x) const { return std::exp(x); }
+};
+struct Log {
+  template <class C>
+  C operator()(C x) const { return std::log(x); }
+};
+struct Log1p {
+  template <class C>
+  C operator()(C x) const { return std::log1p(x); }
+};
+struct Sqrt {
+  template <class C>
+  C operator()(C x) const { return std::sqrt(x); }
+};
+struct Rsqrt {
+  template <class C>
+  C operator()(C x) const { return C(1) / std::sqrt(x); }
+};
+struct Reciprocal {
+  template <class C>
+  C operator()(C x) const { return C(1) / x; }
+};
+struct Sigmoid {
+  template <class C>
+  C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+};
+struct Tanh {
+  template <class C>
+  C operator()(C x) const { return std::tanh(x); }
+};
+struct Sin {
+  template <class C>
+  C operator()(C x) const { return std::sin(x); }
+};
+struct Cos {
+  template <class C>
+  C operator()(C x) const { return std::cos(x); }
+};
+struct Erf {
+  template <class C>
+  C operator()(C x) const { return std::erf(x); }
+};
+struct Silu {
+  template <class C>
+  C operator()(C x) const { return x / (C(1) + std::exp(-x)); }
+};
+
+// Floating results; integer and bool inputs compute in float32 (torch's default dtype).
+template <class Op, bool kPromoteIntegers = true>
+Status floating_unary(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
+  if (!kPromoteIntegers && !is_floating_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
+  const ScalarType dtype = is_floating_dtype(self->dtype()) ? self->dtype() : ScalarType::FLOAT32;
+  auto out = bind_output(ctx, 0, dtype, self->sizes());
+  if (!out) return out.error();
+  const Tensor input = self->dtype() == dtype ? *self : converted_copy(*self, dtype);
+  return dispatch_dtype<kFloating>(ctx, dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map_unary<T, T>(*out, input, [](compute_t<T> x) { return Op{}(x); });
+  });
+}
+
+Status gelu(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto approximate = read_optional_string(ctx, "approximate", 1);
+  if (!approximate) return approximate.error();
+  const std::string mode = approximate->value_or("none");
+  if (mode != "none" && mode != "tanh") return ctx.error("approximate must be 'none' or 'tanh', got '" + mode + "'");
+  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  if (!out) return out.error();
+  return dispatch_dtype<kFloating>(ctx, self->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    if (mode == "tanh") {
+      const C k = static_cast<C>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);  // sqrt(2/pi)
+      map_unary<T, T>(*out, *self, [k](C x) {
+        return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
+      });
+    } else {
+      const C inv_sqrt2 = static_cast<C>(1.0 / std::numbers::sqrt2);
+      map_unary<T, T>(*out, *self, [inv_sqrt2](C x) { return C(0.5) * x * (C(1) + std::erf(x * inv_sqrt2)); });
+    }
+  });
+}
+
+Status logical_not(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto out = bind_output(ctx, 0, ScalarType::BOOL, self->sizes());
+  if (!out) return out.error();
+  return dispatch_dtype<kAllDtypes>(ctx, self->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    map_unary<bool, T>(*out, *self, [](compute_t<T> x) { return !(x != compute_t<T>(0)); });
+  });
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::neg.default", kCpu, {&same_dtype_unary<Neg>, false}},
+    {"aten::abs.default", kCpu, {&same_dtype_unary<Abs>, false}},
+    {"aten::relu.default", kCpu, {&same_dtype_unary<Relu>, false}},
+    {"aten::floor.default", kCpu, {&same_dtype_unary<Floor>, false}},
+    {"aten::ceil.default", kCpu, {&same_dtype_unary<Ceil>, false}},
+    {"aten::round.default", kCpu, {&same_dtype_unary<Round>, false}},
+    {"aten::trunc.default", kCpu, {&same_dtype_unary<Trunc>, false}},
+    {"aten::exp.default", kCpu, {&floating_unary<Exp>, false}},
+    {"aten::log.default", kCpu, {&floating_unary<Log>, false}},
+    {"aten::log1p.default", kCpu, {&floating_unary<Log1p>, false}},
+    {"aten::sqrt.default", kCpu, {&floating_unary<Sqrt>, false}},
+    {"aten::rsqrt.default", kCpu, {&floating_unary<Rsqrt>, false}},
+    {"aten::reciprocal.default", kCpu, {&floating_unary<Reciprocal>, false}},
+    {"aten::sigmoid.default", kCpu, {&floating_unary<Sigmoid>, false}},
+    {"aten::tanh.default", kCpu, {&floating_unary<Tanh>, false}},
+    {"aten::sin.default", kCpu, {&floating_unary<Sin>, false}},
+    {"aten::cos.default", kCpu, {&floating_unary<Cos>, false}},
+    {"aten::erf.default", kCpu, {&floating_unary<Erf>, false}},
+    {"aten::silu.default", kCpu, {&floating_unary<Silu, false>, false}},
+    {"aten::gelu.default", kCpu, {&gelu, false}},
+    {"aten::logical_not.default", kCpu, {&logical_not, false}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,345 @@
+// Shape kernels that return views sharing the input's storage (registered with is_view):
+// view, permute, transpose, t, expand, unsqueeze, squeeze, slice, select, narrow, unflatten, alias,
+// detach, dropout in inference.
+//
+// reshape, _unsafe_view, flatten and contiguous return a view when the layout allows and a fresh
+// contiguous copy otherwise (as torch does). They are registered as views too: the planner then
+// treats the output as possibly aliasing the input (keeping the input alive as long as the
+// output), which is correct in both cases; the copying branch allocates its own storage.
+#include <algorithm>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/view_strides.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+Status view_or_copy(KernelContext& ctx, const Tensor& self, const std::vector<int64_t>& requested, bool may_copy) {
+  auto sizes = infer_view_sizes(ctx, requested, self.numel());
+  if (!sizes) return sizes.error();
+  if (auto strides = view_strides(self.sizes(), self.strides(), *sizes)) {
+    return set_output(ctx, 0, self.as_strided(*sizes, *strides, self.storage_offset()));
+  }
+  if (!may_copy) {
+    return ctx.error("shape " + shape_string(*sizes) + " is not compatible with the input's sizes " +
+                     shape_string(self.sizes()) + " and strides; use reshape");
+  }
+  Tensor copy = converted_copy(self, self.dtype());
+  return set_output(ctx, 0, copy.as_strided(*sizes, Tensor::contiguous_strides(*sizes), 0));
+}
+
+// view(Tensor self, SymInt[] size); _unsafe_view(Tensor self, SymInt[] size); reshape(Tensor self, SymInt[] shape)
+Status view(KernelContext& ctx, std::string_view size_name, bool may_copy) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto size = ctx.int_list(size_name, 1);
+  if (!size) return size.error();
+  return view_or_copy(ctx, *self, *size, may_copy);
+}
+
+// flatten.using_ints(Tensor self, int start_dim=0, int end_dim=-1)
+Status flatten(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto start = ctx.int64("start_dim", 1, 0);
+  if (!start) return start.error();
+  auto end = ctx.int64("end_dim", 2, -1);
+  if (!end) return end.error();
+  if (self->dim() == 0) return view_or_copy(ctx, *self, {1}, true);
+  auto s = wrap_dim(ctx, *start, self->dim());
+  if (!s) return s.error();
+  auto e = wrap_dim(ctx, *end, self->dim());
+  if (!e) return e.error();
+  if (*s > *e) return ctx.error("start_dim must not come after end_dim");
+  if (*s == *e) return set_output(ctx, 0, *self);
+  std::vector<int64_t> sizes(self->sizes().begin(), self->sizes().begin() + *s);
+  int64_t merged = 1;
+  for (int64_t d = *s; d <= *e; ++d) merged *= self->sizes()[static_cast<size_t>(d)];
+  sizes.push_back(merged);
+  sizes.insert(sizes.end(), self->sizes().begin() + *e + 1, self->sizes().end());
+  return view_or_copy(ctx, *self, sizes, true);
+}
+
+// unflatten.int(Tensor self, int dim, SymInt[] sizes)
+Status unflatten(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dim = ctx.int64("dim", 1);
+  if (!dim) return dim.error();
+  auto parts = ctx.int_list("sizes", 2);
+  if (!parts) return parts.error();
+  if (self->dim() == 0) return ctx.error("cannot unflatten a 0-d tensor");
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  auto inferred = infer_view_sizes(ctx, *parts, self->sizes()[static_cast<size_t>(*d)]);
+  if (!inferred) return inferred.error();
+  std::vector<int64_t> sizes(self->sizes().begin(), self->sizes().begin() + *d);
+  sizes.insert(sizes.end(), inferred->begin(), inferred->end());
+  sizes.insert(sizes.end(), self->sizes().begin() + *d + 1, self->sizes().end());
+  return view_or_copy(ctx, *self, sizes, false);
+}
+
+Status contiguous(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  return set_output(ctx, 0, self->is_contiguous() ? *self : converted_copy(*self, self->dtype()));
+}
+
+// permute(Tensor self, int[] dims)
+Status permute(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dims = ctx.int_list("dims", 1);
+  if (!dims) return dims.error();
+  if (static_cast<int64_t>(dims->size()) != self->dim()) {
+    return ctx.error("dims " + shape_string(*dims) + " do not match the input's rank " + std::to_string(self->dim()));
+  }
+  std::vector<int64_t> sizes, strides;
+  std::vector<bool> seen(dims->size(), false);
+  for (int64_t d : *dims) {
+    auto w = wrap_dim(ctx, d, self->dim());
+    if (!w) return w.error();
+    const auto i = static_cast<size_t>(*w);
+    if (seen[i]) return ctx.error("dims " + shape_string(*dims) + " repeat a dimension");
+    seen[i] = true;
+    sizes.push_back(self->sizes()[i]);
+    strides.push_back(self->strides()[i]);
+  }
+  return set_output(ctx, 0, self->as_strided(sizes, strides, self->storage_offset()));
+}
+
+Status transpose_dims(KernelContext& ctx, const Tensor& self, int64_t dim0, int64_t dim1) {
+  auto a = wrap_dim(ctx, dim0, self.dim());
+  if (!a) return a.error();
+  auto b = wrap_dim(ctx, dim1, self.dim());
+  if (!b) return b.error();
+  if (self.dim() == 0) return set_output(ctx, 0, self);
+  std::vector<int64_t> sizes = self.sizes(), strides = self.strides();
+  std::swap(sizes[static_cast<size_t>(*a)], sizes[static_cast<size_t>(*b)]);
+  std::swap(strides[static_cast<size_t>(*a)], strides[static_cast<size_t>(*b)]);
+  return set_output(ctx, 0, self.as_strided(sizes, strides, self.storage_offset()));
+}
+
+// transpose.int(Tensor self, int dim0, int dim1)
+Status transpose(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dim0 = ctx.int64("dim0", 1);
+  if (!dim0) return dim0.error();
+  auto dim1 = ctx.int64("dim1", 2);
+  if (!dim1) return dim1.error();
+  return transpose_dims(ctx, *self, *dim0, *dim1);
+}
+
+// t(Tensor self): transposes a 2-D tensor, returns 0-D and 1-D ones as they are.
+Status t(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (self->dim() > 2) return ctx.error("t() expects a tensor with at most 2 dimensions, got " + shape_string(self->sizes()));
+  if (self->dim() < 2) return set_output(ctx, 0, *self);
+  return transpose_dims(ctx, *self, 0, 1);
+}
+
+// expand(Tensor self, SymInt[] size, *, bool implicit=False)
+Status expand(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto size = ctx.int_list("size", 1);
+  if (!size) return size.error();
+  if (static_cast<int64_t>(size->size()) < self->dim()) {
+    return ctx.error("size " + shape_string(*size) + " has fewer dimensions than the input " +
+                     shape_string(self->sizes()));
+  }
+  const size_t lead = size->size() - self->sizes().size();
+  std::vector<int64_t> sizes(size->size()), strides(size->size(), 0);
+  for (size_t i = 0; i < size->size(); ++i) {
+    const int64_t want = (*size)[i];
+    if (i < lead) {
+      if (want < 0) return ctx.error("-1 is not allowed for a new leading dimension in " + shape_string(*size));
+      sizes[i] = want;
+      continue;
+    }
+    const int64_t have = self->sizes()[i - lead];
+    if (want == -1 || want == have) {
+      sizes[i] = have;
+      strides[i] = self->strides()[i - lead];
+    } else if (have == 1 && want >= 0) {
+      sizes[i] = want;
+    } else {
+      return ctx.error("cannot expand " + shape_string(self->sizes()) + " to " + shape_string(*size));
+    }
+  }
+  return set_output(ctx, 0, self->as_strided(sizes, strides, self->storage_offset()));
+}
+
+// unsqueeze(Tensor self, int dim)
+Status unsqueeze(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dim = ctx.int64("dim", 1);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self->dim() + 1);
+  if (!d) return d.error();
+  const auto i = static_cast<size_t>(*d);
+  std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
+  const int64_t stride = i >= sizes.size() ? 1 : sizes[i] * strides[i];
+  sizes.insert(sizes.begin() + *d, 1);
+  strides.insert(strides.begin() + *d, stride);
+  return set_output(ctx, 0, self->as_strided(sizes, strides, self->storage_offset()));
+}
+
+Status squeeze_mask(KernelContext& ctx, const Tensor& self, const std::vector<bool>& mask) {
+  std::vector<int64_t> sizes, strides;
+  for (size_t d = 0; d < self.sizes().size(); ++d) {
+    if (mask[d] && self.sizes()[d] == 1) continue;
+    sizes.push_back(self.sizes()[d]);
+    strides.push_back(self.strides()[d]);
+  }
+  return set_output(ctx, 0, self.as_strided(sizes, strides, self.storage_offset()));
+}
+
+// squeeze(Tensor self); squeeze.dim(Tensor self, int dim); squeeze.dims(Tensor self, int[] dim)
+Status squeeze(KernelContext& ctx, bool with_dims) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  std::vector<bool> mask(static_cast<size_t>(self->dim()), !with_dims);
+  if (with_dims) {
+    auto dims = ctx.int_list("dim", 1);
+    if (!dims) return dims.error();
+    for (int64_t d : *dims) {
+      auto w = wrap_dim(ctx, d, self->dim());
+      if (!w) return w.error();
+      if (self->dim() > 0) mask[static_cast<size_t>(*w)] = true;
+    }
+  }
+  return squeeze_mask(ctx, *self, mask);
+}
+
+// slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
+Status slice(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (self->dim() == 0) return ctx.error("slice() cannot be applied to a 0-d tensor");
+  auto dim = ctx.int64("dim", 1, 0);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  const int64_t size = self->sizes()[static_cast<size_t>(*d)];
+  auto start = ctx.int64("start", 2, 0);
+  if (!start) return start.error();
+  auto end = ctx.int64("end", 3, size);
+  if (!end) return end.error();
+  auto step = ctx.int64("step", 4, 1);
+  if (!step) return step.error();
+  if (*step <= 0) return ctx.error("slice step must be positive, got " + std::to_string(*step));
+  auto clamp_index = [size](int64_t i) {
+    if (i < 0) i += size;
+    return std::clamp<int64_t>(i, 0, size);
+  };
+  const int64_t from = clamp_index(*start);
+  const int64_t to = std::max(from, clamp_index(*end));
+  std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
+  const auto i = static_cast<size_t>(*d);
+  sizes[i] = (to - from + *step - 1) / *step;
+  const int64_t offset = self->storage_offset() + from * strides[i];
+  strides[i] *= *step;
+  return set_output(ctx, 0, self->as_strided(sizes, strides, offset));
+}
+
+// narrow(Tensor self, int dim, SymInt start, SymInt length)
+Status narrow(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (self->dim() == 0) return ctx.error("narrow() cannot be applied to a 0-d tensor");
+  auto dim = ctx.int64("dim", 1);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  const auto i = static_cast<size_t>(*d);
+  auto start = ctx.int64("start", 2);
+  if (!start) return start.error();
+  auto length = ctx.int64("length", 3);
+  if (!length) return length.error();
+  const int64_t size = self->sizes()[i];
+  const int64_t from = *start < 0 ? *start + size : *start;
+  if (from < 0 || from > size || *length < 0 || from + *length > size) {
+    return ctx.error("range [" + std::to_string(*start) + ", +" + std::to_string(*length) + ") exceeds size " +
+                     std::to_string(size));
+  }
+  std::vector<int64_t> sizes = self->sizes();
+  sizes[i] = *length;
+  return set_output(ctx, 0, self->as_strided(sizes, self->strides(), self->storage_offset() + from * self->strides()[i]));
+}
+
+// select.int(Tensor self, int dim, SymInt index)
+Status select(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (self->dim() == 0) return ctx.error("select() cannot be applied to a 0-d tensor");
+  auto dim = ctx.int64("dim", 1);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self->dim());
+  if (!d) return d.error();
+  auto index = ctx.int64("index", 2);
+  if (!index) return index.error();
+  const auto i = static_cast<size_t>(*d);
+  const int64_t size = self->sizes()[i];
+  if (*index < -size || *index >= size) {
+    return ctx.error("index " + std::to_string(*index) + " is out of range for size " + std::to_string(size));
+  }
+  const int64_t at = *index < 0 ? *index + size : *index;
+  std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
+  const int64_t offset = self->storage_offset() + at * strides[i];
+  sizes.erase(sizes.begin() + *d);
+  strides.erase(strides.begin() + *d);
+  return set_output(ctx, 0, self->as_strided(sizes, strides, offset));
+}
+
+// alias(Tensor self), detach(Tensor self): the same view.
+Status alias(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  return set_output(ctx, 0, *self);
+}
+
+// dropout(Tensor input, float p, bool train): the identity in inference.
+Status dropout(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto p = ctx.real("p", 1);
+  if (!p) return p.error();
+  auto train = ctx.boolean("train", 2);
+  if (!train) return train.error();
+  if (*train && *p > 0.0) return ctx.error("training-mode dropout is not supported (inference only)");
+  return set_output(ctx, 0, *input);
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"aten::view.default", kCpu, {[](KernelContext& ctx) { return view(ctx, "size", false); }, true}},
+    {"aten::_unsafe_view.default", kCpu, {[](KernelContext& ctx) { return view(ctx, "size", true); }, true}},
+    {"aten::reshape.default", kCpu, {[](KernelContext& ctx) { return view(ctx, "shape", true); }, true}},
+    {"aten::flatten.using_ints", kCpu, {&flatten, true}},
+    {"aten::unflatten.int", kCpu, {&unflatten, true}},
+    {"aten::contiguous.default", kCpu, {&contiguous, true}},
+    {"aten::permute.default", kCpu, {&permute, true}},
+    {"aten::transpose.int", kCpu, {&transpose, true}},
+    {"aten::t.default", kCpu, {&t, true}},
+    {"aten::expand.default", kCpu, {&expand, true}},
+    {"aten::unsqueeze.default", kCpu, {&unsqueeze, true}},
+    {"aten::squeeze.default", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, false); }, true}},
+    {"aten::squeeze.dim", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},
+    {"aten::squeeze.dims", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},
+    {"aten::slice.Tensor", kCpu, {&slice, true}},
+    {"aten::narrow.default", kCpu, {&narrow, true}},
+    {"aten::select.int", kCpu, {&select, true}},
+    {"aten::alias.default", kCpu, {&alias, true}},
+    {"aten::detach.default", kCpu, {&alias, true}},
+    {"aten::dropout.default", kCpu, {&dropout, true}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,22 @@
+// Whether a strided tensor can be viewed with new sizes without copying, and with which strides
+// (torch's computeStride: dimensions may be split or merged only where the old layout is
+// contiguous across them). Also the `-1` inference of view/reshape sizes.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "executor/kernel.h"
+
+namespace nrt::exec::cpu {
+
+std::optional<std::vector<int64_t>> view_strides(const std::vector<int64_t>& old_sizes,
+                                                 const std::vector<int64_t>& old_strides,
+                                                 const std::vector<int64_t>& new_sizes);
+
+// `sizes` with a single -1 replaced so that the product is `numel`; errors for a mismatch, several
+// -1, other negative sizes, or an ambiguous -1 next to a zero size.
+Result<std::vector<int64_t>> infer_view_sizes(const KernelContext& ctx, std::vector<int64_t> sizes, int64_t numel);
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,531 @@
+// Kernel properties the NumPy goldens do not show: views share storage (and are registered as
+// views), errors are values naming the target, preallocated outputs of the wrong shape are
+// replaced, secondary outputs may be absent, every dtype an op allows is accepted, the 16-bit
+// float conversions round correctly, torch's promotion table, and BLAS products of sizes and
+// layouts beyond the goldens' small ones.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "executor/kernel.h"
+#include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/element_conversion.h"
+#include "executor/kernels/cpu/type_promotion.h"
+#include "serializer/scalar_type_info.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+// One kernel call with named arguments.
+struct Call {
+  std::string target;
+  std::vector<std::pair<std::string, RuntimeValue>> args;
+  std::vector<RuntimeValue> outputs;
+
+  Status run(size_t num_outputs = 1) {
+    const KernelInfo* info = KernelRegistry::global().find(target, DeviceKind::kCpu);
+    if (info == nullptr) return make_error(ErrorCode::InvalidArgument, "no kernel " + target);
+    std::vector<NamedValue> inputs;
+    for (const auto& [name, value] : args) inputs.push_back({name, &value});
+    outputs.resize(std::max(outputs.size(), num_outputs));
+    KernelContext ctx(target, inputs, std::span<RuntimeValue>(outputs.data(), num_outputs), Device{});
+    return info->fn(ctx);
+  }
+  const Tensor& out(size_t i = 0) const { return std::get<Tensor>(outputs[i]); }
+};
+
+const ScalarType kAllTypes[] = {ScalarType::FLOAT32, ScalarType::FLOAT64, ScalarType::FLOAT16, ScalarType::BFLOAT16,
+                                ScalarType::INT8,    ScalarType::INT16,   ScalarType::INT32,   ScalarType::INT64,
+                                ScalarType::UINT8,   ScalarType::BOOL};
+
+// A contiguous tensor of `dtype` holding `values` (converted as the kernels convert).
+Tensor make(ScalarType dtype, std::vector<int64_t> sizes, const std::vector<double>& values) {
+  Tensor t = Tensor::empty(dtype, std::move(sizes));
+  for (size_t i = 0; i < values.size(); ++i) {
+    uint8_t* p = t.raw_data() + i * t.element_size();
+    switch (dtype) {
+      case ScalarType::FLOAT32: *reinterpret_cast<float*>(p) = convert<float>(values[i]); break;
+      case ScalarType::FLOAT64: *reinterpret_cast<double*>(p) = values[i]; break;
+      case ScalarType::FLOAT16: *reinterpret_cast<Half*>(p) = convert<Half>(values[i]); break;
+      case ScalarType::BFLOAT16: *reinterpret_cast<BFloat16*>(p) = convert<BFloat16>(values[i]); break;
+      case ScalarType::INT8: *reinterpret_cast<int8_t*>(p) = convert<int8_t>(values[i]); break;
+      case ScalarType::INT16: *reinterpret_cast<int16_t*>(p) = convert<int16_t>(values[i]); break;
+      case ScalarType::INT32: *reinterpret_cast<int32_t*>(p) = convert<int32_t>(values[i]); break;
+      case ScalarType::INT64: *reinterpret_cast<int64_t*>(p) = convert<int64_t>(values[i]); break;
+      case ScalarType::UINT8: *reinterpret_cast<uint8_t*>(p) = convert<uint8_t>(values[i]); break;
+      case ScalarType::BOOL: *reinterpret_cast<bool*>(p) = values[i] != 0; break;
+      default: break;
+    }
+  }
+  return t;
+}
+
+// Element i of a tensor in row-major order (any strides), as a double.
+double at(const Tensor& t, int64_t i) {
+  int64_t offset = 0;
+  for (size_t d = t.sizes().size(); d-- > 0;) {
+    offset += (i % t.sizes()[d]) * t.strides()[d];
+    i /= t.sizes()[d];
+  }
+  const uint8_t* p = t.raw_data() + offset * static_cast<int64_t>(t.element_size());
+  switch (t.dtype()) {
+    case ScalarType::FLOAT32: return *reinterpret_cast<const float*>(p);
+    case ScalarType::FLOAT64: return *reinterpret_cast<const double*>(p);
+    case ScalarType::FLOAT16: return to_float(*reinterpret_cast<const Half*>(p));
+    case ScalarType::BFLOAT16: return to_float(*reinterpret_cast<const BFloat16*>(p));
+    case ScalarType::INT8: return *reinterpret_cast<const int8_t*>(p);
+    case ScalarType::INT16: return *reinterpret_cast<const int16_t*>(p);
+    case ScalarType::INT32: return *reinterpret_cast<const int32_t*>(p);
+    case ScalarType::INT64: return static_cast<double>(*reinterpret_cast<const int64_t*>(p));
+    case ScalarType::UINT8: return *reinterpret_cast<const uint8_t*>(p);
+    case ScalarType::BOOL: return *reinterpret_cast<const bool*>(p) ? 1.0 : 0.0;
+    default: return std::nan("");
+  }
+}
+
+std::vector<double> values_of(const Tensor& t) {
+  std::vector<double> v;
+  for (int64_t i = 0; i < t.numel(); ++i) v.push_back(at(t, i));
+  return v;
+}
+
+Tensor iota(ScalarType dtype, std::vector<int64_t> sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[static_cast<size_t>(i)] = static_cast<double>(i);
+  return make(dtype, std::move(sizes), v);
+}
+
+// --- Views -------------------------------------------------------------------------------------
+
+struct ViewCase {
+  std::string target;
+  std::vector<std::pair<std::string, RuntimeValue>> extra;
+  std::vector<double> expected;  // row-major values of the view of iota([2, 3, 4])
+  std::vector<int64_t> sizes;
+};
+
+TEST(Views, ShareStorageWithTheirInput) {
+  const Tensor x = iota(ScalarType::FLOAT32, {2, 3, 4});
+  const std::vector<ViewCase> cases = {
+      {"aten::view.default", {{"size", std::vector<int64_t>{6, 4}}}, {}, {6, 4}},
+      {"aten::reshape.default", {{"shape", std::vector<int64_t>{-1}}}, {}, {24}},
+      {"aten::_unsafe_view.default", {{"size", std::vector<int64_t>{2, 12}}}, {}, {2, 12}},
+      {"aten::flatten.using_ints", {}, {}, {24}},
+      {"aten::unflatten.int", {{"dim", int64_t{2}}, {"sizes", std::vector<int64_t>{2, 2}}}, {}, {2, 3, 2, 2}},
+      {"aten::permute.default", {{"dims", std::vector<int64_t>{2, 0, 1}}}, {}, {4, 2, 3}},
+      {"aten::transpose.int", {{"dim0", int64_t{0}}, {"dim1", int64_t{1}}}, {}, {3, 2, 4}},
+      {"aten::expand.default", {{"size", std::vector<int64_t>{5, 2, 3, 4}}}, {}, {5, 2, 3, 4}},
+      {"aten::unsqueeze.default", {{"dim", int64_t{1}}}, {}, {2, 1, 3, 4}},
+      {"aten::slice.Tensor", {{"dim", int64_t{2}}, {"start", int64_t{1}}, {"step", int64_t{2}}}, {}, {2, 3, 2}},
+      {"aten::select.int", {{"dim", int64_t{1}}, {"index", int64_t{2}}}, {8, 9, 10, 11, 20, 21, 22, 23}, {2, 4}},
+      {"aten::narrow.default", {{"dim", int64_t{0}}, {"start", int64_t{1}}, {"length", int64_t{1}}}, {}, {1, 3, 4}},
+      {"aten::alias.default", {}, {}, {2, 3, 4}},
+      {"aten::detach.default", {}, {}, {2, 3, 4}},
+      {"aten::contiguous.default", {}, {}, {2, 3, 4}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.target);
+    const KernelInfo* info = KernelRegistry::global().find(c.target, DeviceKind::kCpu);
+    ASSERT_NE(info, nullptr);
+    EXPECT_TRUE(info->is_view);
+    Call call{c.target, {{"self", x}}, {}};
+    for (const auto& e : c.extra) call.args.push_back(e);
+    ASSERT_TRUE(call.run().ok());
+    const Tensor& out = call.out();
+    EXPECT_EQ(out.storage(), x.storage());
+    EXPECT_EQ(out.sizes(), c.sizes);
+    if (!c.expected.empty()) {
+      EXPECT_EQ(values_of(out), c.expected);
+    }
+  }
+}
+
+TEST(Views, SplitOutputsAreViews) {
+  const Tensor x = iota(ScalarType::INT64, {5, 2});
+  for (const char* target : {"aten::split.Tensor", "aten::chunk.default", "aten::unbind.int"}) {
+    SCOPED_TRACE(target);
+    EXPECT_TRUE(KernelRegistry::global().find(target, DeviceKind::kCpu)->is_view);
+    Call call{target, {{"self", x}, {"split_size", int64_t{2}}, {"chunks", int64_t{2}}}, {}};
+    ASSERT_TRUE(call.run().ok());
+    const auto& parts = std::get<std::vector<Tensor>>(call.outputs[0]);
+    ASSERT_FALSE(parts.empty());
+    for (const auto& p : parts) EXPECT_EQ(p.storage(), x.storage());
+  }
+}
+
+TEST(Views, ReshapeOfAnUnviewableLayoutCopies) {
+  const Tensor x = iota(ScalarType::FLOAT32, {3, 4});
+  const Tensor xt = x.as_strided({4, 3}, {1, 4}, 0);
+  Call call{"aten::reshape.default", {{"self", xt}, {"shape", std::vector<int64_t>{12}}}, {}};
+  ASSERT_TRUE(call.run().ok());
+  EXPECT_NE(call.out().storage(), x.storage());
+  EXPECT_EQ(values_of(call.out()), (std::vector<double>{0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11}));
+  // view refuses the same request.
+  Call view{"aten::view.default", {{"self", xt}, {"size", std::vector<int64_t>{12}}}, {}};
+  EXPECT_FALSE(view.run().ok());
+}
+
+TEST(Views, ComputingKernelsAreNotViews) {
+  for (const auto& target : KernelRegistry::global().targets(DeviceKind::kCpu)) {
+    const bool view_like = target.find("view") != std::string::npos || target.find("split") != std::string::npos ||
+                           target.find("squeeze") != std::string::npos;
+    if (view_like) {
+      EXPECT_TRUE(KernelRegistry::global().find(target, DeviceKind::kCpu)->is_view) << target;
+    }
+  }
+  for (const char* target : {"aten::add.Tensor", "aten::clone.default", "aten::_to_copy.default", "aten::cat.default",
+                             "aten::mm.default", "aten::embedding.default"}) {
+    EXPECT_FALSE(KernelRegistry::global().find(target, DeviceKind::kCpu)->is_view) << target;
+  }
+}
+
+// --- Errors and output slots --------------------------------------------------------------------
+
+TEST(Errors, UnsupportedDtypesAreErrorsNamingTheTarget) {
+  const Tensor complex = Tensor::empty(ScalarType::COMPLEX64, {2});
+  Call add{"aten::add.Tensor", {{"self", complex}, {"other", complex}}, {}};
+  Status s = add.run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.error().code, ErrorCode::InvalidArgument);
+  EXPECT_EQ(s.error().message.rfind("aten::add.Tensor: ", 0), 0u) << s.error().message;
+  EXPECT_NE(s.error().message.find("c64"), std::string::npos) << s.error().message;
+
+  Call exp{"aten::exp.default", {{"self", Tensor::empty(ScalarType::UINT16, {2})}}, {}};
+  EXPECT_FALSE(exp.run().ok());
+  Call mm{"aten::mm.default", {{"self", Tensor::empty(ScalarType::BOOL, {2, 2})}, {"mat2", Tensor::empty(ScalarType::BOOL, {2, 2})}}, {}};
+  EXPECT_FALSE(mm.run().ok());
+  Call conv{"aten::conv2d.default", {{"input", iota(ScalarType::INT32, {1, 1, 3, 3})}, {"weight", iota(ScalarType::INT32, {1, 1, 1, 1})}}, {}};
+  EXPECT_FALSE(conv.run().ok());
+}
+
+TEST(Errors, MissingAndMistypedArgumentsAreErrors) {
+  Call missing{"aten::mm.default", {{"self", iota(ScalarType::FLOAT32, {2, 2})}}, {}};
+  Status s = missing.run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("mat2"), std::string::npos);
+  Call mistyped{"aten::softmax.int", {{"self", iota(ScalarType::FLOAT32, {2})}, {"dim", std::string("x")}}, {}};
+  EXPECT_FALSE(mistyped.run().ok());
+  Call not_a_list{"aten::cat.default", {{"tensors", int64_t{3}}}, {}};
+  EXPECT_FALSE(not_a_list.run().ok());
+}
+
+TEST(Errors, ShapesTooLargeToAllocateAreErrors) {
+  Call zeros{"aten::zeros.default", {{"size", std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40}}}, {}};
+  Status s = zeros.run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("too large"), std::string::npos) << s.error().message;
+  Call expand{"aten::expand.default",
+              {{"self", iota(ScalarType::FLOAT32, {1})}, {"size", std::vector<int64_t>{int64_t{1} << 62, 4}}}, {}};
+  ASSERT_TRUE(expand.run().ok());  // a view: no memory
+  Call clone{"aten::add.Tensor", {{"self", expand.out()}, {"other", 1.0}}, {}};
+  s = clone.run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("too large"), std::string::npos) << s.error().message;
+}
+
+TEST(Errors, TooFewOutputSlotsIsAnError) {
+  Call add{"aten::add.Tensor", {{"self", iota(ScalarType::FLOAT32, {2})}, {"other", iota(ScalarType::FLOAT32, {2})}}, {}};
+  Status s = add.run(0);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("outputs"), std::string::npos);
+}
+
+TEST(OutputSlots, PreallocatedTensorOfAnotherShapeOrDtypeIsReplaced) {
+  const Tensor a = iota(ScalarType::FLOAT32, {2, 3});
+  for (const Tensor& wrong : {Tensor::empty(ScalarType::FLOAT32, {3, 2}), Tensor::empty(ScalarType::FLOAT64, {2, 3})}) {
+    Call add{"aten::add.Tensor", {{"self", a}, {"other", a}}, {wrong}};
+    ASSERT_TRUE(add.run().ok());
+    EXPECT_NE(add.out().storage(), wrong.storage());
+    EXPECT_EQ(add.out().sizes(), (std::vector<int64_t>{2, 3}));
+    EXPECT_EQ(values_of(add.out()), (std::vector<double>{0, 2, 4, 6, 8, 10}));
+  }
+}
+
+TEST(OutputSlots, StridedPreallocatedOutputIsFilledInPlace) {
+  // A transposed (non-contiguous) output: element-wise kernels write through its strides, BLAS
+  // kernels stage and copy back.
+  const Tensor a = iota(ScalarType::FLOAT32, {2, 3});
+  Tensor backing = Tensor::empty(ScalarType::FLOAT32, {3, 2});
+  const Tensor out = backing.as_strided({2, 3}, {1, 2}, 0);
+  Call add{"aten::add.Tensor", {{"self", a}, {"other", a}}, {out}};
+  ASSERT_TRUE(add.run().ok());
+  EXPECT_EQ(add.out().storage(), backing.storage());
+  EXPECT_EQ(values_of(backing), (std::vector<double>{0, 6, 2, 8, 4, 10}));
+  Call mm{"aten::mm.default", {{"self", a}, {"mat2", iota(ScalarType::FLOAT32, {3, 3})}}, {out}};
+  ASSERT_TRUE(mm.run().ok());
+  EXPECT_EQ(mm.out().storage(), backing.storage());
+  EXPECT_EQ(values_of(mm.out()), (std::vector<double>{15, 18, 21, 42, 54, 66}));
+}
+
+TEST(OutputSlots, SecondaryOutputsMayBeAbsent) {
+  const Tensor x = iota(ScalarType::FLOAT32, {2, 4});
+  Call ln{"aten::native_layer_norm.default",
+          {{"input", x}, {"normalized_shape", std::vector<int64_t>{4}}, {"weight", std::monostate{}},
+           {"bias", std::monostate{}}, {"eps", 1e-5}},
+          {}};
+  ASSERT_TRUE(ln.run(1).ok());
+  EXPECT_EQ(ln.out().sizes(), (std::vector<int64_t>{2, 4}));
+  Call max{"aten::max.dim", {{"self", x}, {"dim", int64_t{1}}}, {}};
+  ASSERT_TRUE(max.run(1).ok());
+  EXPECT_EQ(values_of(max.out()), (std::vector<double>{3, 7}));
+  Call pool{"aten::max_pool2d_with_indices.default",
+            {{"self", iota(ScalarType::FLOAT32, {1, 1, 2, 2})}, {"kernel_size", std::vector<int64_t>{2}}},
+            {}};
+  ASSERT_TRUE(pool.run(1).ok());
+  EXPECT_EQ(values_of(pool.out()), (std::vector<double>{3}));
+}
+
+TEST(Creation, EmptyFormsHaveTheRequestedShapeAndDtype) {
+  const Tensor like = iota(ScalarType::INT16, {2, 3});
+  struct Expect {
+    Call call;
+    ScalarType dtype;
+    std::vector<int64_t> sizes;
+  };
+  std::vector<Expect> cases = {
+      {{"aten::empty.memory_format", {{"size", std::vector<int64_t>{4, 0}}}, {}}, ScalarType::FLOAT32, {4, 0}},
+      {{"aten::empty.memory_format", {{"size", std::vector<int64_t>{3}}, {"dtype", ScalarType::BFLOAT16}}, {}},
+       ScalarType::BFLOAT16, {3}},
+      {{"aten::empty_strided.default", {{"size", std::vector<int64_t>{2, 2}}, {"stride", std::vector<int64_t>{1, 2}}}, {}},
+       ScalarType::FLOAT32, {2, 2}},
+      {{"aten::empty_like.default", {{"self", like}}, {}}, ScalarType::INT16, {2, 3}},
+      {{"aten::new_empty.default", {{"self", like}, {"size", std::vector<int64_t>{5}}, {"dtype", ScalarType::BOOL}}, {}},
+       ScalarType::BOOL, {5}},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.call.target);
+    ASSERT_TRUE(c.call.run().ok());
+    EXPECT_EQ(c.call.out().dtype(), c.dtype);
+    EXPECT_EQ(c.call.out().sizes(), c.sizes);
+  }
+}
+
+TEST(Symbolic, RuntimeChecksPassAndFail) {
+  const Tensor x = iota(ScalarType::FLOAT32, {2, 3});
+  Call ok{"aten::_assert_tensor_metadata.default",
+          {{"a", x}, {"size", std::vector<int64_t>{2, 3}}, {"dtype", ScalarType::FLOAT32}}, {}};
+  EXPECT_TRUE(ok.run(0).ok());
+  Call bad_size{"aten::_assert_tensor_metadata.default", {{"a", x}, {"size", std::vector<int64_t>{3, 2}}}, {}};
+  EXPECT_FALSE(bad_size.run(0).ok());
+  Call bad_dtype{"aten::_assert_tensor_metadata.default", {{"a", x}, {"dtype", ScalarType::INT64}}, {}};
+  EXPECT_FALSE(bad_dtype.run(0).ok());
+  Call range{"aten::sym_constrain_range_for_size.default", {{"size", int64_t{4}}, {"min", int64_t{2}}}, {}};
+  EXPECT_TRUE(range.run(0).ok());
+  Call offset{"aten::sym_storage_offset.default", {{"self", x.as_strided({2}, {1}, 5)}}, {}};
+  ASSERT_TRUE(offset.run().ok());
+  EXPECT_EQ(std::get<int64_t>(offset.outputs[0]), 5);
+}
+
+// --- Every dtype an op allows --------------------------------------------------------------------
+
+TEST(Dtypes, ElementwiseReductionsAndJoinsAcceptEveryDtype) {
+  for (ScalarType dtype : kAllTypes) {
+    SCOPED_TRACE(std::string(nrt::short_name(dtype)));
+    const bool is_bool = dtype == ScalarType::BOOL;
+    const Tensor a = make(dtype, {2, 3}, is_bool ? std::vector<double>{0, 1, 1, 0, 1, 0} : std::vector<double>{0, 1, 2, 3, 4, 5});
+    const Tensor b = make(dtype, {3}, is_bool ? std::vector<double>{1, 1, 0} : std::vector<double>{5, 1, 2});
+    auto value = [&](size_t i, size_t j, bool first) { return first ? at(a, static_cast<int64_t>(i * 3 + j)) : at(b, static_cast<int64_t>(j)); };
+
+    Call add{"aten::add.Tensor", {{"self", a}, {"other", b}}, {}};
+    ASSERT_TRUE(add.run().ok());
+    Call mul{"aten::mul.Tensor", {{"self", a}, {"other", b}}, {}};
+    ASSERT_TRUE(mul.run().ok());
+    Call maximum{"aten::maximum.default", {{"self", a}, {"other", b}}, {}};
+    ASSERT_TRUE(maximum.run().ok());
+    Call eq{"aten::eq.Tensor", {{"self", a}, {"other", b}}, {}};
+    ASSERT_TRUE(eq.run().ok());
+    for (size_t i = 0; i < 2; ++i) {
+      for (size_t j = 0; j < 3; ++j) {
+        const double x = value(i, j, true), y = value(i, j, false);
+        const auto k = static_cast<int64_t>(i * 3 + j);
+        EXPECT_EQ(at(add.out(), k), is_bool ? double(x || y) : x + y);
+        EXPECT_EQ(at(mul.out(), k), is_bool ? double(x && y) : x * y);
+        EXPECT_EQ(at(maximum.out(), k), std::max(x, y));
+        EXPECT_EQ(at(eq.out(), k), double(x == y));
+      }
+    }
+    EXPECT_EQ(add.out().dtype(), dtype);
+
+    Call where{"aten::where.self", {{"condition", make(ScalarType::BOOL, {3}, {1, 0, 1})}, {"self", a}, {"other", b}}, {}};
+    ASSERT_TRUE(where.run().ok());
+    EXPECT_EQ(where.out().dtype(), dtype);
+    EXPECT_EQ(at(where.out(), 1), value(0, 1, false));
+
+    Call cat{"aten::cat.default", {{"tensors", std::vector<Tensor>{a, a}}, {"dim", int64_t{0}}}, {}};
+    ASSERT_TRUE(cat.run().ok());
+    EXPECT_EQ(values_of(cat.out()).size(), 12u);
+    EXPECT_EQ(at(cat.out(), 7), at(a, 1));
+
+    Call sum{"aten::sum.dim_IntList", {{"self", a}, {"dim", std::vector<int64_t>{1}}}, {}};
+    ASSERT_TRUE(sum.run().ok());
+    EXPECT_EQ(sum.out().dtype(), is_floating_dtype(dtype) ? dtype : ScalarType::INT64);
+    EXPECT_EQ(at(sum.out(), 1), value(1, 0, true) + value(1, 1, true) + value(1, 2, true));
+
+    Call amax{"aten::amax.default", {{"self", a}, {"dim", std::vector<int64_t>{0}}}, {}};
+    ASSERT_TRUE(amax.run().ok());
+    EXPECT_EQ(at(amax.out(), 0), std::max(value(0, 0, true), value(1, 0, true)));
+
+    Call argmax{"aten::argmax.default", {{"self", b}}, {}};
+    ASSERT_TRUE(argmax.run().ok());
+    EXPECT_EQ(at(argmax.out(), 0), 0.0);  // the first maximum: 5 or the first true
+
+    for (ScalarType target : kAllTypes) {
+      Call cast{"aten::_to_copy.default", {{"self", a}, {"dtype", target}}, {}};
+      ASSERT_TRUE(cast.run().ok()) << nrt::short_name(target);
+      EXPECT_EQ(cast.out().dtype(), target);
+      EXPECT_EQ(at(cast.out(), 5), target == ScalarType::BOOL ? double(value(1, 2, true) != 0) : value(1, 2, true));
+    }
+  }
+}
+
+TEST(Dtypes, FloatingOnlyOpsRejectIntegersAndAcceptAllFloats) {
+  for (ScalarType dtype : kAllTypes) {
+    SCOPED_TRACE(std::string(nrt::short_name(dtype)));
+    const Tensor x = make(dtype, {1, 2, 2, 2}, {1, 0, 1, 1, 0, 1, 1, 0});
+    Call softmax{"aten::softmax.int", {{"self", x}, {"dim", int64_t{-1}}}, {}};
+    Call pool{"aten::avg_pool2d.default", {{"self", x}, {"kernel_size", std::vector<int64_t>{2}}}, {}};
+    Call ln{"aten::layer_norm.default", {{"input", x}, {"normalized_shape", std::vector<int64_t>{2}}}, {}};
+    const bool floating = is_floating_dtype(dtype);
+    EXPECT_EQ(softmax.run().ok(), floating);
+    EXPECT_EQ(pool.run().ok(), floating);
+    EXPECT_EQ(ln.run().ok(), floating);
+    if (floating) {
+      EXPECT_NEAR(at(pool.out(), 0), 0.75, 1e-2);
+    }
+  }
+}
+
+// --- Conversions and promotion --------------------------------------------------------------------
+
+TEST(Conversions, HalfAndBFloat16RoundTripEveryPattern) {
+  for (uint32_t bits = 0; bits < 65536; ++bits) {
+    const Half h{static_cast<uint16_t>(bits)};
+    const float f = to_float(h);
+    // Independently of the bit manipulation: sign * 2^(e-15) * (1 + m/1024), or m * 2^-24.
+    const int e = static_cast<int>((bits >> 10) & 0x1f), m = static_cast<int>(bits & 0x3ff);
+    const double sign = (bits & 0x8000) ? -1.0 : 1.0;
+    if (e == 31) {
+      EXPECT_TRUE(m == 0 ? std::isinf(f) : std::isnan(f)) << bits;
+    } else {
+      ASSERT_EQ(f, sign * (e == 0 ? std::ldexp(m, -24) : std::ldexp(1.0 + m / 1024.0, e - 15))) << bits;
+    }
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(to_float(convert<Half>(f))));
+    } else {
+      ASSERT_EQ(convert<Half>(f).bits, h.bits) << bits;
+    }
+    const BFloat16 b{static_cast<uint16_t>(bits)};
+    const float g = to_float(b);
+    if (!std::isnan(g)) {
+      ASSERT_EQ(convert<BFloat16>(g).bits, b.bits) << bits;
+    }
+  }
+}
+
+TEST(Conversions, NarrowingRoundsToNearestEven) {
+  // 1 + 2^-11 lies halfway between two halves: ties to the even one (1.0); just above rounds up.
+  EXPECT_EQ(to_float(convert<Half>(1.0f + 0x1p-11f)), 1.0f);
+  EXPECT_EQ(to_float(convert<Half>(1.0f + 0x1p-11f + 0x1p-20f)), 1.0f + 0x1p-10f);
+  EXPECT_TRUE(std::isinf(to_float(convert<Half>(65520.0f))));
+  EXPECT_EQ(to_float(convert<Half>(65519.0f)), 65504.0f);
+  EXPECT_EQ(to_float(convert<BFloat16>(1.0f + 0x1p-8f)), 1.0f);
+  EXPECT_EQ(to_float(convert<BFloat16>(1.0f + 0x1p-8f + 0x1p-16f)), 1.0f + 0x1p-7f);
+  EXPECT_EQ(to_float(convert<Half>(0x1p-25f)), 0.0f);         // halfway to the smallest subnormal: even (0)
+  EXPECT_EQ(to_float(convert<Half>(0x1.8p-25f)), 0x1p-24f);   // above halfway: rounds up
+}
+
+TEST(Conversions, FloatToIntegerFollowsTorchOnX86) {
+  EXPECT_EQ(convert<int32_t>(-2.7f), -2);
+  EXPECT_EQ(convert<uint8_t>(300.2f), 44);
+  EXPECT_EQ(convert<uint8_t>(-1.0f), 255);
+  EXPECT_EQ(convert<int8_t>(200.0), -56);
+  EXPECT_EQ(convert<int32_t>(3e9), std::numeric_limits<int32_t>::min());
+  EXPECT_EQ(convert<int64_t>(3e9), 3000000000LL);
+  EXPECT_EQ(convert<int64_t>(1e19), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(convert<int64_t>(std::nan("")), std::numeric_limits<int64_t>::min());
+  EXPECT_EQ(convert<int16_t>(std::nan("")), 0);  // INT32_MIN wrapped to 16 bits
+  EXPECT_TRUE(convert<bool>(std::nan("")));
+  EXPECT_EQ(convert<int8_t>(int64_t{300}), 44);
+}
+
+TEST(Promotion, FollowsTorchPromoteTypes) {
+  using T = ScalarType;
+  EXPECT_EQ(promote_types(T::UINT8, T::INT8), T::INT16);
+  EXPECT_EQ(promote_types(T::UINT8, T::INT32), T::INT32);
+  EXPECT_EQ(promote_types(T::BOOL, T::UINT8), T::UINT8);
+  EXPECT_EQ(promote_types(T::INT64, T::FLOAT16), T::FLOAT16);
+  EXPECT_EQ(promote_types(T::FLOAT16, T::BFLOAT16), T::FLOAT32);
+  EXPECT_EQ(promote_types(T::BFLOAT16, T::FLOAT64), T::FLOAT64);
+  EXPECT_EQ(promote_types(T::INT16, T::INT32), T::INT32);
+  EXPECT_EQ(promote_types(T::COMPLEX64, T::FLOAT32), T::UNKNOWN);
+  for (ScalarType a : kAllTypes) {
+    for (ScalarType b : kAllTypes) EXPECT_EQ(promote_types(a, b), promote_types(b, a));
+  }
+}
+
+TEST(Promotion, ResultTypeWeighsTensorsZeroDimAndScalars) {
+  using T = ScalarType;
+  using P = PromotionClass;
+  auto rt = [](std::vector<PromotionOperand> ops) { return result_type(ops); };
+  EXPECT_EQ(rt({{T::INT32, P::kTensor}, {T::INT64, P::kZeroDim}}), T::INT32);
+  EXPECT_EQ(rt({{T::INT32, P::kTensor}, {T::FLOAT64, P::kZeroDim}}), T::FLOAT64);
+  EXPECT_EQ(rt({{T::INT32, P::kTensor}, {T::FLOAT32, P::kScalar}}), T::FLOAT32);
+  EXPECT_EQ(rt({{T::FLOAT16, P::kTensor}, {T::FLOAT32, P::kScalar}}), T::FLOAT16);
+  EXPECT_EQ(rt({{T::BOOL, P::kTensor}, {T::INT64, P::kScalar}}), T::INT64);
+  EXPECT_EQ(rt({{T::UINT8, P::kTensor}, {T::INT64, P::kScalar}}), T::UINT8);
+  EXPECT_EQ(rt({{T::FLOAT32, P::kZeroDim}, {T::FLOAT16, P::kTensor}}), T::FLOAT16);
+  EXPECT_EQ(rt({{T::INT64, P::kScalar}, {T::BOOL, P::kScalar}}), T::INT64);
+  EXPECT_EQ(rt({{T::INT8, P::kZeroDim}, {T::FLOAT32, P::kScalar}}), T::FLOAT32);
+}
+
+// --- BLAS at sizes and layouts beyond the goldens ---------------------------------------------------
+
+std::vector<double> reference_product(const Tensor& a, const Tensor& b) {
+  const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+  std::vector<double> c(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t p = 0; p < k; ++p) {
+      const double x = at(a, i * k + p);
+      for (int64_t j = 0; j < n; ++j) c[static_cast<size_t>(i * n + j)] += x * at(b, p * n + j);
+    }
+  }
+  return c;
+}
+
+TEST(Blas, ProductsOfLargerTransposedAndSlicedOperands) {
+  const int64_t m = 67, k = 129, n = 65;
+  std::vector<double> av(static_cast<size_t>(m * k)), bv(static_cast<size_t>(k * n * 2));
+  for (size_t i = 0; i < av.size(); ++i) av[i] = std::sin(static_cast<double>(i));
+  for (size_t i = 0; i < bv.size(); ++i) bv[i] = std::cos(static_cast<double>(i) * 0.7);
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT64, ScalarType::BFLOAT16}) {
+    SCOPED_TRACE(std::string(nrt::short_name(dtype)));
+    // a stored transposed; b every other column of a wider matrix.
+    const Tensor a_storage = make(dtype, {k, m}, av);
+    const Tensor a = a_storage.as_strided({m, k}, {1, m}, 0);
+    const Tensor b_storage = make(dtype, {k, 2 * n}, bv);
+    const Tensor b = b_storage.as_strided({k, n}, {2 * n, 2}, 0);
+    Call mm{"aten::mm.default", {{"self", a}, {"mat2", b}}, {}};
+    ASSERT_TRUE(mm.run().ok());
+    const std::vector<double> expected = reference_product(a, b);
+    const double tolerance = dtype == ScalarType::FLOAT64 ? 1e-10 : dtype == ScalarType::FLOAT32 ? 1e-3 : 0.5;
+    for (size_t i = 0; i < expected.size(); ++i) {
+      ASSERT_NEAR(at(mm.out(), static_cast<int64_t>(i)), expected[i], tolerance) << i;
+    }
+  }
+}
+
+TEST(Blas, IntegerProductsAreExact) {
+  const Tensor a = make(ScalarType::INT64, {2, 2}, {3000000000.0, 1, 2, 3});
+  const Tensor b = make(ScalarType::INT64, {2, 2}, {3, 0, 1, 1});
+  Call mm{"aten::mm.default", {{"self", a}, {"mat2", b}}, {}};
+  ASSERT_TRUE(mm.run().ok());
+  EXPECT_EQ(values_of(mm.out()), (std::vector<double>{9000000001.0, 1, 9, 3}));
+}
+
+}  // namespace
+}  // namespace nrt::exec::cpu
