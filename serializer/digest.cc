@@ -11,13 +11,6 @@
 
 namespace nrt {
 
-// XXH3 records are short (a node, a type): buffering them and hashing once is several times
-// faster than a streaming state; SHA-256 streams through OpenSSL.
-struct StreamHasher::State {
-  std::vector<uint8_t> buffer;
-  EVP_MD_CTX* sha = nullptr;
-};
-
 std::string_view algorithm_name(HashAlgorithm algorithm) {
   return algorithm == HashAlgorithm::kSha256 ? "sha256" : "xxh3";
 }
@@ -41,31 +34,24 @@ std::string Digest::hex() const {
 
 std::string Digest::to_string() const { return "nrt1-" + std::string(algorithm_name(algorithm)) + ":" + hex(); }
 
-StreamHasher::StreamHasher(HashAlgorithm algorithm) : algorithm_(algorithm), state_(std::make_unique<State>()) {
-  if (algorithm == HashAlgorithm::kXxh3) {
-    state_->buffer.reserve(256);
-  } else {
-    state_->sha = EVP_MD_CTX_new();
-    EVP_DigestInit_ex(state_->sha, EVP_sha256(), nullptr);
+StreamHasher::StreamHasher(HashAlgorithm algorithm) : algorithm_(algorithm) {
+  if (algorithm == HashAlgorithm::kSha256) {
+    sha_ = EVP_MD_CTX_new();
+    EVP_DigestInit_ex(sha_, EVP_sha256(), nullptr);
   }
 }
 
 StreamHasher::~StreamHasher() {
-  if (state_->sha) EVP_MD_CTX_free(state_->sha);
+  if (sha_) EVP_MD_CTX_free(sha_);
 }
 
-void StreamHasher::bytes(std::span<const uint8_t> data) {
-  if (state_->sha == nullptr) {
-    state_->buffer.insert(state_->buffer.end(), data.begin(), data.end());
-  } else {
-    EVP_DigestUpdate(state_->sha, data.data(), data.size());
+void StreamHasher::bytes_slow(std::span<const uint8_t> data) {
+  if (sha_) {
+    EVP_DigestUpdate(sha_, data.data(), data.size());
+    return;
   }
-}
-
-void StreamHasher::u64(uint64_t value) {
-  uint8_t le[8];
-  for (int i = 0; i < 8; ++i) le[i] = static_cast<uint8_t>(value >> (8 * i));
-  bytes(le);
+  if (spill_.empty()) spill_.assign(inline_.begin(), inline_.begin() + static_cast<std::ptrdiff_t>(used_));
+  spill_.insert(spill_.end(), data.begin(), data.end());
 }
 
 void StreamHasher::f64(double value) {
@@ -81,15 +67,16 @@ void StreamHasher::str(std::string_view text) {
 Digest StreamHasher::finish() {
   Digest d;
   d.algorithm = algorithm_;
-  if (state_->sha == nullptr) {
+  if (sha_ == nullptr) {
     // Canonical big-endian form of the 128-bit value (XXH128_canonicalFromHash), host-independent.
+    const XXH128_hash_t h = spill_.empty() ? XXH3_128bits(inline_.data(), used_) : XXH3_128bits(spill_.data(), spill_.size());
     XXH128_canonical_t canonical;
-    XXH128_canonicalFromHash(&canonical, XXH3_128bits(state_->buffer.data(), state_->buffer.size()));
+    XXH128_canonicalFromHash(&canonical, h);
     std::memcpy(d.bytes.data(), canonical.digest, 16);
     d.size = 16;
   } else {
     unsigned int length = 0;
-    EVP_DigestFinal_ex(state_->sha, d.bytes.data(), &length);
+    EVP_DigestFinal_ex(sha_, d.bytes.data(), &length);
     d.size = static_cast<uint8_t>(length);
   }
   return d;

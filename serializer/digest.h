@@ -5,12 +5,16 @@
 #pragma once
 
 #include <array>
+#include <bit>
+#include <cstring>
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
+
+struct evp_md_ctx_st;  // OpenSSL's EVP_MD_CTX
 
 namespace nrt {
 
@@ -43,8 +47,20 @@ class StreamHasher {
   StreamHasher(const StreamHasher&) = delete;
   StreamHasher& operator=(const StreamHasher&) = delete;
 
-  void bytes(std::span<const uint8_t> data);
-  void u64(uint64_t value);
+  void bytes(std::span<const uint8_t> data) {
+    if (sha_ == nullptr && spill_.empty() && used_ + data.size() <= inline_.size()) {  // the common case
+      std::memcpy(inline_.data() + used_, data.data(), data.size());
+      used_ += data.size();
+      return;
+    }
+    bytes_slow(data);
+  }
+  void u64(uint64_t value) {
+    if constexpr (std::endian::native == std::endian::big) value = __builtin_bswap64(value);
+    uint8_t le[8];
+    std::memcpy(le, &value, 8);
+    bytes(le);
+  }
   void i64(int64_t value) { u64(static_cast<uint64_t>(value)); }
   // A double by its value bits; every NaN hashes as the one canonical quiet NaN.
   void f64(double value);
@@ -53,9 +69,14 @@ class StreamHasher {
   Digest finish();
 
  private:
-  struct State;
+  // XXH3 records (a node, a type) are short: they collect in an inline buffer and are hashed
+  // once at finish(), with no allocation unless a record outgrows it. SHA-256 streams.
+  void bytes_slow(std::span<const uint8_t> data);
   HashAlgorithm algorithm_;
-  std::unique_ptr<State> state_;
+  std::array<uint8_t, 384> inline_{};
+  size_t used_ = 0;
+  std::vector<uint8_t> spill_;       // the record once it outgrows inline_
+  ::evp_md_ctx_st* sha_ = nullptr;
 };
 
 Digest digest_of(HashAlgorithm algorithm, std::span<const uint8_t> data);
