@@ -44,8 +44,9 @@ run_suite() {  # run_suite LABEL BAZEL_ARGS... -- TARGETS...
 
 run_suite "tests" -- "${TESTS[@]}"
 
-# The serializer and verification tests again under ASan+UBSan (separate output tree).
-mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" | grep -E '^//tests(/verify|/executor|/torch_export)?:' )
+# The tests of everything that parses untrusted bytes (serializer, verifier, torch.export import)
+# again under ASan+UBSan, in a separate output tree.
+mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" | grep -E '^//tests(/verify|/torch_export)?:' )
 run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
 
 step "fuzz targets"

@@ -26,6 +26,13 @@ uint32_t count(const flatbuffers::Vector<T>* vector) {
 
 std::string quoted(const flatbuffers::String* s) { return s ? "'" + s->str() + "'" : "''"; }
 
+// The FlatBuffers verifier checks a vector's length field (4-byte alignment) but not that 8-byte
+// elements are 8-byte aligned; reading a misaligned int64/double is undefined behaviour.
+template <typename T>
+bool elements_aligned(const flatbuffers::Vector<T>* v) {
+  return v == nullptr || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
+}
+
 // Checks one graph; `where()` prefixes every message with the place being checked.
 class GraphChecker {
  public:
@@ -265,6 +272,14 @@ class GraphChecker {
                      fb::ValueKind::OPTIONAL_TENSOR);
   }
 
+  template <typename T>
+  Status aligned(const flatbuffers::Vector<T>* v) const {
+    if (elements_aligned(v)) return {};
+    return fail(ErrorCode::FlatbufferInvalid, "a vector of " + std::to_string(sizeof(T)) +
+                                                  "-byte elements is not " + std::to_string(alignof(T)) +
+                                                  "-byte aligned");
+  }
+
   Status check_enum_arg(bool ok, const char* name, int raw) const {
     if (ok) return {};
     return fail(ErrorCode::UnknownEnumValue, std::string(name) + " argument " + std::to_string(raw) + " is unknown");
@@ -280,17 +295,31 @@ class GraphChecker {
       case A::NONE:
       case A::NoneArg:
       case A::IntArg:
-      case A::IntListArg:
       case A::FloatArg:
-      case A::FloatListArg:
       case A::StringArg:
       case A::StringListArg:
       case A::BoolArg:
       case A::BoolListArg:
       case A::ComplexArg:
-      case A::IntListListArg:
-      case A::FloatListListArg:
         return {};
+      case A::IntListArg:
+        return aligned(static_cast<const fb::IntListArg*>(arg)->values());
+      case A::FloatListArg:
+        return aligned(static_cast<const fb::FloatListArg*>(arg)->values());
+      case A::IntListListArg: {
+        const auto* lists = static_cast<const fb::IntListListArg*>(arg)->lists();
+        for (uint32_t i = 0; i < count(lists); ++i) {
+          if (Status s = aligned(lists->Get(i)->values()); !s) return s;
+        }
+        return {};
+      }
+      case A::FloatListListArg: {
+        const auto* lists = static_cast<const fb::FloatListListArg*>(arg)->lists();
+        for (uint32_t i = 0; i < count(lists); ++i) {
+          if (Status s = aligned(lists->Get(i)->values()); !s) return s;
+        }
+        return {};
+      }
       case A::TensorArg:
         return tensor_ref(static_cast<const fb::TensorArg*>(arg)->value(), false);
       case A::TensorListArg:
@@ -301,6 +330,7 @@ class GraphChecker {
       }
       case A::SymIntListArg: {
         const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
+        if (Status s = aligned(items); !s) return s;
         for (uint32_t i = 0; i < count(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
@@ -316,6 +346,7 @@ class GraphChecker {
       }
       case A::SymFloatListArg: {
         const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
+        if (Status s = aligned(items); !s) return s;
         for (uint32_t i = 0; i < count(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
@@ -593,6 +624,9 @@ Status check_meshes(const fb::Program& program) {
     if (!known(mesh->device_type(), fb::EnumNameDeviceType)) {
       return make_error(ErrorCode::UnknownEnumValue, at + "device type " +
                                                          std::to_string(static_cast<int>(mesh->device_type())));
+    }
+    if (!elements_aligned(mesh->shape())) {
+      return make_error(ErrorCode::FlatbufferInvalid, at + "its shape vector is not 8-byte aligned");
     }
     if (count(mesh->shape()) == 0) return make_error(ErrorCode::InvalidMesh, at + "shape is empty");
     uint64_t product = 1;
