@@ -1,6 +1,6 @@
-// `nrt-inspect convert IN -o OUT [--from F] [--to F] [--deep]`: converts between .nrt and
-// .nrt.json (serializer/convert_program.h). Formats come from --from/--to, else from the file
-// names, else (input only) from the content. The output is verified before it is written,
+// `nrt-inspect convert IN -o OUT [--from F] [--to F] [--model NAME] [--deep]`: converts between
+// .nrt, .nrt.json, torch.export .pt2 archives and ExportedProgram JSON
+// (serializer/torch_export/convert_any.h). The output is verified before it is written,
 // atomically. Exit 0, 1 for an invalid input, 2 for usage or I/O trouble.
 #pragma once
 
@@ -15,6 +15,7 @@ struct ConvertCommand {
   std::string out_path;
   std::string from;  // empty: by name, then content
   std::string to;    // empty: by name
+  std::string model;  // pt2 input model / torch output entry point
   bool deep = false;
 };
 

@@ -1,8 +1,8 @@
-// Opens the program a subcommand reads, in either format, verified. The content decides the
-// format when it is recognisable (container magic, or JSON text); otherwise the name does
-// (`.nrt.json`), and anything else is opened as a container so that its real defect (too small,
-// bad magic) is reported. .nrt.json text is parsed, then verified through its binary form, so
-// both formats meet the same checks.
+// Opens the program a subcommand reads, in any format nrt reads (.nrt, .nrt.json, torch.export
+// .pt2 and ExportedProgram JSON), verified. The content decides the format when it is
+// recognisable; otherwise the name does, and anything else is opened as a container so that its
+// real defect (too small, bad magic) is reported. Every other format is imported, then verified
+// through its binary form, so all meet the same checks.
 #pragma once
 
 #include <string>

@@ -64,7 +64,15 @@ namespace nrt {
   X(InvalidPlacement, 802, "a DTensor placement does not fit its mesh or tensor")                \
   X(InvalidProcessGroup, 803, "a process group's ranks or mesh dimension are invalid")           \
   /* 9xx: foreign formats */                                                                     \
-  X(JsonParse, 901, "the JSON text does not parse against the schema")
+  X(JsonParse, 901, "the JSON text does not parse against the schema")                           \
+  X(TorchSchemaVersion, 902, "the torch.export schema version is not supported")                 \
+  X(UnmappedEnumValue, 903, "an enum value has no row in its mapping table")                     \
+  X(ArchiveEntryMissing, 904, "a .pt2 archive lacks an entry it needs")                          \
+  X(ArchiveCorrupt, 905, "the .pt2 archive is unreadable, inconsistent or a zip bomb")           \
+  X(PickledPayload, 906, "a .pt2 payload is a pickle nrt does not read")                         \
+  X(WeightsConfigMismatch, 907, "a weight record disagrees with its weights config")             \
+  X(UnknownValueName, 908, "a reference names a value the graph does not declare")               \
+  X(LegacyTorchArchive, 909, "the archive is a legacy (before torch 2.6) torch.export archive")
 
 enum class ErrorCode : int {
 #define NRT_ERROR_ENUM(name, number, summary) name = number,

@@ -665,7 +665,11 @@ Status check_process_groups(const fb::Program& program) {
     if (!names.insert(group->name()->string_view()).second) {
       return make_error(ErrorCode::DuplicateName, at + "name is used by an earlier group");
     }
-    if (count(group->ranks()) == 0) return make_error(ErrorCode::InvalidProcessGroup, at + "has no ranks");
+    // No ranks means "bound by name at load time" (a torch collective's group_name without a
+    // size); a group derived from a mesh must list them.
+    if (count(group->ranks()) == 0 && group->mesh() >= 0) {
+      return make_error(ErrorCode::InvalidProcessGroup, at + "is derived from a mesh but lists no ranks");
+    }
     std::unordered_set<int32_t> seen;
     for (uint32_t r = 0; r < count(group->ranks()); ++r) {
       const int32_t rank = group->ranks()->Get(r);
