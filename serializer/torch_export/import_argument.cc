@@ -1,0 +1,461 @@
+// GraphImporter::argument: every Argument member of torch.export schema 8.20 into its nrt
+// Argument (import_graph.h has the class and its contract). Names become value indices of the
+// graph being imported; enums go through enum_tables.h; `as_graph` imports the subgraph.
+#include <algorithm>
+
+#include "serializer/torch_export/enum_tables.h"
+#include "serializer/torch_export/import_graph.h"
+#include "serializer/torch_export/torch_error_codes.h"
+
+namespace nrt::torch_export {
+namespace {
+
+constexpr int kMaxArgumentNesting = 16;  // nested as_string_to_argument maps
+
+enum class Member {
+  kNone, kTensor, kTensors, kInt, kInts, kFloat, kFloats, kString, kStrings, kSymInt, kSymInts,
+  kScalarType, kMemoryFormat, kLayout, kDevice, kBool, kBools, kSymBool, kSymBools, kOptionalTensors,
+  kGraph, kCustomObj, kOperator, kSymFloat, kSymFloats, kOptionalTensor, kComplex, kNestedTensors,
+  kIntLists, kStringToArgument, kFloatLists,
+};
+
+// The Argument members of torch.export schema 8.20 (torch/_export/serde/schema.py).
+const std::unordered_map<std::string_view, Member>& argument_members() {
+  static const std::unordered_map<std::string_view, Member> members = {
+      {"as_none", Member::kNone},
+      {"as_tensor", Member::kTensor},
+      {"as_tensors", Member::kTensors},
+      {"as_int", Member::kInt},
+      {"as_ints", Member::kInts},
+      {"as_float", Member::kFloat},
+      {"as_floats", Member::kFloats},
+      {"as_string", Member::kString},
+      {"as_strings", Member::kStrings},
+      {"as_sym_int", Member::kSymInt},
+      {"as_sym_ints", Member::kSymInts},
+      {"as_scalar_type", Member::kScalarType},
+      {"as_memory_format", Member::kMemoryFormat},
+      {"as_layout", Member::kLayout},
+      {"as_device", Member::kDevice},
+      {"as_bool", Member::kBool},
+      {"as_bools", Member::kBools},
+      {"as_sym_bool", Member::kSymBool},
+      {"as_sym_bools", Member::kSymBools},
+      {"as_optional_tensors", Member::kOptionalTensors},
+      {"as_graph", Member::kGraph},
+      {"as_custom_obj", Member::kCustomObj},
+      {"as_operator", Member::kOperator},
+      {"as_sym_float", Member::kSymFloat},
+      {"as_sym_floats", Member::kSymFloats},
+      {"as_optional_tensor", Member::kOptionalTensor},
+      {"as_complex", Member::kComplex},
+      {"as_nested_tensors", Member::kNestedTensors},
+      {"as_int_lists", Member::kIntLists},
+      {"as_string_to_argument", Member::kStringToArgument},
+      {"as_float_lists", Member::kFloatLists},
+  };
+  return members;
+}
+
+
+template <typename T>
+fb::ArgumentUnion union_of(T&& arg) {
+  fb::ArgumentUnion u;
+  u.Set(std::forward<T>(arg));
+  return u;
+}
+
+// Reads every item of a JSON array with `read(item, place)` into `out`.
+template <typename Item, typename Read>
+Status read_list(JsonElement json, const JsonPlace& place, std::vector<Item>* out, Read read) {
+  auto array = as_array(json, place);
+  if (!array) return array.error();
+  out->reserve(array->size());
+  size_t i = 0;
+  for (JsonElement item : *array) {
+    auto value = read(item, place.item(i++));
+    if (!value) return value.error();
+    out->push_back(std::move(*value));
+  }
+  return {};
+}
+
+// A union of a name and a literal: SymIntArgument{as_name|as_int}, SymFloatArgument{as_name|
+// as_float}, SymBoolArgument{as_name|as_bool}. Returns the member name and its value.
+Result<simdjson::dom::key_value_pair> sym_member(JsonElement json, const JsonPlace& place, std::string_view union_name,
+                                                 std::string_view literal_member) {
+  auto member = as_union(json, place, union_name);
+  if (!member) return member.error();
+  if (member->key != "as_name" && member->key != literal_member) {
+    return make_error(codes::kUnknownUnionMember, place.str() + ": unknown " + std::string(union_name) + " member '" +
+                                                      std::string(member->key) + "'");
+  }
+  return member;
+}
+
+}  // namespace
+
+Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPlace& place, int nesting) {
+  auto union_member = as_union(json, place, "Argument");
+  if (!union_member) return union_member.error();
+  const std::string_view key = union_member->key;
+  const JsonElement value = union_member->value;
+  const JsonPlace at = place.member(key);
+  const auto& members = argument_members();
+  const auto found = members.find(key);
+  if (found == members.end()) {
+    return make_error(codes::kUnknownUnionMember,
+                      place.str() + ": unknown Argument member '" + std::string(key) + "'");
+  }
+  auto sym_reference = [this](const simdjson::dom::key_value_pair& m, const JsonPlace& p) -> Result<uint32_t> {
+    auto name = as_string(m.value, p.member(m.key));
+    if (!name) return name.error();
+    return reference(*name, p.member(m.key));
+  };
+  switch (found->second) {
+    case Member::kNone: {
+      if (auto b = as_bool(value, at); !b) return b.error();
+      return union_of(fb::NoneArgT{});
+    }
+    case Member::kTensor: {
+      auto index = tensor_reference(value, at);
+      if (!index) return index.error();
+      fb::TensorArgT arg;
+      arg.value = *index;
+      return union_of(std::move(arg));
+    }
+    case Member::kTensors: {
+      fb::TensorListArgT arg;
+      auto read = [this](JsonElement item, const JsonPlace& p) { return tensor_reference(item, p); };
+      if (Status s = read_list(value, at, &arg.values, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kInt: {
+      auto v = as_int64(value, at);
+      if (!v) return v.error();
+      fb::IntArgT arg;
+      arg.value = *v;
+      return union_of(std::move(arg));
+    }
+    case Member::kInts: {
+      fb::IntListArgT arg;
+      if (Status s = read_list(value, at, &arg.values, as_int64); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kFloat: {
+      auto v = as_float(value, at);
+      if (!v) return v.error();
+      fb::FloatArgT arg;
+      arg.value = *v;
+      return union_of(std::move(arg));
+    }
+    case Member::kFloats: {
+      fb::FloatListArgT arg;
+      if (Status s = read_list(value, at, &arg.values, as_float); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kString: {
+      auto v = as_string(value, at);
+      if (!v) return v.error();
+      fb::StringArgT arg;
+      arg.value = std::string(*v);
+      return union_of(std::move(arg));
+    }
+    case Member::kStrings: {
+      fb::StringListArgT arg;
+      auto read = [](JsonElement item, const JsonPlace& p) -> Result<std::string> {
+        auto s = as_string(item, p);
+        if (!s) return s.error();
+        return std::string(*s);
+      };
+      if (Status s = read_list(value, at, &arg.values, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kSymInt: {
+      auto m = sym_member(value, at, "SymIntArgument", "as_int");
+      if (!m) return m.error();
+      fb::SymIntArgT arg;
+      if (m->key == "as_name") {
+        auto index = sym_reference(*m, at);
+        if (!index) return index.error();
+        arg.value = static_cast<int32_t>(*index);
+      } else {
+        auto literal = as_int64(m->value, at.member(m->key));
+        if (!literal) return literal.error();
+        arg.literal = *literal;
+      }
+      return union_of(std::move(arg));
+    }
+    case Member::kSymInts: {
+      fb::SymIntListArgT arg;
+      auto read = [&](JsonElement item, const JsonPlace& p) -> Result<fb::SymIntItem> {
+        auto m = sym_member(item, p, "SymIntArgument", "as_int");
+        if (!m) return m.error();
+        if (m->key == "as_name") {
+          auto index = sym_reference(*m, p);
+          if (!index) return index.error();
+          return fb::SymIntItem(static_cast<int32_t>(*index), 0);
+        }
+        auto literal = as_int64(m->value, p.member(m->key));
+        if (!literal) return literal.error();
+        return fb::SymIntItem(-1, *literal);
+      };
+      if (Status s = read_list(value, at, &arg.items, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kSymFloat: {
+      auto m = sym_member(value, at, "SymFloatArgument", "as_float");
+      if (!m) return m.error();
+      fb::SymFloatArgT arg;
+      if (m->key == "as_name") {
+        auto index = sym_reference(*m, at);
+        if (!index) return index.error();
+        arg.value = static_cast<int32_t>(*index);
+      } else {
+        auto literal = as_float(m->value, at.member(m->key));
+        if (!literal) return literal.error();
+        arg.literal = *literal;
+      }
+      return union_of(std::move(arg));
+    }
+    case Member::kSymFloats: {
+      fb::SymFloatListArgT arg;
+      auto read = [&](JsonElement item, const JsonPlace& p) -> Result<fb::SymFloatItem> {
+        auto m = sym_member(item, p, "SymFloatArgument", "as_float");
+        if (!m) return m.error();
+        if (m->key == "as_name") {
+          auto index = sym_reference(*m, p);
+          if (!index) return index.error();
+          return fb::SymFloatItem(static_cast<int32_t>(*index), 0.0);
+        }
+        auto literal = as_float(m->value, p.member(m->key));
+        if (!literal) return literal.error();
+        return fb::SymFloatItem(-1, *literal);
+      };
+      if (Status s = read_list(value, at, &arg.items, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kSymBool: {
+      auto m = sym_member(value, at, "SymBoolArgument", "as_bool");
+      if (!m) return m.error();
+      fb::SymBoolArgT arg;
+      if (m->key == "as_name") {
+        auto index = sym_reference(*m, at);
+        if (!index) return index.error();
+        arg.value = static_cast<int32_t>(*index);
+      } else {
+        auto literal = as_bool(m->value, at.member(m->key));
+        if (!literal) return literal.error();
+        arg.literal = *literal;
+      }
+      return union_of(std::move(arg));
+    }
+    case Member::kSymBools: {
+      fb::SymBoolListArgT arg;
+      auto read = [&](JsonElement item, const JsonPlace& p) -> Result<fb::SymBoolItem> {
+        auto m = sym_member(item, p, "SymBoolArgument", "as_bool");
+        if (!m) return m.error();
+        if (m->key == "as_name") {
+          auto index = sym_reference(*m, p);
+          if (!index) return index.error();
+          return fb::SymBoolItem(static_cast<int32_t>(*index), false);
+        }
+        auto literal = as_bool(m->value, p.member(m->key));
+        if (!literal) return literal.error();
+        return fb::SymBoolItem(-1, *literal);
+      };
+      if (Status s = read_list(value, at, &arg.items, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kScalarType: {
+      auto v = as_int64(value, at);
+      if (!v) return v.error();
+      auto type = scalar_type_from_schema(*v);
+      if (!type) return prefixed(at, type.error());
+      fb::ScalarTypeArgT arg;
+      arg.value = *type;
+      return union_of(std::move(arg));
+    }
+    case Member::kMemoryFormat: {
+      auto v = as_int64(value, at);
+      if (!v) return v.error();
+      auto format = memory_format_from_schema(*v);
+      if (!format) return prefixed(at, format.error());
+      fb::MemoryFormatArgT arg;
+      arg.value = *format;
+      return union_of(std::move(arg));
+    }
+    case Member::kLayout: {
+      auto v = as_int64(value, at);
+      if (!v) return v.error();
+      auto layout = layout_from_schema(*v);
+      if (!layout) return prefixed(at, layout.error());
+      fb::LayoutArgT arg;
+      arg.value = *layout;
+      return union_of(std::move(arg));
+    }
+    case Member::kDevice: {
+      auto device = read_device(value, at, build_.read);
+      if (!device) return device.error();
+      fb::DeviceArgT arg;
+      arg.value = std::move(*device);
+      return union_of(std::move(arg));
+    }
+    case Member::kBool: {
+      auto v = as_bool(value, at);
+      if (!v) return v.error();
+      fb::BoolArgT arg;
+      arg.value = *v;
+      return union_of(std::move(arg));
+    }
+    case Member::kBools: {
+      fb::BoolListArgT arg;
+      if (Status s = read_list(value, at, &arg.values, as_bool); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kOptionalTensors:
+    case Member::kOptionalTensor: {
+      // OptionalTensorArgument{as_tensor: TensorArgument | as_none: bool}; -1 stands for None.
+      auto read = [this](JsonElement item, const JsonPlace& p) -> Result<int32_t> {
+        auto m = as_union(item, p, "OptionalTensorArgument");
+        if (!m) return m.error();
+        if (m->key == "as_none") {
+          if (auto b = as_bool(m->value, p.member(m->key)); !b) return b.error();
+          return -1;
+        }
+        if (m->key != "as_tensor") {
+          return make_error(codes::kUnknownUnionMember, p.str() + ": unknown OptionalTensorArgument member '" +
+                                                            std::string(m->key) + "'");
+        }
+        auto index = tensor_reference(m->value, p.member(m->key));
+        if (!index) return index.error();
+        return static_cast<int32_t>(*index);
+      };
+      if (found->second == Member::kOptionalTensor) {
+        auto index = read(value, at);
+        if (!index) return index.error();
+        fb::OptionalTensorArgT arg;
+        arg.value = *index;
+        return union_of(std::move(arg));
+      }
+      fb::OptionalTensorListArgT arg;
+      if (Status s = read_list(value, at, &arg.values, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kGraph: {
+      auto graph = subgraph(value, at);
+      if (!graph) return graph.error();
+      fb::GraphArgT arg;
+      arg.graph = *graph;
+      return union_of(std::move(arg));
+    }
+    case Member::kCustomObj: {
+      auto object = as_object(value, at);
+      if (!object) return object.error();
+      std::optional<std::string_view> name, class_fqn;
+      for (auto field : *object) {
+        const JsonPlace p = at.member(field.key);
+        if (field.key == "name" || field.key == "class_fqn") {
+          auto s = as_string(field.value, p);
+          if (!s) return s.error();
+          (field.key == "name" ? name : class_fqn) = *s;
+        } else {
+          build_.read.warnings->unknown_field("CustomObjArgument", field.key, at);
+        }
+      }
+      if (!name) return missing_field(at, "CustomObjArgument", "name");
+      if (!class_fqn) return missing_field(at, "CustomObjArgument", "class_fqn");
+      auto index = reference(*name, at);
+      if (!index) return index.error();
+      fb::CustomObjArgT arg;
+      arg.value = *index;
+      arg.class_fqn = std::string(*class_fqn);
+      return union_of(std::move(arg));
+    }
+    case Member::kOperator: {
+      auto target = as_string(value, at);
+      if (!target) return target.error();
+      auto op = operator_index(*target, at);
+      if (!op) return op.error();
+      fb::OperatorArgT arg;
+      arg.op = *op;
+      return union_of(std::move(arg));
+    }
+    case Member::kComplex: {
+      auto object = as_object(value, at);
+      if (!object) return object.error();
+      fb::ComplexArgT arg;
+      for (auto field : *object) {
+        const JsonPlace p = at.member(field.key);
+        if (field.key == "real" || field.key == "imag") {
+          auto v = as_float(field.value, p);
+          if (!v) return v.error();
+          (field.key == "real" ? arg.real : arg.imag) = *v;
+        } else {
+          build_.read.warnings->unknown_field("ComplexValue", field.key, at);
+        }
+      }
+      if (!arg.real.has_value()) return missing_field(at, "ComplexValue", "real");
+      if (!arg.imag.has_value()) return missing_field(at, "ComplexValue", "imag");
+      return union_of(std::move(arg));
+    }
+    case Member::kNestedTensors: {
+      fb::NestedTensorsArgT arg;
+      auto read = [this](JsonElement item, const JsonPlace& p) -> Result<std::unique_ptr<fb::TensorListArgT>> {
+        auto list = std::make_unique<fb::TensorListArgT>();
+        auto read_tensor = [this](JsonElement t, const JsonPlace& q) { return tensor_reference(t, q); };
+        if (Status s = read_list(item, p, &list->values, read_tensor); !s) return s.error();
+        return list;
+      };
+      if (Status s = read_list(value, at, &arg.lists, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kIntLists: {
+      fb::IntListListArgT arg;
+      auto read = [](JsonElement item, const JsonPlace& p) -> Result<std::unique_ptr<fb::IntListArgT>> {
+        auto list = std::make_unique<fb::IntListArgT>();
+        if (Status s = read_list(item, p, &list->values, as_int64); !s) return s.error();
+        return list;
+      };
+      if (Status s = read_list(value, at, &arg.lists, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kFloatLists: {
+      fb::FloatListListArgT arg;
+      auto read = [](JsonElement item, const JsonPlace& p) -> Result<std::unique_ptr<fb::FloatListArgT>> {
+        auto list = std::make_unique<fb::FloatListArgT>();
+        if (Status s = read_list(item, p, &list->values, as_float); !s) return s.error();
+        return list;
+      };
+      if (Status s = read_list(value, at, &arg.lists, read); !s) return s.error();
+      return union_of(std::move(arg));
+    }
+    case Member::kStringToArgument: {
+      if (nesting >= kMaxArgumentNesting) {
+        return json_error(at, "string-to-argument maps nest deeper than " + std::to_string(kMaxArgumentNesting));
+      }
+      auto object = as_object(value, at);
+      if (!object) return object.error();
+      fb::StringToArgumentArgT arg;
+      for (auto field : *object) {
+        auto entry = std::make_unique<fb::StringToArgumentEntryT>();
+        entry->key = std::string(field.key);
+        auto inner = argument(field.value, at.member(field.key), nesting + 1);
+        if (!inner) return inner.error();
+        entry->value = std::move(*inner);
+        arg.entries.push_back(std::move(entry));
+      }
+      // Sorted by key (the nrt schema's contract); JSON object order carries no meaning.
+      std::sort(arg.entries.begin(), arg.entries.end(), [](const auto& a, const auto& b) { return a->key < b->key; });
+      for (size_t i = 1; i < arg.entries.size(); ++i) {
+        if (arg.entries[i]->key == arg.entries[i - 1]->key) {
+          return make_error(codes::kDuplicateName, at.str() + ": key '" + arg.entries[i]->key + "' appears twice");
+        }
+      }
+      return union_of(std::move(arg));
+    }
+  }
+  return make_error(codes::kUnknownUnionMember, place.str() + ": unhandled Argument member");
+}
+
+}  // namespace nrt::torch_export

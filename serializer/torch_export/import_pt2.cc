@@ -1,0 +1,257 @@
+#include "serializer/torch_export/import_pt2.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "serializer/scalar_type_info.h"
+#include "serializer/torch_export/payload_config.h"
+#include "serializer/torch_export/torch_error_codes.h"
+
+namespace nrt::torch_export {
+namespace {
+
+constexpr std::string_view kModelsDir = "models/";
+constexpr std::string_view kWeightsDir = "data/weights/";
+constexpr std::string_view kConstantsDir = "data/constants/";
+constexpr uint64_t kMaxJsonBytes = uint64_t{1} << 31;  // a model.json beyond 2 GiB is not a model
+
+bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+Status refuse_legacy(const Pt2Reader& archive) {
+  for (const auto& name : archive.raw_names()) {
+    const std::string_view base = std::string_view(name).substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+    if (base == "serialized_exported_program.json" || base == "serialized_state_dict.json") {
+      return make_error(codes::kLegacyArchive,
+                        "this is a legacy torch.export archive (the layout of torch before 2.6: entry '" + name +
+                            "' beside a pickled state dict); nrt reads the PT2 archive format of "
+                            "torch.export.save in torch 2.6 and later: re-export the program");
+    }
+  }
+  for (const auto& name : archive.names()) {
+    for (const std::string_view dir : {kWeightsDir, kConstantsDir}) {
+      if (!starts_with(name, dir) || !ends_with(name, ".pt") || name.find('/', dir.size()) != std::string::npos) {
+        continue;
+      }
+      return make_error(codes::kLegacyArchive,
+                        "entry '" + archive.root() + "/" + name +
+                            "' is a legacy pickled weights file (torch before 2.6); nrt reads raw weights "
+                            "listed in *_weights_config.json: re-export the program");
+    }
+  }
+  return {};
+}
+
+Status check_format(const Pt2Reader& archive) {
+  if (archive.root().empty()) {
+    return make_error(codes::kArchiveCorrupt, "the archive's first entry '" + archive.raw_names().front() +
+                                                  "' is not inside a folder; a .pt2 keeps everything under one root folder");
+  }
+  auto format = archive.read_text("archive_format", 64);
+  if (!format) return format.error();
+  if (*format != "pt2") {
+    return make_error(codes::kArchiveCorrupt, "archive_format is '" + format->substr(0, 16) + "', not 'pt2'");
+  }
+  auto version = archive.read_text("archive_version", 64);
+  if (!version) return version.error();
+  if (*version != "0") {
+    return make_error(codes::kArchiveCorrupt, "archive_version is '" + version->substr(0, 16) +
+                                                  "'; nrt reads version 0 of the PT2 archive format");
+  }
+  return {};
+}
+
+// Bytes a strided view needs: (offset + sum((size-1) * stride) + 1) * element size; 0 if empty.
+Result<uint64_t> view_bytes(const fb::TensorMetaT& meta, const std::string& where) {
+  const size_t element = element_size(meta.dtype);
+  if (element == 0) return make_error(codes::kWeightsConfigMismatch, where + ": dtype has no element size");
+  if (meta.strides.size() != meta.sizes.size()) {
+    return make_error(codes::kWeightsConfigMismatch, where + ": " + std::to_string(meta.sizes.size()) + " sizes but " +
+                                                         std::to_string(meta.strides.size()) + " strides");
+  }
+  auto literal = [](const fb::SymDimT* dim) -> std::optional<int64_t> {
+    if (dim == nullptr) return 0;
+    if (!dim->expr.empty()) return std::nullopt;
+    return dim->literal;
+  };
+  const auto offset = literal(meta.storage_offset.get());
+  if (!offset || *offset < 0) {
+    return make_error(codes::kWeightsConfigMismatch, where + ": storage offset is symbolic or negative");
+  }
+  uint64_t last = static_cast<uint64_t>(*offset);
+  for (size_t d = 0; d < meta.sizes.size(); ++d) {
+    const auto size = literal(meta.sizes[d].get());
+    const auto stride = literal(meta.strides[d].get());
+    if (!size || !stride || *size < 0 || *stride < 0) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": dimension " + std::to_string(d) +
+                                                           " needs a non-negative literal size and stride");
+    }
+    if (*size == 0) return uint64_t{0};
+    uint64_t reach = 0;
+    if (__builtin_mul_overflow(static_cast<uint64_t>(*size - 1), static_cast<uint64_t>(*stride), &reach) ||
+        __builtin_add_overflow(last, reach, &last)) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": extent overflows 64 bits");
+    }
+  }
+  uint64_t bytes = 0;
+  if (__builtin_add_overflow(last, uint64_t{1}, &bytes) || __builtin_mul_overflow(bytes, element, &bytes)) {
+    return make_error(codes::kWeightsConfigMismatch, where + ": extent overflows 64 bits");
+  }
+  return bytes;
+}
+
+// Reads one payload config and its raw records into `result`.
+class PayloadReader {
+ public:
+  PayloadReader(const Pt2Reader& archive, TorchImport* result, std::unordered_map<std::string, uint32_t>* fqns)
+      : archive_(archive), result_(result), fqns_(fqns) {}
+
+  Status read(std::string_view dir, const std::string& config_name) {
+    const std::string config_path = std::string(dir) + config_name;
+    const std::string where = archive_.root() + "/" + config_path;
+    auto text = archive_.read_text(config_path, kMaxJsonBytes);
+    if (!text) return text.error();
+    auto entries = read_payload_config(*text, where, &result_->warnings);
+    if (!entries) return entries.error();
+    for (auto& entry : *entries) {
+      if (Status s = add(dir, where, std::move(entry)); !s) return s;
+    }
+    return {};
+  }
+
+ private:
+  Status add(std::string_view dir, const std::string& config, PayloadEntry entry) {
+    const std::string record = std::string(dir) + entry.path_name;
+    const std::string where = config + " entry '" + entry.fqn + "' (" + archive_.root() + "/" + record + ")";
+    if (entry.use_pickle || starts_with(entry.path_name, "custom_obj_") || starts_with(entry.path_name, "opaque_obj_")) {
+      return make_error(codes::kPickledPayload,
+                        where + ": a pickled payload (" +
+                            (entry.tensor_meta ? "a tensor subclass saved with torch.save"
+                                               : "a TorchBind or opaque custom object") +
+                            "); nrt reads raw tensor records only");
+    }
+    if (!entry.tensor_meta) return make_error(codes::kWeightsConfigMismatch, where + ": no tensor_meta for a raw tensor");
+    if (entry.path_name.empty() || entry.path_name.find('/') != std::string::npos) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": path_name '" + entry.path_name + "' is not a record name");
+    }
+    auto& program = result_->program;
+    uint32_t storage = 0;
+    if (auto it = storages_.find(record); it != storages_.end()) {
+      storage = it->second;
+    } else {
+      auto bytes = archive_.read(record);
+      if (!bytes) return make_error(bytes.error().code, where + ": " + bytes.error().message);
+      storage = static_cast<uint32_t>(program.storages.size());
+      program.storages.push_back(std::move(*bytes));
+      program.program.storages.push_back(std::make_unique<fb::StorageT>());
+      storages_.emplace(record, storage);
+    }
+    const uint64_t held = program.storages[storage].size();
+    const size_t element = element_size(entry.tensor_meta->dtype);
+    if (element != 0 && held % element != 0) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": the record holds " + std::to_string(held) +
+                                                           " bytes, not a whole number of " + std::to_string(element) +
+                                                           "-byte elements");
+    }
+    auto needed = view_bytes(*entry.tensor_meta, where);
+    if (!needed) return needed.error();
+    if (*needed > held) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": the tensor's sizes and strides need " +
+                                                           std::to_string(*needed) + " bytes but the record holds " +
+                                                           std::to_string(held));
+    }
+    if (!fqns_->emplace(entry.fqn, static_cast<uint32_t>(program.program.weights.size())).second) {
+      return make_error(codes::kDuplicateName, where + ": another payload has the same name");
+    }
+    auto weight = std::make_unique<fb::WeightTensorT>();
+    weight->fqn = entry.fqn;
+    weight->storage = storage;
+    weight->meta = std::move(entry.tensor_meta);
+    weight->is_parameter = entry.is_param;
+    program.program.weights.push_back(std::move(weight));
+    return {};
+  }
+
+  const Pt2Reader& archive_;
+  TorchImport* result_;
+  std::unordered_map<std::string, uint32_t>* fqns_;
+  std::unordered_map<std::string, uint32_t> storages_;  // record -> storage
+};
+
+}  // namespace
+
+Result<TorchImport> import_pt2(const Pt2Reader& archive, const std::string& model) {
+  if (Status s = refuse_legacy(archive); !s) return s.error();
+  if (Status s = check_format(archive); !s) return s.error();
+
+  std::vector<std::string> models;
+  for (const auto& name : archive.names()) {
+    if (starts_with(name, kModelsDir) && ends_with(name, ".json") && name.size() > kModelsDir.size() + 5) {
+      std::string m = name.substr(kModelsDir.size(), name.size() - kModelsDir.size() - 5);
+      if (m.find('/') == std::string::npos) models.push_back(std::move(m));
+    }
+  }
+  if (models.empty()) {
+    return make_error(codes::kArchiveEntryMissing, "the archive has no models/<name>.json under '" + archive.root() + "/'");
+  }
+  if (!model.empty()) {
+    if (std::find(models.begin(), models.end(), model) == models.end()) {
+      std::string names;
+      for (const auto& m : models) names += (names.empty() ? "'" : ", '") + m + "'";
+      return make_error(ErrorCode::InvalidArgument, "the archive has no model '" + model + "' (it has " + names + ")");
+    }
+    models = {model};
+  }
+
+  TorchImport result;
+  std::unordered_map<std::string, uint32_t> fqns;
+  PayloadReader weights(archive, &result, &fqns), constants(archive, &result, &fqns);
+  for (const auto& m : models) {
+    const std::string json_path = std::string(kModelsDir) + m + ".json";
+    auto text = archive.read_text(json_path, kMaxJsonBytes);
+    if (!text) return text.error();
+    if (Status s = add_exported_program(*text, m, &result.program.program, &result.warnings); !s) {
+      return make_error(s.error().code, archive.root() + "/" + json_path + ": " + s.error().message);
+    }
+    if (Status s = weights.read(kWeightsDir, m + "_weights_config.json"); !s) return s.error();
+    if (Status s = constants.read(kConstantsDir, m + "_constants_config.json"); !s) return s.error();
+  }
+
+  // What the archive holds beyond models and payloads is not part of an nrt program.
+  bool sample_inputs = false, extra = false, aoti = false;
+  for (const auto& name : archive.names()) {
+    // An empty record (what nrt writes) stands for "no example inputs": nothing is lost.
+    sample_inputs |= starts_with(name, "data/sample_inputs/") && archive.size(name).ok() && *archive.size(name) > 0;
+    extra |= starts_with(name, "extra/");
+    aoti |= starts_with(name, "data/aotinductor/");
+  }
+  if (sample_inputs) result.warnings.push_back("data/sample_inputs/ (pickled example inputs) is not imported");
+  if (extra) result.warnings.push_back("extra/ files are not imported");
+  if (aoti) result.warnings.push_back("data/aotinductor/ artifacts are not imported");
+
+  // Signature targets without data (torch.export.load would fail on them too).
+  for (const uint32_t e : result.program.program.entry_points) {
+    const auto& graph = *result.program.program.graphs[e];
+    if (!graph.signature) continue;
+    for (const auto& spec : graph.signature->inputs) {
+      const bool needs_data = spec->kind == fb::InputKind::PARAMETER || spec->kind == fb::InputKind::BUFFER ||
+                              spec->kind == fb::InputKind::TENSOR_CONSTANT;
+      if (needs_data && !fqns.count(spec->target)) {
+        result.warnings.push_back(graph.name + ": input '" + spec->target + "' has no payload in the archive");
+      }
+    }
+  }
+  return result;
+}
+
+Result<TorchImport> import_pt2_file(const std::string& path, const std::string& model) {
+  auto archive = Pt2Reader::open(path);
+  if (!archive) return make_error(archive.error().code, path + ": " + archive.error().message);
+  auto result = import_pt2(*archive, model);
+  if (!result) return make_error(result.error().code, path + ": " + result.error().message);
+  return result;
+}
+
+}  // namespace nrt::torch_export

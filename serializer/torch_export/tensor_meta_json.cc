@@ -1,0 +1,265 @@
+#include "serializer/torch_export/tensor_meta_json.h"
+
+#include <algorithm>
+
+#include "serializer/torch_export/enum_tables.h"
+#include "serializer/torch_export/torch_error_codes.h"
+
+namespace nrt::torch_export {
+namespace {
+
+Status read_sym_int_list(JsonElement json, const JsonPlace& place, ReadContext& ctx,
+                         std::vector<std::unique_ptr<fb::SymDimT>>* out) {
+  auto array = as_array(json, place);
+  if (!array) return array.error();
+  out->reserve(array->size());
+  size_t i = 0;
+  for (JsonElement item : *array) {
+    auto dim = read_sym_int(item, place.item(i++), ctx);
+    if (!dim) return dim.error();
+    out->push_back(std::move(*dim));
+  }
+  return {};
+}
+
+// SymExpr{expr_str, hint?}; hint is a SymExprHint union of which a size can only use as_int.
+Status read_sym_expr(JsonElement json, const JsonPlace& place, ReadContext& ctx, fb::SymDimT* dim) {
+  auto object = as_object(json, place);
+  if (!object) return object.error();
+  bool has_expr = false, has_hint = false;
+  for (auto field : *object) {
+    const std::string_view k = field.key;
+    const JsonPlace at = place.member(k);
+    if (k == "expr_str") {
+      auto s = as_string(field.value, at);
+      if (!s) return s.error();
+      if (s->empty()) return json_error(at, "expr_str is empty");
+      dim->expr = std::string(*s);
+      has_expr = true;
+    } else if (k == "hint") {
+      has_hint = true;
+      if (is_null(field.value)) {
+        ctx.style->observe(OptionalField::kSymExprHint, false, ctx.warnings);
+        continue;
+      }
+      auto member = as_union(field.value, at, "SymExprHint");
+      if (!member) return member.error();
+      if (member->key != "as_int") {
+        return json_error(at, "a symbolic int's hint must be as_int, found " + std::string(member->key));
+      }
+      auto hint = as_int64(member->value, at.member(member->key));
+      if (!hint) return hint.error();
+      dim->hint = *hint;
+    } else {
+      ctx.warnings->unknown_field("SymExpr", k, place);
+    }
+  }
+  if (!has_expr) return missing_field(place, "SymExpr", "expr_str");
+  if (!has_hint) ctx.style->observe(OptionalField::kSymExprHint, true, ctx.warnings);
+  return {};
+}
+
+}  // namespace
+
+Result<std::unique_ptr<fb::SymDimT>> read_sym_int(JsonElement json, const JsonPlace& place, ReadContext& ctx) {
+  auto member = as_union(json, place, "SymInt");
+  if (!member) return member.error();
+  auto dim = std::make_unique<fb::SymDimT>();
+  const JsonPlace at = place.member(member->key);
+  if (member->key == "as_int") {
+    auto v = as_int64(member->value, at);
+    if (!v) return v.error();
+    dim->literal = *v;
+  } else if (member->key == "as_expr") {
+    if (Status s = read_sym_expr(member->value, at, ctx, dim.get()); !s) return s.error();
+  } else {
+    return make_error(codes::kUnknownUnionMember,
+                      place.str() + ": unknown SymInt member '" + std::string(member->key) + "'");
+  }
+  return dim;
+}
+
+Result<std::unique_ptr<fb::DeviceT>> read_device(JsonElement json, const JsonPlace& place, ReadContext& ctx) {
+  auto object = as_object(json, place);
+  if (!object) return object.error();
+  auto device = std::make_unique<fb::DeviceT>();
+  bool has_type = false, has_index = false;
+  for (auto field : *object) {
+    const std::string_view k = field.key;
+    const JsonPlace at = place.member(k);
+    if (k == "type") {
+      auto name = as_string(field.value, at);
+      if (!name) return name.error();
+      auto type = device_type_from_name(*name);
+      if (!type) return prefixed(at, type.error());
+      device->type = *type;
+      has_type = true;
+    } else if (k == "index") {
+      has_index = true;
+      if (is_null(field.value)) {
+        ctx.style->observe(OptionalField::kDeviceIndex, false, ctx.warnings);
+        continue;
+      }
+      auto index = as_int64(field.value, at);
+      if (!index) return index.error();
+      if (*index < 0 || *index > INT32_MAX) return json_error(at, "device index " + std::to_string(*index));
+      device->index = static_cast<int32_t>(*index);
+    } else {
+      ctx.warnings->unknown_field("Device", k, place);
+    }
+  }
+  if (!has_type) return missing_field(place, "Device", "type");
+  if (!has_index) ctx.style->observe(OptionalField::kDeviceIndex, true, ctx.warnings);
+  return device;
+}
+
+Result<std::unique_ptr<fb::TensorMetaT>> read_tensor_meta(JsonElement json, const JsonPlace& place, ReadContext& ctx) {
+  auto object = as_object(json, place);
+  if (!object) return object.error();
+  auto meta = std::make_unique<fb::TensorMetaT>();
+  enum : unsigned { kDtype = 1, kSizes = 2, kGrad = 4, kDevice = 8, kStrides = 16, kOffset = 32, kLayout = 64 };
+  unsigned seen = 0;
+  for (auto field : *object) {
+    const std::string_view k = field.key;
+    const JsonPlace at = place.member(k);
+    if (k == "dtype") {
+      auto v = as_int64(field.value, at);
+      if (!v) return v.error();
+      auto dtype = scalar_type_from_schema(*v);
+      if (!dtype) return prefixed(at, dtype.error());
+      meta->dtype = *dtype;
+      seen |= kDtype;
+    } else if (k == "sizes") {
+      if (Status s = read_sym_int_list(field.value, at, ctx, &meta->sizes); !s) return s.error();
+      seen |= kSizes;
+    } else if (k == "requires_grad") {
+      auto v = as_bool(field.value, at);
+      if (!v) return v.error();
+      meta->requires_grad = *v;
+      seen |= kGrad;
+    } else if (k == "device") {
+      auto device = read_device(field.value, at, ctx);
+      if (!device) return device.error();
+      meta->device = std::move(*device);
+      seen |= kDevice;
+    } else if (k == "strides") {
+      if (Status s = read_sym_int_list(field.value, at, ctx, &meta->strides); !s) return s.error();
+      seen |= kStrides;
+    } else if (k == "storage_offset") {
+      auto offset = read_sym_int(field.value, at, ctx);
+      if (!offset) return offset.error();
+      meta->storage_offset = std::move(*offset);
+      seen |= kOffset;
+    } else if (k == "layout") {
+      auto v = as_int64(field.value, at);
+      if (!v) return v.error();
+      auto layout = layout_from_schema(*v);
+      if (!layout) return prefixed(at, layout.error());
+      meta->layout = *layout;
+      seen |= kLayout;
+    } else {
+      ctx.warnings->unknown_field("TensorMeta", k, place);
+    }
+  }
+  static constexpr std::pair<unsigned, const char*> kRequired[] = {
+      {kDtype, "dtype"},   {kSizes, "sizes"},           {kGrad, "requires_grad"}, {kDevice, "device"},
+      {kStrides, "strides"}, {kOffset, "storage_offset"}, {kLayout, "layout"}};
+  for (const auto& [bit, name] : kRequired) {
+    if (!(seen & bit)) return missing_field(place, "TensorMeta", name);
+  }
+  return meta;
+}
+
+void write_sym_int(JsonWriter& w, const fb::SymDimT* dim, const NoneStyle& style) {
+  w.begin_object();
+  if (dim == nullptr || dim->expr.empty()) {
+    w.key("as_int");
+    w.int64(dim == nullptr ? 0 : dim->literal);
+  } else {
+    w.key("as_expr");
+    w.begin_object();
+    w.key("expr_str");
+    w.string(dim->expr);
+    if (dim->hint.has_value()) {
+      w.key("hint");
+      w.begin_object();
+      w.key("as_int");
+      w.int64(*dim->hint);
+      w.end_object();
+    } else if (!style.omitted(OptionalField::kSymExprHint)) {
+      w.key("hint");
+      w.null();
+    }
+    w.end_object();
+  }
+  w.end_object();
+}
+
+Status write_device(JsonWriter& w, const fb::DeviceT* device, const NoneStyle& style) {
+  const fb::DeviceType type = device ? device->type : fb::DeviceType::CPU;
+  auto name = device_type_to_name(type);
+  if (!name) return name.error();
+  w.begin_object();
+  w.key("type");
+  w.string(*name);
+  const int32_t index = device ? device->index : -1;
+  if (index >= 0) {
+    w.key("index");
+    w.int64(index);
+  } else if (!style.omitted(OptionalField::kDeviceIndex)) {
+    w.key("index");
+    w.null();
+  }
+  w.end_object();
+  return {};
+}
+
+Status write_tensor_meta(JsonWriter& w, const fb::TensorMetaT* meta, const NoneStyle& style, const std::string& what) {
+  if (meta == nullptr) return make_error(codes::kNotExpressible, what + " has no tensor metadata");
+  auto dtype = scalar_type_to_schema(meta->dtype);
+  if (!dtype) return make_error(dtype.error().code, what + ": " + dtype.error().message);
+  auto layout = layout_to_schema(meta->layout);
+  if (!layout) return make_error(layout.error().code, what + ": " + layout.error().message);
+  w.begin_object();
+  w.key("dtype");
+  w.int64(*dtype);
+  w.key("sizes");
+  w.begin_array();
+  for (const auto& dim : meta->sizes) write_sym_int(w, dim.get(), style);
+  w.end_array();
+  w.key("requires_grad");
+  w.boolean(meta->requires_grad);
+  w.key("device");
+  if (Status s = write_device(w, meta->device.get(), style); !s) {
+    return make_error(s.error().code, what + ": " + s.error().message);
+  }
+  w.key("strides");
+  w.begin_array();
+  if (meta->strides.empty() && !meta->sizes.empty()) {
+    // nrt may leave strides out for a contiguous tensor; torch.export always lists them.
+    std::vector<int64_t> strides(meta->sizes.size(), 1);
+    for (size_t d = meta->sizes.size() - 1; d > 0; --d) {
+      const auto& size = meta->sizes[d];
+      if (!size->expr.empty()) {
+        return make_error(codes::kNotExpressible, what + " has symbolic sizes but no strides");
+      }
+      strides[d - 1] = strides[d] * std::max<int64_t>(size->literal, 1);
+    }
+    for (int64_t stride : strides) {
+      w.begin_object();
+      w.key("as_int");
+      w.int64(stride);
+      w.end_object();
+    }
+  }
+  for (const auto& dim : meta->strides) write_sym_int(w, dim.get(), style);
+  w.end_array();
+  w.key("storage_offset");
+  write_sym_int(w, meta->storage_offset.get(), style);
+  w.key("layout");
+  w.int64(*layout);
+  w.end_object();
+  return {};
+}
+
+}  // namespace nrt::torch_export

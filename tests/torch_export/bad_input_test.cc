@@ -1,0 +1,329 @@
+// Bad input: each case is a clean error with its code and a message naming the place, and a
+// conversion that fails leaves no output file (nor a temporary one) behind.
+#include <zip.h>
+
+#include <cstring>
+#include <filesystem>
+#include <functional>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "serializer/torch_export/convert_any.h"
+#include "serializer/torch_export/import_json.h"
+#include "serializer/torch_export/import_pt2.h"
+#include "serializer/torch_export/pt2_archive.h"
+#include "serializer/torch_export/torch_error_codes.h"
+#include "tests/torch_export/program_json.h"
+#include "tests/torch_export/test_files.h"
+
+namespace nrt::torch_export {
+namespace {
+
+using test::as_tensor;
+using test::Json;
+
+struct Case {
+  std::string name;
+  std::string file;  // input file name (its extension picks the format)
+  std::function<std::vector<uint8_t>()> bytes;
+  ErrorCode code;
+  std::vector<std::string> message_parts;
+};
+
+std::vector<uint8_t> text_bytes(const std::string& s) { return {s.begin(), s.end()}; }
+std::vector<uint8_t> json_bytes(const Json& j) { return text_bytes(j.dump()); }
+
+Json with(std::function<void(Json&)> edit) {
+  Json program = test::relu_program();
+  edit(program);
+  return program;
+}
+
+Json& graph_of(Json& program) { return program["graph_module"]["graph"]; }
+
+// A .pt2 of the relu program with the given extra entries (and without those named in `drop`).
+std::vector<uint8_t> archive(std::vector<std::pair<std::string, std::string>> extra, std::vector<std::string> drop = {},
+                             std::string root = "m") {
+  std::vector<std::pair<std::string, std::string>> files = {
+      {"archive_format", "pt2"},
+      {"archive_version", "0"},
+      {"models/model.json", test::relu_program().dump()},
+      {"data/weights/model_weights_config.json", R"({"config": {}})"},
+      {"data/constants/model_constants_config.json", R"({"config": {}})"},
+  };
+  for (auto& e : extra) {
+    bool replaced = false;
+    for (auto& f : files) {
+      if (f.first == e.first) {
+        f.second = e.second;
+        replaced = true;
+      }
+    }
+    if (!replaced) files.push_back(e);
+  }
+  std::vector<Pt2Entry> entries;
+  for (const auto& [name, content] : files) {
+    if (std::find(drop.begin(), drop.end(), name) != drop.end()) continue;
+    entries.push_back({name, {reinterpret_cast<const uint8_t*>(content.data()), content.size()}});
+  }
+  auto bytes = write_pt2_archive(root, entries);
+  EXPECT_TRUE(bytes.ok());
+  return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+}
+
+// A program with one parameter `w` of shape [2,3] f32, and a weights config describing it.
+std::vector<uint8_t> archive_with_weight(const std::string& record, size_t record_bytes, const Json& payload_meta,
+                                         const char* config = "data/weights/model_weights_config.json") {
+  Json program = test::relu_program();
+  auto& g = graph_of(program);
+  g["inputs"].insert(g["inputs"].begin(), as_tensor("p_w"));
+  g["tensor_values"]["p_w"] = test::tensor_meta({2, 3});
+  auto& specs = program["graph_module"]["signature"]["input_specs"];
+  specs.insert(specs.begin(), Json{{"parameter", {{"arg", {{"name", "p_w"}}}, {"parameter_name", "w"}}}});
+  const Json cfg = {{"config", {{"w", payload_meta}}}};
+  std::vector<std::pair<std::string, std::string>> extra = {{"models/model.json", program.dump()}, {config, cfg.dump()}};
+  if (!record.empty()) extra.push_back({record, std::string(record_bytes, '\1')});
+  return archive(extra);
+}
+
+Json payload(const char* path, Json meta = test::tensor_meta({2, 3}), bool pickle = false) {
+  return {{"path_name", path}, {"is_param", true}, {"use_pickle", pickle}, {"tensor_meta", meta}};
+}
+
+uint32_t le32(const uint8_t* p) { return p[0] | (p[1] << 8) | (p[2] << 16) | (static_cast<uint32_t>(p[3]) << 24); }
+void put32(uint8_t* p, uint32_t v) {
+  for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
+}
+
+// One deflated entry of 1 MiB of zeros whose headers then claim `claimed` bytes.
+std::vector<uint8_t> zip_bomb(uint32_t claimed) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* sink = zip_source_buffer_create(nullptr, 0, 0, &error);
+  zip_t* za = zip_open_from_source(sink, ZIP_TRUNCATE, &error);
+  zip_source_keep(sink);
+  static const std::vector<uint8_t> zeros(1 << 20, 0);
+  zip_source_t* data = zip_source_buffer(za, zeros.data(), zeros.size(), 0);
+  const zip_int64_t i = zip_file_add(za, "m/models/model.json", data, 0);
+  zip_set_file_compression(za, static_cast<zip_uint64_t>(i), ZIP_CM_DEFLATE, 9);
+  zip_close(za);
+  zip_source_open(sink);
+  zip_stat_t st;
+  zip_source_stat(sink, &st);
+  std::vector<uint8_t> bytes(st.size);
+  zip_source_read(sink, bytes.data(), st.size);
+  zip_source_close(sink);
+  zip_source_free(sink);
+  zip_error_fini(&error);
+  for (size_t at = 0; at + 46 <= bytes.size(); ++at) {
+    if (le32(&bytes[at]) == 0x04034b50) put32(&bytes[at + 22], claimed);  // local header
+    if (le32(&bytes[at]) == 0x02014b50) put32(&bytes[at + 24], claimed);  // central directory
+  }
+  return bytes;
+}
+
+std::vector<Case> cases() {
+  const std::string whisper = test::read_text(test::conformance_dir() + "/torch_export/whisper_tiny_decode_dynamic.json");
+  return {
+      {"TruncatedJson", "m.json", [whisper] { return text_bytes(whisper.substr(0, whisper.size() / 2)); }, codes::kJson,
+       {"not valid JSON"}},
+      {"EmptyJsonObject", "m.json", [] { return text_bytes("{}"); }, codes::kMissingField, {"schema_version"}},
+      {"NotAnObject", "m.json", [] { return text_bytes("[{\"graph_module\": 1}]"); }, codes::kJson, {"expected an object"}},
+      {"NotUtf8", "m.json", [] { return text_bytes("{\"graph_module\": \"\xff\xfe\"}"); }, codes::kJson, {"not valid JSON"}},
+      {"NestedTooDeep", "m.json", [] { return text_bytes("{\"graph_module\": " + std::string(5000, '[') + std::string(5000, ']') + "}"); },
+       codes::kJson, {"not valid JSON"}},
+      {"WrongTypeDtype", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["tensor_values"]["x"]["dtype"] = "float"; })); },
+       codes::kJson, {"graph_module.graph.tensor_values.x.dtype", "expected an integer, found a string"}},
+      {"WrongTypeNodes", "m.json", [] { return json_bytes(with([](Json& p) { graph_of(p)["nodes"] = Json::object(); })); },
+       codes::kJson, {"graph_module.graph.nodes", "expected an array"}},
+      {"FractionForInt", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["tensor_values"]["x"]["sizes"][0]["as_int"] = 2.5; })); },
+       codes::kJson, {"sizes[0].as_int", "found a fraction"}},
+      {"MissingTarget", "m.json", [] { return json_bytes(with([](Json& p) { graph_of(p)["nodes"][0].erase("target"); })); },
+       codes::kMissingField, {"graph_module.graph.nodes[0]", "'target'"}},
+      {"MissingGraphModule", "m.json", [] { return json_bytes(with([](Json& p) { p.erase("graph_module"); })); },
+       codes::kMissingField, {"'graph_module'"}},
+      {"MissingTensorMetaField", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["tensor_values"]["y"].erase("strides"); })); },
+       codes::kMissingField, {"tensor_values.y", "'strides'"}},
+      {"IntegerBeyondInt64", "m.json",
+       [] {
+         std::string text = test::relu_program().dump();
+         const std::string from = "\"as_int\":2";
+         text.replace(text.find(from), from.size(), "\"as_int\":9223372036854775808");
+         return text_bytes(text);
+       },
+       codes::kJson, {"9223372036854775808", "beyond the int64 range"}},
+      {"IntegerBeyondUint64", "m.json",
+       [] {
+         std::string text = test::relu_program().dump();
+         const std::string from = "\"as_int\":2";
+         text.replace(text.find(from), from.size(), "\"as_int\":123456789012345678901234567890");
+         return text_bytes(text);
+       },
+       codes::kJson, {}},
+      {"DuplicateValueAcrossTables", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["sym_int_values"]["y"] = {{"as_int", 1}}; })); },
+       codes::kDuplicateName, {"'y'", "declared more than once"}},
+      {"DuplicateValueKey", "m.json",
+       [] {
+         std::string text = test::relu_program().dump();
+         const std::string from = "\"tensor_values\":{";
+         const auto meta = test::tensor_meta({1}).dump();
+         text.replace(text.find(from), from.size(), from + "\"x\":" + meta + ",");
+         return text_bytes(text);
+       },
+       codes::kDuplicateName, {"'x'"}},
+      {"UndefinedReference", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["nodes"][0]["inputs"][0]["arg"] = as_tensor("ghost"); })); },
+       codes::kUnknownValueName, {"nodes[0].inputs[0].arg.as_tensor", "'ghost'"}},
+      {"UndefinedSignatureReference", "m.json",
+       [] {
+         return json_bytes(with([](Json& p) {
+           p["graph_module"]["signature"]["input_specs"].push_back(
+               {{"parameter", {{"arg", {{"name", "ghost"}}}, {"parameter_name", "w"}}}});
+         }));
+       },
+       codes::kUnknownValueName, {"'ghost'"}},
+      {"UnmappedDtype", "m.json", [] { return json_bytes(with([](Json& p) { graph_of(p)["tensor_values"]["x"]["dtype"] = 14; })); },
+       codes::kUnmappedEnumValue, {"tensor_values.x.dtype", "ScalarType 14"}},
+      {"UnmappedLayout", "m.json", [] { return json_bytes(with([](Json& p) { graph_of(p)["tensor_values"]["x"]["layout"] = 9; })); },
+       codes::kUnmappedEnumValue, {"Layout 9"}},
+      {"UnmappedMemoryFormat", "m.json",
+       [] {
+         return json_bytes(with([](Json& p) {
+           graph_of(p)["nodes"][0]["inputs"].push_back(test::named("memory_format", {{"as_memory_format", 7}}, 2));
+         }));
+       },
+       codes::kUnmappedEnumValue, {"MemoryFormat 7"}},
+      {"UnmappedDevice", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["tensor_values"]["x"]["device"]["type"] = "npu"; })); },
+       codes::kUnmappedEnumValue, {"'npu'"}},
+      {"UnknownArgumentMember", "m.json",
+       [] {
+         return json_bytes(with([](Json& p) { graph_of(p)["nodes"][0]["inputs"][0]["arg"] = {{"as_quaternion", 1}}; }));
+       },
+       codes::kUnknownUnionMember, {"'as_quaternion'"}},
+      {"UnionWithTwoMembers", "m.json",
+       [] {
+         return json_bytes(with([](Json& p) { graph_of(p)["nodes"][0]["inputs"][0]["arg"] = {{"as_int", 1}, {"as_bool", true}}; }));
+       },
+       codes::kJson, {"exactly one member"}},
+      {"UnknownInputSpec", "m.json",
+       [] {
+         return json_bytes(with([](Json& p) {
+           p["graph_module"]["signature"]["input_specs"][0] = {{"future_input", {{"arg", as_tensor("x")}}}};
+         }));
+       },
+       codes::kUnknownUnionMember, {"'future_input'"}},
+      {"ReservedMetadataKey", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["nodes"][0]["metadata"]["nrt::x"] = "1"; })); },
+       codes::kJson, {"reserved"}},
+      {"BadTarget", "m.json",
+       [] { return json_bytes(with([](Json& p) { graph_of(p)["nodes"][0]["target"] = "torch.ops.aten"; })); },
+       codes::kJson, {"torch.ops.aten"}},
+      // Archives.
+      {"NotAZip", "m.pt2", [] { return text_bytes("GIF89a, not an archive at all"); }, codes::kArchiveCorrupt, {"zip"}},
+      {"TruncatedZip", "m.pt2", [] { auto b = archive({}); b.resize(b.size() / 2); return b; }, codes::kArchiveCorrupt, {}},
+      {"EntriesOutsideAFolder", "m.pt2",
+       [] {
+         std::vector<Pt2Entry> entries = {{"x", {}}};
+         auto bytes = write_pt2_archive("", entries);  // name "/x": no root folder
+         return bytes.ok() ? *bytes : std::vector<uint8_t>{};
+       },
+       codes::kArchiveCorrupt, {"folder"}},
+      {"NoModels", "m.pt2", [] { return archive({}, {"models/model.json"}); }, codes::kArchiveEntryMissing, {"models/"}},
+      {"NoArchiveFormat", "m.pt2", [] { return archive({}, {"archive_format"}); }, codes::kArchiveEntryMissing,
+       {"m/archive_format"}},
+      {"WrongArchiveFormat", "m.pt2", [] { return archive({{"archive_format", "zip"}}); }, codes::kArchiveCorrupt,
+       {"archive_format is 'zip'"}},
+      {"WrongArchiveVersion", "m.pt2", [] { return archive({{"archive_version", "1"}}); }, codes::kArchiveCorrupt,
+       {"archive_version is '1'"}},
+      {"NoWeightsConfig", "m.pt2", [] { return archive({}, {"data/weights/model_weights_config.json"}); },
+       codes::kArchiveEntryMissing, {"data/weights/model_weights_config.json"}},
+      {"MissingWeightRecord", "m.pt2", [] { return archive_with_weight("", 0, payload("weight_7")); },
+       codes::kArchiveEntryMissing, {"data/weights/weight_7"}},
+      {"RecordSmallerThanView", "m.pt2", [] { return archive_with_weight("data/weights/weight_0", 16, payload("weight_0")); },
+       codes::kWeightsConfigMismatch, {"entry 'w'", "need 24 bytes", "holds 16"}},
+      {"RecordNotWholeElements", "m.pt2", [] { return archive_with_weight("data/weights/weight_0", 26, payload("weight_0")); },
+       codes::kWeightsConfigMismatch, {"26 bytes, not a whole number of 4-byte elements"}},
+      {"ViewStridesReachOut", "m.pt2",
+       [] {
+         Json meta = test::tensor_meta({2, 3});
+         meta["strides"][0]["as_int"] = 100;
+         return archive_with_weight("data/weights/weight_0", 24, payload("weight_0", meta));
+       },
+       codes::kWeightsConfigMismatch, {"need 412 bytes"}},
+      {"PickledWeight", "m.pt2", [] { return archive_with_weight("data/weights/weight_0", 24, payload("weight_0", test::tensor_meta({2, 3}), true)); },
+       codes::kPickledPayload, {"entry 'w'", "weight_0", "torch.save"}},
+      {"CustomObjectConstant", "m.pt2",
+       [] {
+         return archive({{"data/constants/model_constants_config.json",
+                          R"({"config": {"obj": {"path_name": "custom_obj_0", "is_param": false, "use_pickle": true, "tensor_meta": null}}})"},
+                         {"data/constants/custom_obj_0", "pickle"}});
+       },
+       codes::kPickledPayload, {"custom_obj_0", "TorchBind"}},
+      {"LegacyPickledWeights", "m.pt2", [] { return archive({{"data/weights/model.pt", "pickle"}}); }, codes::kLegacyArchive,
+       {"legacy", "data/weights/model.pt"}},
+      {"ZipBombDeflated", "m.pt2", [] { return zip_bomb(0x7fffffff); }, codes::kArchiveCorrupt, {"zip bomb"}},
+      {"ModelJsonSchemaError", "m.pt2",
+       [] { return archive({{"models/model.json", with([](Json& p) { p["schema_version"]["major"] = 9; }).dump()}}); },
+       codes::kSchemaVersion, {"m/models/model.json", "9.20"}},
+  };
+}
+
+class BadInput : public ::testing::TestWithParam<Case> {};
+
+TEST_P(BadInput, IsACleanErrorAndWritesNothing) {
+  ASSERT_FALSE(test::conformance_dir().empty()) << "conformance directory missing";
+  const Case& c = GetParam();
+  const std::string dir = test::scratch_dir("bad_" + c.name);
+  const std::string in = dir + "/" + c.file;
+  test::write_bytes(in, c.bytes());
+  for (const char* out : {"out.nrt", "out.pt2", "out.json"}) {
+    auto status = convert_any_program(in, dir + "/" + out, {});
+    ASSERT_FALSE(status.ok()) << c.name << " converted to " << out;
+    EXPECT_EQ(status.error().code, c.code) << status.error().to_string();
+    for (const auto& part : c.message_parts) {
+      EXPECT_NE(status.error().message.find(part), std::string::npos)
+          << "'" << part << "' not in: " << status.error().message;
+    }
+  }
+  EXPECT_EQ(test::list_dir(dir), std::vector<std::string>{c.file});  // no output, no temporary file
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, BadInput, ::testing::ValuesIn(cases()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(BadInput, FailedConversionLeavesAnExistingOutputUntouched) {
+  const std::string dir = test::scratch_dir("bad_existing");
+  test::write_bytes(dir + "/m.json", text_bytes("{\"graph_module\": "));
+  test::write_bytes(dir + "/out.nrt", text_bytes("previous"));
+  ASSERT_FALSE(convert_any_program(dir + "/m.json", dir + "/out.nrt", {}).ok());
+  EXPECT_EQ(test::read_text(dir + "/out.nrt"), "previous");
+  EXPECT_EQ(test::list_dir(dir).size(), 2u);
+}
+
+TEST(BadInput, StoredEntryDeclaringMoreThanTheFile) {
+  auto bytes = archive({});
+  // Claim 1 GiB for the first (stored) entry in both of its headers.
+  for (size_t at = 0; at + 46 <= bytes.size(); ++at) {
+    if (le32(&bytes[at]) == 0x04034b50 && at == 0) {
+      put32(&bytes[at + 18], 1u << 30);
+      put32(&bytes[at + 22], 1u << 30);
+    }
+    if (le32(&bytes[at]) == 0x02014b50) {
+      put32(&bytes[at + 20], 1u << 30);
+      put32(&bytes[at + 24], 1u << 30);
+      break;
+    }
+  }
+  auto reader = Pt2Reader::from_bytes(bytes);
+  ASSERT_FALSE(reader.ok());
+  EXPECT_EQ(reader.error().code, codes::kArchiveCorrupt);
+}
+
+}  // namespace
+}  // namespace nrt::torch_export
