@@ -14,6 +14,7 @@
 #include <set>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "flatbuffers/flatbuffers.h"
@@ -977,10 +978,10 @@ std::vector<Case> distributed_cases() {
               p.program.process_groups[0]->ranks = {0, 5};
             }); },
        {"process group 0 'tp0'", "rank 5 is not in its mesh"}},
-      {"GroupWithoutRanks",
+      {"MeshGroupWithoutRanks",
        ErrorCode::InvalidProcessGroup,
-       [] { return verify_mutated([](auto& p) { p.program.process_groups[1]->ranks.clear(); }); },
-       {"process group 1 'world'", "no ranks"}},
+       [] { return verify_mutated([](auto& p) { p.program.process_groups[0]->ranks.clear(); }); },
+       {"process group 0 'tp0'", "no ranks"}},
       {"GroupRankRepeated",
        ErrorCode::InvalidProcessGroup,
        [] { return verify_mutated([](auto& p) {
@@ -1106,16 +1107,28 @@ TEST_P(VerifyErrorTest, ReportsCodeAndPlace) {
 INSTANTIATE_TEST_SUITE_P(All, VerifyErrorTest, ::testing::ValuesIn(all_cases()),
                          [](const ::testing::TestParamInfo<Case>& info) { return info.param.name; });
 
-// Every code but Ok has a case above; a new code needs a case (and a line in docs/ERRORS.md).
+// Codes only the torch.export importer (serializer/torch_export) reports; its own tests trigger
+// them from .pt2 archives and ExportedProgram JSON.
+bool reported_by_torch_import(std::string_view name) {
+  static const std::set<std::string_view> names = {"TorchSchemaVersion", "UnmappedEnumValue", "ArchiveEntryMissing",
+                                                   "ArchiveCorrupt",     "PickledPayload",    "WeightsConfigMismatch",
+                                                   "UnknownValueName",   "LegacyTorchArchive"};
+  return names.count(name) > 0;
+}
+
+// Every code but Ok has a case above; a new code needs a case (and a line in docs/ERRORS.md), or,
+// when only the torch.export importer reports it, a place in the list above.
 TEST(VerifyErrorCoverage, EveryErrorCodeIsTriggered) {
   std::set<ErrorCode> covered;
   for (const auto& c : all_cases()) covered.insert(c.code);
-#define NRT_EXPECT_COVERED(name, number, summary)                                                                 \
-  if (ErrorCode::name != ErrorCode::Ok) {                                                                         \
-    EXPECT_TRUE(covered.count(ErrorCode::name)) << "no case triggers " << error_id(ErrorCode::name) << " " #name; \
+  std::vector<ErrorCode> codes;
+#define NRT_LIST_CODE(name, number, summary) codes.push_back(ErrorCode::name);
+  NRT_ERROR_CODES(NRT_LIST_CODE)
+#undef NRT_LIST_CODE
+  for (ErrorCode code : codes) {
+    if (code == ErrorCode::Ok || reported_by_torch_import(error_name(code))) continue;
+    EXPECT_TRUE(covered.count(code)) << "no case triggers " << error_id(code) << " " << error_name(code);
   }
-  NRT_ERROR_CODES(NRT_EXPECT_COVERED)
-#undef NRT_EXPECT_COVERED
 }
 
 }  // namespace
