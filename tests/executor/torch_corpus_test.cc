@@ -33,14 +33,13 @@ std::string runfile(const std::string& path) {
   return std::string(srcdir) + "/" + workspace + "/" + path;
 }
 
-const std::set<std::string> kRequired = {"mlp", "transformer_block", "dynamic_batch", "cnn", "buffer_mutation",
-                                         "tied_weights"};
+const std::set<std::string> kRequired = {"mlp",          "transformer_block", "dynamic_batch", "cnn",
+                                         "buffer_mutation", "tied_weights",    "dtypes"};
 // Why the others may not run yet (checked only as "fails with the list of missing kernels").
 const std::map<std::string, std::string> kAwaitingKernels = {
     {"collectives", "_c10d_functional collectives over a 2-rank group: needs the MPI process groups"},
     {"cond", "higher_order::cond: subgraph execution"},
     {"custom_op_enums", "nrt_corpus::enum_probe: a custom op only the export script defines"},
-    {"dtypes", "aten::__and__.Tensor, aten::zeros_like, aten::_assert_tensor_metadata"},
 };
 
 exec::Tolerance tolerance_for(exec::ScalarType dtype) {
