@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <set>
+#include <type_traits>
 
 #include "serializer/argument_values.h"
 #include "serializer/repr_addresses.h"
@@ -241,6 +242,27 @@ class StructureHasher {
     h.digest(s.identity[static_cast<size_t>(value)]);
   }
 
+  // A list of symbolic items: each a reference (by identity) or a literal.
+  template <typename Item>
+  void sym_items(StreamHasher& h, GraphState& s, const flatbuffers::Vector<const Item*>* items) {
+    h.u64(count(items));
+    for (uint32_t i = 0; i < count(items); ++i) {
+      const auto* item = items->Get(i);
+      if (item->value() >= 0) {
+        ref(h, s, item->value());
+        continue;
+      }
+      h.u64(kTagAbsent);
+      if constexpr (std::is_same_v<Item, fb::SymFloatItem>) {
+        h.f64(item->literal());
+      } else if constexpr (std::is_same_v<Item, fb::SymBoolItem>) {
+        h.u64(item->literal());
+      } else {
+        h.i64(item->literal());
+      }
+    }
+  }
+
   void argument(StreamHasher& h, GraphState& s, fb::Argument type, const void* arg) {
     using A = fb::Argument;
     h.u64(kTagArgument);
@@ -291,20 +313,8 @@ class StructureHasher {
         h.u64(kTagAbsent);
         return h.i64(a->literal());
       }
-      case A::SymIntListArg: {
-        const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
-        h.u64(count(items));
-        for (uint32_t i = 0; i < count(items); ++i) {
-          const auto* item = items->Get(i);
-          if (item->value() >= 0) {
-            ref(h, s, item->value());
-          } else {
-            h.u64(kTagAbsent);
-            h.i64(item->literal());
-          }
-        }
-        return;
-      }
+      case A::SymIntListArg:
+        return sym_items(h, s, static_cast<const fb::SymIntListArg*>(arg)->items());
       case A::ScalarTypeArg:
         return h.i64(static_cast<int64_t>(static_cast<const fb::ScalarTypeArg*>(arg)->value()));
       case A::MemoryFormatArg:
@@ -327,20 +337,8 @@ class StructureHasher {
         h.u64(kTagAbsent);
         return h.u64(a->literal());
       }
-      case A::SymBoolListArg: {
-        const auto* items = static_cast<const fb::SymBoolListArg*>(arg)->items();
-        h.u64(count(items));
-        for (uint32_t i = 0; i < count(items); ++i) {
-          const auto* item = items->Get(i);
-          if (item->value() >= 0) {
-            ref(h, s, item->value());
-          } else {
-            h.u64(kTagAbsent);
-            h.u64(item->literal());
-          }
-        }
-        return;
-      }
+      case A::SymBoolListArg:
+        return sym_items(h, s, static_cast<const fb::SymBoolListArg*>(arg)->items());
       case A::OptionalTensorListArg: {
         const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
         h.u64(count(values));
@@ -367,20 +365,8 @@ class StructureHasher {
         if (a->literal()) h.f64(*a->literal());
         return;
       }
-      case A::SymFloatListArg: {
-        const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
-        h.u64(count(items));
-        for (uint32_t i = 0; i < count(items); ++i) {
-          const auto* item = items->Get(i);
-          if (item->value() >= 0) {
-            ref(h, s, item->value());
-          } else {
-            h.u64(kTagAbsent);
-            h.f64(item->literal());
-          }
-        }
-        return;
-      }
+      case A::SymFloatListArg:
+        return sym_items(h, s, static_cast<const fb::SymFloatListArg*>(arg)->items());
       case A::OptionalTensorArg:
         return ref(h, s, static_cast<const fb::OptionalTensorArg*>(arg)->value());
       case A::ComplexArg: {
