@@ -33,11 +33,34 @@ bool elements_aligned(const flatbuffers::Vector<T>* v) {
   return v == nullptr || reinterpret_cast<uintptr_t>(v->Data()) % alignof(T) == 0;
 }
 
+// FlatBuffers' table budget bounds how often shared tables are walked, but a crafted file can
+// also share one scalar vector (a mesh's ranks, a list of references) among many tables and make
+// a walk quadratic in the file size. Every element the checks walk is charged here; a legitimate
+// file walks each element a few times, so the budget is a small multiple of the file size.
+class WorkBudget {
+ public:
+  explicit WorkBudget(uint64_t elements) : left_(elements) {}
+  Status charge(uint64_t elements) {
+    if (elements <= left_) {
+      left_ -= elements;
+      return {};
+    }
+    left_ = 0;
+    return make_error(ErrorCode::FlatbufferInvalid,
+                      "verification work budget exhausted: vectors are shared among so many tables that checking "
+                      "them would take time quadratic in the file size");
+  }
+
+ private:
+  uint64_t left_;
+};
+
 // Checks one graph; `where()` prefixes every message with the place being checked.
 class GraphChecker {
  public:
-  GraphChecker(const fb::Program& program, uint32_t graph_index, bool is_entry_point)
-      : program_(program),
+  GraphChecker(const fb::Program& program, uint32_t graph_index, bool is_entry_point, WorkBudget& budget)
+      : budget_(budget),
+        program_(program),
         graph_(*program.graphs()->Get(graph_index)),
         graph_index_(graph_index),
         is_entry_point_(is_entry_point),
@@ -84,6 +107,7 @@ class GraphChecker {
   Status check_tensor_meta(const fb::TensorMeta* meta, WhatOf&& what_of) const {
     auto what = [&] { return std::string(what_of()); };
     if (meta == nullptr) return fail(ErrorCode::MissingTypeInfo, what() + " has no tensor metadata");
+    if (Status s = budget_.charge(1 + count(meta->sizes())); !s) return s;
     if (!known(meta->dtype(), fb::EnumNameScalarType)) {
       return fail(ErrorCode::UnknownEnumValue,
                   what() + " dtype " + std::to_string(static_cast<int>(meta->dtype())) + " is not a known ScalarType");
@@ -197,6 +221,7 @@ class GraphChecker {
     }
     const auto* mesh = program_.meshes()->Get(spec->mesh());
     const uint32_t mesh_dims = count(mesh->shape());
+    if (Status s = budget_.charge(1 + count(spec->placements())); !s) return s;
     if (count(spec->placements()) != mesh_dims) {
       return fail(ErrorCode::InvalidPlacement, what + " has " + std::to_string(count(spec->placements())) +
                                                    " placements for a " + std::to_string(mesh_dims) + "-D mesh");
@@ -285,12 +310,40 @@ class GraphChecker {
     return fail(ErrorCode::UnknownEnumValue, std::string(name) + " argument " + std::to_string(raw) + " is unknown");
   }
 
+  // How many elements an argument's own vectors hold (what walking it costs).
+  static uint64_t listed_elements(fb::Argument type, const void* arg) {
+    using A = fb::Argument;
+    switch (type) {
+      case A::TensorListArg:
+        return count(static_cast<const fb::TensorListArg*>(arg)->values());
+      case A::SymIntListArg:
+        return count(static_cast<const fb::SymIntListArg*>(arg)->items());
+      case A::SymFloatListArg:
+        return count(static_cast<const fb::SymFloatListArg*>(arg)->items());
+      case A::SymBoolListArg:
+        return count(static_cast<const fb::SymBoolListArg*>(arg)->items());
+      case A::OptionalTensorListArg:
+        return count(static_cast<const fb::OptionalTensorListArg*>(arg)->values());
+      case A::NestedTensorsArg:
+        return count(static_cast<const fb::NestedTensorsArg*>(arg)->lists());
+      case A::IntListListArg:
+        return count(static_cast<const fb::IntListListArg*>(arg)->lists());
+      case A::FloatListListArg:
+        return count(static_cast<const fb::FloatListListArg*>(arg)->lists());
+      case A::StringToArgumentArg:
+        return count(static_cast<const fb::StringToArgumentArg*>(arg)->entries());
+      default:
+        return 0;
+    }
+  }
+
   // Walks an argument used as input; `depth` bounds nested maps.
   Status use(fb::Argument type, const void* arg, int depth = 0) {
     using A = fb::Argument;
     if (arg == nullptr && type != A::NONE) {
       return fail(ErrorCode::MissingField, "argument of kind " + std::string(fb::EnumNameArgument(type)) + " is empty");
     }
+    if (Status s = budget_.charge(1 + listed_elements(type, arg)); !s) return s;
     switch (type) {
       case A::NONE:
       case A::NoneArg:
@@ -453,6 +506,7 @@ class GraphChecker {
 
   Status tensor_list(const fb::TensorListArg* list, bool defining) {
     const auto* values = list ? list->values() : nullptr;
+    if (Status s = budget_.charge(count(values)); !s) return s;
     for (uint32_t i = 0; i < count(values); ++i) {
       if (Status s = tensor_ref(values->Get(i), defining); !s) return s;
     }
@@ -606,6 +660,7 @@ class GraphChecker {
   std::vector<uint32_t> subgraphs_;  // graphs referenced by GraphArg, for the recursion check
 
  private:
+  WorkBudget& budget_;
   const fb::Program& program_;
   const fb::Graph& graph_;
   [[maybe_unused]] uint32_t graph_index_;
@@ -617,9 +672,12 @@ class GraphChecker {
   uint32_t item_ = 0;
 };
 
-Status check_meshes(const fb::Program& program) {
+Status check_meshes(const fb::Program& program, WorkBudget& budget) {
   for (uint32_t m = 0; m < count(program.meshes()); ++m) {
     const auto* mesh = program.meshes()->Get(m);
+    if (Status s = budget.charge(1 + count(mesh->shape()) + count(mesh->dim_names()) + count(mesh->ranks())); !s) {
+      return s;
+    }
     const std::string at = "mesh " + std::to_string(m) + " " + quoted(mesh->name()) + ": ";
     if (!known(mesh->device_type(), fb::EnumNameDeviceType)) {
       return make_error(ErrorCode::UnknownEnumValue, at + "device type " +
@@ -657,10 +715,11 @@ Status check_meshes(const fb::Program& program) {
   return {};
 }
 
-Status check_process_groups(const fb::Program& program) {
+Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
   std::unordered_set<std::string_view> names;
   for (uint32_t g = 0; g < count(program.process_groups()); ++g) {
     const auto* group = program.process_groups()->Get(g);
+    if (Status s = budget.charge(1 + count(group->ranks())); !s) return s;
     const std::string at = "process group " + std::to_string(g) + " '" + group->name()->str() + "': ";
     if (!names.insert(group->name()->string_view()).second) {
       return make_error(ErrorCode::DuplicateName, at + "name is used by an earlier group");
@@ -700,6 +759,7 @@ Status check_process_groups(const fb::Program& program) {
                         at + std::to_string(count(group->ranks())) + " ranks for a mesh dimension of extent " +
                             std::to_string(mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))));
     }
+    if (Status s = budget.charge(count(mesh->ranks())); !s) return s;
     std::unordered_set<int32_t> mesh_ranks(mesh->ranks()->begin(), mesh->ranks()->end());
     for (int32_t rank : *group->ranks()) {
       if (!mesh_ranks.count(rank)) {
@@ -850,7 +910,9 @@ Status check_graph_recursion(const std::vector<std::vector<uint32_t>>& calls) {
 
 }  // namespace
 
-Status verify_program(const fb::Program& program, std::span<const uint8_t> segment, const VerifyOptions& options) {
+Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std::span<const uint8_t> segment,
+                      const VerifyOptions& options) {
+  WorkBudget budget(16 * flatbuffer_size + (uint64_t{1} << 20));
   const auto* version = program.schema_version();
   if (version == nullptr) return make_error(ErrorCode::MissingField, "program has no schema_version");
   if (version->major() != kSchemaMajor) {
@@ -880,13 +942,14 @@ Status verify_program(const fb::Program& program, std::span<const uint8_t> segme
                             "' has the same name as an earlier graph");
     }
   }
-  if (Status s = check_meshes(program); !s) return s;
-  if (Status s = check_process_groups(program); !s) return s;
+  if (Status s = budget.charge(count(program.entry_points())); !s) return s;
+  if (Status s = check_meshes(program, budget); !s) return s;
+  if (Status s = check_process_groups(program, budget); !s) return s;
   if (Status s = check_storages(program, segment, options.deep); !s) return s;
   if (Status s = check_weights(program); !s) return s;
   std::vector<std::vector<uint32_t>> calls(num_graphs);
   for (uint32_t g = 0; g < num_graphs; ++g) {
-    GraphChecker checker(program, g, is_entry[g]);
+    GraphChecker checker(program, g, is_entry[g], budget);
     if (Status s = checker.run(); !s) return s;
     calls[g] = std::move(checker.subgraphs_);
   }

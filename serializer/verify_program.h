@@ -18,7 +18,10 @@ namespace nrt {
 inline constexpr uint16_t kSchemaMajor = 1;
 inline constexpr uint16_t kSchemaMinor = 0;
 
-// `segment` is the weight segment of the file the program came from (empty for none).
-Status verify_program(const fb::Program& program, std::span<const uint8_t> segment, const VerifyOptions& options);
+// `flatbuffer_size` bounds the work (see WorkBudget in the .cc: shared vectors cannot make the
+// checks quadratic); `segment` is the weight segment of the file the program came from (empty
+// for none).
+Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std::span<const uint8_t> segment,
+                      const VerifyOptions& options);
 
 }  // namespace nrt
