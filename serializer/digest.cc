@@ -64,25 +64,34 @@ void StreamHasher::str(std::string_view text) {
   bytes({reinterpret_cast<const uint8_t*>(text.data()), text.size()});
 }
 
-Digest StreamHasher::finish() {
+namespace {
+
+// Canonical big-endian form of the 128-bit value (XXH128_canonicalFromHash), host-independent.
+Digest xxh3_digest(const uint8_t* data, size_t size) {
   Digest d;
-  d.algorithm = algorithm_;
-  if (sha_ == nullptr) {
-    // Canonical big-endian form of the 128-bit value (XXH128_canonicalFromHash), host-independent.
-    const XXH128_hash_t h = spill_.empty() ? XXH3_128bits(inline_.data(), used_) : XXH3_128bits(spill_.data(), spill_.size());
-    XXH128_canonical_t canonical;
-    XXH128_canonicalFromHash(&canonical, h);
-    std::memcpy(d.bytes.data(), canonical.digest, 16);
-    d.size = 16;
-  } else {
-    unsigned int length = 0;
-    EVP_DigestFinal_ex(sha_, d.bytes.data(), &length);
-    d.size = static_cast<uint8_t>(length);
-  }
+  d.algorithm = HashAlgorithm::kXxh3;
+  XXH128_canonical_t canonical;
+  XXH128_canonicalFromHash(&canonical, XXH3_128bits(data, size));
+  std::memcpy(d.bytes.data(), canonical.digest, 16);
+  d.size = 16;
   return d;
 }
 
+}  // namespace
+
+Digest StreamHasher::finish() {
+  if (sha_ == nullptr) return spill_.empty() ? xxh3_digest(inline_.data(), used_) : xxh3_digest(spill_.data(), spill_.size());
+  Digest d;
+  d.algorithm = algorithm_;
+  unsigned int length = 0;
+  EVP_DigestFinal_ex(sha_, d.bytes.data(), &length);
+  d.size = static_cast<uint8_t>(length);
+  return d;
+}
+
+// Large buffers (weight chunks) hash in place: no copy into a record buffer.
 Digest digest_of(HashAlgorithm algorithm, std::span<const uint8_t> data) {
+  if (algorithm == HashAlgorithm::kXxh3) return xxh3_digest(data.data(), data.size());
   StreamHasher h(algorithm);
   h.bytes(data);
   return h.finish();
