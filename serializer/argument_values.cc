@@ -25,6 +25,28 @@ int64_t single_value_of(fb::Argument type, const void* arg) {
   }
 }
 
+int64_t single_value_of(const fb::ArgumentUnion& arg) {
+  using A = fb::Argument;
+  switch (arg.type) {
+    case A::TensorArg:
+      return arg.AsTensorArg()->value;
+    case A::OptionalTensorArg:
+      return arg.AsOptionalTensorArg()->value;
+    case A::SymIntArg:
+      return arg.AsSymIntArg()->value;
+    case A::SymFloatArg:
+      return arg.AsSymFloatArg()->value;
+    case A::SymBoolArg:
+      return arg.AsSymBoolArg()->value;
+    case A::CustomObjArg:
+      return arg.AsCustomObjArg()->value;
+    case A::ValueArg:
+      return arg.AsValueArg()->value;
+    default:
+      return -1;
+  }
+}
+
 std::vector<int64_t> defined_values(fb::Argument type, const void* arg) {
   if (arg == nullptr) return {};
   if (type == fb::Argument::TensorListArg) {

@@ -4,6 +4,8 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "serializer/argument_values.h"
+
 namespace nrt::testdata {
 
 std::unique_ptr<fb::SymDimT> literal_dim(int64_t value) {
@@ -302,34 +304,13 @@ void GraphBuilder::set_tensor_meta(uint32_t value, fb::TensorMetaT meta) {
   graph_->values[value]->tensor = std::make_unique<fb::TensorMetaT>(std::move(meta));
 }
 
-int32_t GraphBuilder::bound_value(const fb::ArgumentUnion& arg) {
-  switch (arg.type) {
-    case fb::Argument::TensorArg:
-      return static_cast<int32_t>(arg.AsTensorArg()->value);
-    case fb::Argument::SymIntArg:
-      return arg.AsSymIntArg()->value;
-    case fb::Argument::SymFloatArg:
-      return arg.AsSymFloatArg()->value;
-    case fb::Argument::SymBoolArg:
-      return arg.AsSymBoolArg()->value;
-    case fb::Argument::CustomObjArg:
-      return static_cast<int32_t>(arg.AsCustomObjArg()->value);
-    case fb::Argument::OptionalTensorArg:
-      return arg.AsOptionalTensorArg()->value;
-    case fb::Argument::ValueArg:
-      return static_cast<int32_t>(arg.AsValueArg()->value);
-    default:
-      return -1;
-  }
-}
-
 void GraphBuilder::user_input(fb::ArgumentUnion defining) { input(std::move(defining), fb::InputKind::USER_INPUT); }
 
 void GraphBuilder::input(fb::ArgumentUnion defining, fb::InputKind kind, const std::string& target, bool persistent) {
   if (graph_->signature) {
     auto spec = std::make_unique<fb::InputSpecT>();
     spec->kind = kind;
-    spec->value = bound_value(defining);
+    spec->value = static_cast<int32_t>(single_value_of(defining));
     spec->target = target;
     spec->persistent = persistent;
     graph_->signature->inputs.push_back(std::move(spec));
@@ -383,7 +364,7 @@ void GraphBuilder::output(fb::ArgumentUnion arg, fb::OutputKind kind, const std:
   if (graph_->signature) {
     auto spec = std::make_unique<fb::OutputSpecT>();
     spec->kind = kind;
-    spec->value = bound_value(arg);
+    spec->value = static_cast<int32_t>(single_value_of(arg));
     spec->target = target;
     graph_->signature->outputs.push_back(std::move(spec));
   }

@@ -88,7 +88,6 @@ class GraphBuilder {
   void drop_signature() { graph_->signature.reset(); }
 
  private:
-  static int32_t bound_value(const fb::ArgumentUnion& arg);
   fb::GraphT* graph_;
   std::map<std::string, uint32_t> by_name_;
 };

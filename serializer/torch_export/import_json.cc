@@ -1,5 +1,6 @@
 #include "serializer/torch_export/import_json.h"
 
+#include "serializer/argument_values.h"
 #include "serializer/torch_export/import_graph.h"
 #include "serializer/torch_export/json_fields.h"
 #include "serializer/torch_export/operator_target.h"
@@ -10,27 +11,6 @@
 
 namespace nrt::torch_export {
 namespace {
-
-// The value a defining or referencing argument names, or -1 for a literal (as the verifier sees
-// graph inputs and outputs).
-int32_t referenced_value(const fb::ArgumentUnion& arg) {
-  switch (arg.type) {
-    case fb::Argument::TensorArg:
-      return static_cast<int32_t>(arg.AsTensorArg()->value);
-    case fb::Argument::SymIntArg:
-      return arg.AsSymIntArg()->value;
-    case fb::Argument::SymFloatArg:
-      return arg.AsSymFloatArg()->value;
-    case fb::Argument::SymBoolArg:
-      return arg.AsSymBoolArg()->value;
-    case fb::Argument::CustomObjArg:
-      return static_cast<int32_t>(arg.AsCustomObjArg()->value);
-    case fb::Argument::OptionalTensorArg:
-      return arg.AsOptionalTensorArg()->value;
-    default:
-      return -1;
-  }
-}
 
 // Reads the `{name}` of a TensorArgument / TokenArgument / CustomObjArgument.
 Result<std::string_view> spec_arg_name(JsonElement json, const JsonPlace& place, std::string_view structure,
@@ -116,7 +96,7 @@ Result<SpecFields> read_spec(JsonElement json, const JsonPlace& place, std::stri
       if (shape == SpecArg::kArgument) {
         auto arg = graph.argument(field.value, at);
         if (!arg) return arg.error();
-        spec.value = referenced_value(*arg);
+        spec.value = static_cast<int32_t>(single_value_of(*arg));
         continue;
       }
       std::string_view class_fqn;
