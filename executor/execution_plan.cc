@@ -134,7 +134,7 @@ class PlanBuilder {
       if (nodes.size() > 3) message += ", ...";
       message += ")";
     }
-    return make_error(ErrorCode::InvalidArgument, message);
+    return make_error(ErrorCode::MissingKernel, message);
   }
 
   int32_t new_slot() { return plan_.num_slots++; }
@@ -229,6 +229,10 @@ class PlanBuilder {
       case A::ProcessGroupArg: {
         const auto* group = program_.process_groups()->Get(static_cast<const fb::ProcessGroupArg*>(arg)->group());
         return Opt(RuntimeValue{ProcessGroupRef{group->name()->str(), nullptr}});
+      }
+      case A::GraphArg: {
+        const uint32_t index = static_cast<const fb::GraphArg*>(arg)->graph();
+        return Opt(RuntimeValue{GraphRef{index, program_.graphs()->Get(index)->name()->str(), nullptr}});
       }
       case A::TensorArg:
       case A::TensorListArg:

@@ -16,8 +16,9 @@
 //
 // Every node's target must have a kernel for the device; otherwise building fails with ONE error
 // that lists every missing target (and the nodes using it). `missing_kernels` reports the same
-// list without failing. Argument kinds the executor cannot pass to a kernel (subgraphs, custom
-// objects, operators, nested lists, maps, complex numbers) fail the build naming node and argument.
+// list without failing. Subgraph arguments become GraphRef constants (the executor binds them to
+// runners). Argument kinds the executor cannot pass to a kernel (custom objects, operators, nested
+// lists, maps, complex numbers) fail the build naming node and argument.
 #pragma once
 
 #include <cstdint>

@@ -58,6 +58,15 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
   auto plan = build_execution_plan(program, executor->options_.graph, executor->options_.device);
   if (!plan) return plan.error();
   executor->plan_ = std::move(*plan);
+  // The graph's own nodes have kernels; its subgraphs' targets are reported together, up front.
+  auto missing = missing_kernels(program, executor->options_.graph, executor->options_.device);
+  if (!missing) return missing.error();
+  if (!missing->empty()) {
+    std::string message = "graph '" + executor->plan_.graph_name + "': no " + executor->options_.device.to_string() +
+                          " kernel for " + std::to_string(missing->size()) + " target(s) its subgraphs use:";
+    for (const auto& target : *missing) message += "\n  " + target;
+    return make_error(ErrorCode::MissingKernel, message);
+  }
 
   executor->groups_ = executor->options_.process_groups;
   if (!executor->groups_) executor->groups_ = std::make_shared<const ProcessGroupRegistry>(single_process_registry(program));
@@ -67,6 +76,7 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
   for (auto& value : executor->plan_.values) {
     if (value.process_group) bind_group(*value.process_group, *executor->groups_);
   }
+  if (Status s = executor->bind_subgraphs(); !s) return s.error();
 
   FrameOptions frame_options;
   frame_options.poison_freed = executor->options_.poison_freed.value_or(poison_requested_by_environment());
@@ -75,6 +85,44 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
   // Static shapes are planned now, so the first run allocates nothing either.
   if (Status s = executor->frame_->prepare({}); !s) return s.error();
   return executor;
+}
+
+Status Executor::bind_subgraphs() {
+  for (auto& constant : plan_.constants) {
+    auto* ref = std::get_if<GraphRef>(&constant.value);
+    if (ref == nullptr) continue;
+    ExecutorOptions options;
+    options.graph = ref->name;
+    options.device = options_.device;
+    options.poison_freed = options_.poison_freed;
+    options.copy_outputs = false;  // the control-flow kernel copies what it keeps
+    options.process_groups = groups_;
+    auto child = Executor::load(file_, std::move(options));
+    if (!child) {
+      return make_error(child.error().code, "graph '" + plan_.graph_name + "': subgraph '" + ref->name +
+                                                "': " + child.error().message);
+    }
+    ref->runner = child->get();
+    subgraphs_.push_back(std::move(*child));
+  }
+  return {};
+}
+
+Result<std::vector<RuntimeValue>> Executor::run_graph(std::span<const RuntimeValue> inputs) {
+  const auto described = user_inputs();
+  if (inputs.size() != described.size()) {
+    return make_error(ErrorCode::InputMismatch, "graph '" + plan_.graph_name + "' takes " +
+                                                      std::to_string(described.size()) + " inputs, given " +
+                                                      std::to_string(inputs.size()));
+  }
+  NamedInputs named;
+  for (size_t i = 0; i < inputs.size(); ++i) named.emplace(described[i].name, inputs[i]);
+  auto outputs = run(named);
+  if (!outputs) return outputs.error();
+  std::vector<RuntimeValue> values;
+  values.reserve(outputs->size());
+  for (auto& output : *outputs) values.push_back(std::move(output.value));
+  return values;
 }
 
 Status Executor::bind_weights() {
@@ -145,7 +193,7 @@ Status Executor::bind_weights() {
         matches = !info.sizes[d].expr.empty() || info.sizes[d].literal == sizes[d];
       }
       if (!matches) {
-        return make_error(ErrorCode::TypeMismatch, "graph '" + plan_.graph_name + "': weight '" + input.target +
+        return make_error(ErrorCode::WeightMismatch, "graph '" + plan_.graph_name + "': weight '" + input.target +
                                                        "' is " + tensor.type_string() + " but value '" + info.name +
                                                        "' is declared " + meta_text(info));
       }
@@ -156,7 +204,7 @@ Status Executor::bind_weights() {
     std::string message = "graph '" + plan_.graph_name + "': the file holds no data for " +
                           std::to_string(missing.size()) + (missing.size() == 1 ? " input:" : " inputs:");
     for (const auto& m : missing) message += "\n  " + m;
-    return make_error(ErrorCode::MissingField, message);
+    return make_error(ErrorCode::WeightMismatch, message);
   }
   return {};
 }
@@ -180,7 +228,7 @@ std::vector<InputDescription> Executor::user_inputs() const {
 
 Status Executor::bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings) {
   const std::string where = "graph '" + plan_.graph_name + "': ";
-  auto fail = [&](const std::string& message) { return make_error(ErrorCode::InvalidArgument, where + message); };
+  auto fail = [&](const std::string& message) { return make_error(ErrorCode::InputMismatch, where + message); };
   auto& slots = frame_->slots();
   std::set<std::string_view> expected;
   std::vector<std::string> missing;
@@ -312,7 +360,7 @@ Status Executor::execute_node(size_t n) {
         list.reserve(gather.items.size());
         for (const auto& item : gather.items) {
           const auto* t = std::get_if<Tensor>(&slots[static_cast<size_t>(item.slot)]);
-          if (t == nullptr) return node_error(node, "a tensor list item holds no tensor", ErrorCode::TypeMismatch);
+          if (t == nullptr) return node_error(node, "a tensor list item holds no tensor", ErrorCode::KernelResultMismatch);
           list.push_back(*t);
         }
         target = std::move(list);
@@ -335,7 +383,7 @@ Status Executor::execute_node(size_t n) {
           } else if (const auto* i = std::get_if<int64_t>(&slots[static_cast<size_t>(item.slot)])) {
             list.push_back(*i);
           } else {
-            return node_error(node, "a SymInt list item holds no int", ErrorCode::TypeMismatch);
+            return node_error(node, "a SymInt list item holds no int", ErrorCode::KernelResultMismatch);
           }
         }
         target = std::move(list);
@@ -352,7 +400,7 @@ Status Executor::execute_node(size_t n) {
           } else if (const auto* i = std::get_if<int64_t>(v)) {
             list.push_back(static_cast<double>(*i));
           } else {
-            return node_error(node, "a SymFloat list item holds no number", ErrorCode::TypeMismatch);
+            return node_error(node, "a SymFloat list item holds no number", ErrorCode::KernelResultMismatch);
           }
         }
         target = std::move(list);
@@ -366,7 +414,7 @@ Status Executor::execute_node(size_t n) {
           } else if (const auto* b = std::get_if<bool>(&slots[static_cast<size_t>(item.slot)])) {
             list.push_back(*b);
           } else {
-            return node_error(node, "a SymBool list item holds no bool", ErrorCode::TypeMismatch);
+            return node_error(node, "a SymBool list item holds no bool", ErrorCode::KernelResultMismatch);
           }
         }
         target = std::move(list);
@@ -402,14 +450,14 @@ Status Executor::execute_node(size_t n) {
     const ValueInfo& info = plan_.values[value];
     if (!is_tensor_kind(info.kind)) {
       if (std::holds_alternative<std::monostate>(result) && info.kind != fb::ValueKind::NONE) {
-        return node_error(node, "the kernel did not set value '" + info.name + "'", ErrorCode::TypeMismatch);
+        return node_error(node, "the kernel did not set value '" + info.name + "'", ErrorCode::KernelResultMismatch);
       }
       return {};
     }
     const auto* t = std::get_if<Tensor>(&result);
     if (t == nullptr || !t->defined()) {
       if (info.kind == fb::ValueKind::OPTIONAL_TENSOR) return {};
-      return node_error(node, "the kernel did not produce tensor '" + info.name + "'", ErrorCode::TypeMismatch);
+      return node_error(node, "the kernel did not produce tensor '" + info.name + "'", ErrorCode::KernelResultMismatch);
     }
     if (info.has_meta) {
       const auto* sizes = frame_->concrete_sizes(value);
@@ -417,7 +465,7 @@ Status Executor::execute_node(size_t n) {
         return node_error(node,
                           "produced " + t->type_string() + " for '" + info.name + "', the graph records " +
                               (sizes ? std::string(nrt::short_name(info.dtype)) + sizes_text(*sizes) : meta_text(info)),
-                          ErrorCode::TypeMismatch);
+                          ErrorCode::KernelResultMismatch);
       }
     }
     // Every planned tensor shares the arena's one Storage, so aliasing shows as that storage at
@@ -428,7 +476,7 @@ Status Executor::execute_node(size_t n) {
         return node_error(node,
                           "output '" + info.name + "' aliases memory planned for another value; a kernel returning a "
                           "view of an input must be registered with KernelInfo::is_view",
-                          ErrorCode::InvalidArgument);
+                          ErrorCode::KernelResultMismatch);
       }
     }
     return {};
@@ -444,7 +492,7 @@ Status Executor::execute_node(size_t n) {
           return node_error(node,
                             "produced " + std::to_string(list->size()) + " tensors, the graph expects " +
                                 std::to_string(out.elements.size()),
-                            ErrorCode::TypeMismatch);
+                            ErrorCode::KernelResultMismatch);
         }
         for (size_t e = 0; e < out.elements.size(); ++e) {
           const auto v = static_cast<size_t>(out.elements[e]);
@@ -453,7 +501,7 @@ Status Executor::execute_node(size_t n) {
           if (Status s = check_tensor(v, target); !s) return s;
         }
       } else {
-        return node_error(node, "the kernel did not produce a tensor list", ErrorCode::TypeMismatch);
+        return node_error(node, "the kernel did not produce a tensor list", ErrorCode::KernelResultMismatch);
       }
       slot = RuntimeValue{};
     }

@@ -13,6 +13,10 @@
 // value names, in graph order. Kernel results are checked against the graph's metadata too: a
 // tensor output must have the recorded dtype and (known) sizes.
 //
+// Subgraphs the graph passes to kernels (control flow) get executors of their own, created at load
+// time and bound to the GraphRef arguments (executor/graph_runner.h); an Executor is the
+// GraphRunner of its graph.
+//
 // Outputs are copies owned by the caller unless ExecutorOptions::copy_outputs is false; then
 // they view the frame's memory and stay valid only until the next run. An Executor is not
 // thread-safe: one run at a time.
@@ -26,6 +30,7 @@
 
 #include "executor/execution_frame.h"
 #include "executor/execution_plan.h"
+#include "executor/graph_runner.h"
 #include "executor/process_group.h"
 #include "serializer/program_file.h"
 
@@ -56,7 +61,7 @@ struct NamedOutput {
 
 using NamedInputs = std::map<std::string, RuntimeValue, std::less<>>;
 
-class Executor {
+class Executor final : public GraphRunner {
  public:
   static Result<std::unique_ptr<Executor>> load(ProgramFile file, ExecutorOptions options = {});
   static Result<std::unique_ptr<Executor>> load(std::shared_ptr<const ProgramFile> file, ExecutorOptions options = {});
@@ -69,8 +74,14 @@ class Executor {
   const MemoryPlan& memory_plan() const { return frame_->memory_plan(); }
   std::vector<InputDescription> user_inputs() const;
 
+  // GraphRunner: the user inputs by position, the user outputs in order.
+  const std::string& graph_name() const override { return plan_.graph_name; }
+  size_t num_graph_inputs() const override { return user_inputs().size(); }
+  Result<std::vector<RuntimeValue>> run_graph(std::span<const RuntimeValue> inputs) override;
+
  private:
   Executor() = default;
+  Status bind_subgraphs();
   Status bind_weights();
   Status bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings);
   Status execute_node(size_t n);
@@ -81,6 +92,7 @@ class Executor {
   std::shared_ptr<const ProcessGroupRegistry> groups_;
   ExecutionPlan plan_;
   std::unique_ptr<ExecutionFrame> frame_;
+  std::vector<std::unique_ptr<Executor>> subgraphs_;  // runners bound to GraphRef constants
   std::vector<int32_t> user_input_slots_;  // cleared after every run
 };
 

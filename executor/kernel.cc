@@ -30,7 +30,7 @@ const RuntimeValue* KernelContext::find(std::string_view name, int position) con
 }
 
 Error KernelContext::error(const std::string& message) const {
-  return make_error(ErrorCode::InvalidArgument, std::string(target_) + ": " + message);
+  return make_error(ErrorCode::KernelError, std::string(target_) + ": " + message);
 }
 
 Result<Tensor> KernelContext::tensor(std::string_view name, int position) const {

@@ -41,7 +41,7 @@ class KernelContext {
   // The argument called `name`, else the one at `position`; nullptr when absent (a default applies).
   const RuntimeValue* find(std::string_view name, int position) const;
 
-  // Typed access; an absent argument gives the default, a wrong type an InvalidArgument error
+  // Typed access; an absent argument gives the default, a wrong type a KernelError
   // naming the target and argument.
   Result<Tensor> tensor(std::string_view name, int position) const;
   Result<std::optional<Tensor>> optional_tensor(std::string_view name, int position) const;
@@ -53,7 +53,7 @@ class KernelContext {
                                         std::optional<std::vector<int64_t>> fallback = std::nullopt) const;
   Result<std::optional<ScalarType>> scalar_type(std::string_view name, int position) const;
 
-  Error error(const std::string& message) const;  // InvalidArgument, prefixed with the target
+  Error error(const std::string& message) const;  // KernelError, prefixed with the target
 
  private:
   std::string_view target_;

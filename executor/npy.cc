@@ -19,7 +19,7 @@ constexpr size_t kMagicBytes = 6;
 constexpr size_t kMaxRank = 64;
 
 Error npy_error(const std::string& what, const std::string& message) {
-  return make_error(ErrorCode::UnknownFormat, what + ": " + message);
+  return make_error(ErrorCode::NpyInvalid, what + ": " + message);
 }
 
 struct DtypeRow {
@@ -250,12 +250,12 @@ Result<Tensor> parse_npy(std::span<const uint8_t> bytes, const std::string& what
     if (__builtin_mul_overflow(numel, static_cast<uint64_t>(d), &numel) ||
         __builtin_mul_overflow(extent, static_cast<uint64_t>(std::max<int64_t>(d, 1)), &extent) ||
         extent > static_cast<uint64_t>(INT64_MAX)) {
-      return make_error(ErrorCode::InvalidShape, what + ": shape " + shape_text(header->shape) + " overflows");
+      return make_error(ErrorCode::NpyInvalid, what + ": shape " + shape_text(header->shape) + " overflows");
     }
   }
   uint64_t data_bytes = 0;
   if (__builtin_mul_overflow(numel, static_cast<uint64_t>(descr->size), &data_bytes)) {
-    return make_error(ErrorCode::InvalidShape, what + ": shape " + shape_text(header->shape) + " overflows");
+    return make_error(ErrorCode::NpyInvalid, what + ": shape " + shape_text(header->shape) + " overflows");
   }
   const size_t data_start = prefix + header_len;
   const uint64_t available = bytes.size() - data_start;
@@ -351,7 +351,7 @@ Result<Tensor> convert_npy_for(const Tensor& tensor, ScalarType want, const std:
     }
     return out;
   }
-  return make_error(ErrorCode::InvalidArgument, what + ": the file holds " + std::string(nrt::short_name(tensor.dtype())) +
+  return make_error(ErrorCode::InputMismatch, what + ": the file holds " + std::string(nrt::short_name(tensor.dtype())) +
                                                     " but " + std::string(nrt::short_name(want)) + " is expected");
 }
 

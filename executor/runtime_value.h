@@ -1,6 +1,8 @@
 // What a graph value holds at run time. Symbolic ints are concrete int64 here; None is
 // monostate; ProcessGroup values hold the group's name and the ProcessGroup the executor bound
-// to it (executor/process_group.h). Device, memory format and layout arguments keep their types.
+// to it (executor/process_group.h); subgraph arguments hold the graph and the GraphRunner the
+// executor bound to it (executor/graph_runner.h). Device, memory format and layout arguments keep
+// their types.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +15,18 @@
 
 namespace nrt::exec {
 
+class GraphRunner;
 class ProcessGroup;
 
 struct ProcessGroupRef {
   std::string name;
   ProcessGroup* group = nullptr;  // bound by the executor at load time; null when unbound
+};
+
+struct GraphRef {
+  uint32_t graph = 0;            // index into Program.graphs
+  std::string name;
+  GraphRunner* runner = nullptr;  // bound by the executor at load time
 };
 
 using RuntimeValue = std::variant<std::monostate,                     // None
@@ -37,6 +46,7 @@ using RuntimeValue = std::variant<std::monostate,                     // None
                                   Device,                             // device
                                   fb::MemoryFormat,                   // memory_format
                                   fb::Layout,                         // layout
-                                  std::vector<std::string>>;          // str[]
+                                  std::vector<std::string>,           // str[]
+                                  GraphRef>;                          // subgraph
 
 }  // namespace nrt::exec

@@ -72,7 +72,15 @@ namespace nrt {
   X(PickledPayload, 906, "a .pt2 payload is a pickle nrt does not read")                         \
   X(WeightsConfigMismatch, 907, "a weight record disagrees with its weights config")             \
   X(UnknownValueName, 908, "a reference names a value the graph does not declare")               \
-  X(LegacyTorchArchive, 909, "the archive is a legacy (before torch 2.6) torch.export archive")
+  X(LegacyTorchArchive, 909, "the archive is a legacy (before torch 2.6) torch.export archive") \
+  /* 10xx: execution */                                                                          \
+  X(MissingKernel, 1001, "a target has no kernel for the device")                                \
+  X(InputMismatch, 1002, "a run's inputs disagree with the graph's declared inputs")             \
+  X(KernelError, 1003, "a kernel rejected its arguments or could not compute its result")       \
+  X(KernelResultMismatch, 1004, "a kernel's result disagrees with the graph's metadata")         \
+  X(WeightMismatch, 1005, "a parameter, buffer or constant is absent or disagrees with its value") \
+  X(NpyInvalid, 1006, "a .npy file is malformed or holds a dtype nrt cannot read")               \
+  X(CollectiveFailed, 1007, "a collective failed, or its process group is unbound or mismatched")
 
 enum class ErrorCode : int {
 #define NRT_ERROR_ENUM(name, number, summary) name = number,

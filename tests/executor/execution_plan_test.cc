@@ -55,6 +55,7 @@ TEST(ExecutionPlanTest, OneErrorListsEveryMissingTarget) {
   ASSERT_TRUE(file.ok()) << file.error().to_string();
   auto plan = build_execution_plan(file->program(), "", exec::Device{});
   ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.error().code, ErrorCode::MissingKernel);
   const std::string& message = plan.error().message;
   EXPECT_NE(message.find("no cpu kernel for 2 targets"), std::string::npos) << message;
   EXPECT_NE(message.find("aten::does_not_exist.default (2 nodes: a, c)"), std::string::npos) << message;

@@ -57,7 +57,7 @@ std::string load_error(ProgramWithWeights program, ExecutorOptions options = {})
   if (!file) return "";
   auto executor = Executor::load(std::move(*file), std::move(options));
   EXPECT_FALSE(executor.ok());
-  return executor.ok() ? "" : executor.error().message;
+  return executor.ok() ? "" : executor.error().to_string();
 }
 
 // out = 2 * (x + w) + x, with w a parameter [4].
@@ -161,6 +161,7 @@ TEST(ExecutorTest, ChecksUserInputs) {
   ASSERT_NE(executor, nullptr);
   auto missing = executor->run(NamedInputs{});
   ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, ErrorCode::InputMismatch);
   EXPECT_NE(missing.error().message.find("missing input 'x'"), std::string::npos) << missing.error().message;
 
   auto unknown = executor->run(NamedInputs{{"x", f32({4}, {1, 2, 3, 4})}, {"y", f32({1}, {1})}});
@@ -195,6 +196,7 @@ TEST(ExecutorTest, MissingParameterDataNamesEveryFqn) {
   const std::string message = load_error(p.finish());
   EXPECT_NE(message.find("layer.weight"), std::string::npos) << message;
   EXPECT_NE(message.find("layer.running_mean"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("NRT-E1005 WeightMismatch", 0), 0u) << message;
 }
 
 TEST(ExecutorTest, WeightDisagreeingWithItsValueIsAnError) {
@@ -209,6 +211,7 @@ TEST(ExecutorTest, WeightDisagreeingWithItsValueIsAnError) {
   g.user_output(arg::tensor(out));
   const std::string message = load_error(p.finish());
   EXPECT_NE(message.find("weight 'w' is f32[6]"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("NRT-E1005 WeightMismatch", 0), 0u) << message;
 }
 
 // x: [s0, 2], y: [s0, 2] -> x + y; s0 bound by the inputs, checked for agreement.
@@ -454,24 +457,27 @@ std::string run_error(const std::string& target) {
   if (!executor) return "load failed";
   auto out = executor->run(NamedInputs{{"x", f32({4}, {1, 2, 3, 4})}});
   EXPECT_FALSE(out.ok());
-  return out.ok() ? "" : out.error().message;
+  return out.ok() ? "" : out.error().to_string();
 }
 
 TEST(ExecutorTest, KernelErrorsNameTheNode) {
   const std::string message = run_error("nrt_test::fail");
   EXPECT_NE(message.find("node 1 'b' (nrt_test::fail)"), std::string::npos) << message;
   EXPECT_NE(message.find("failed on purpose"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("NRT-E1003 KernelError", 0), 0u) << message;
 }
 
 TEST(ExecutorTest, ResultsAreCheckedAgainstTheGraph) {
   const std::string message = run_error("nrt_test::wrong_shape");
   EXPECT_NE(message.find("produced f32[5]"), std::string::npos) << message;
   EXPECT_NE(message.find("f32[4]"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("NRT-E1004 KernelResultMismatch", 0), 0u) << message;
 }
 
 TEST(ExecutorTest, UndeclaredAliasOfPlannedMemoryIsAnError) {
   const std::string message = run_error("nrt_test::bad_alias");
   EXPECT_NE(message.find("is_view"), std::string::npos) << message;
+  EXPECT_EQ(message.rfind("NRT-E1004 KernelResultMismatch", 0), 0u) << message;
 }
 
 TEST(ExecutorTest, ProcessGroupsAreBoundByName) {

@@ -183,6 +183,7 @@ TEST(NpyTest, Bfloat16Convention) {
 
   auto refused = convert_npy_for(f, ScalarType::FLOAT64, "x.npy");
   ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::InputMismatch);
   EXPECT_NE(refused.error().message.find("holds f32 but f64 is expected"), std::string::npos)
       << refused.error().message;
 }
@@ -210,6 +211,7 @@ std::vector<uint8_t> npy_with_header(const std::string& header, size_t data_byte
 std::string parse_error(const std::vector<uint8_t>& bytes) {
   auto result = parse_npy(bytes, "bad.npy");
   EXPECT_FALSE(result.ok());
+  if (!result.ok()) EXPECT_EQ(result.error().code, ErrorCode::NpyInvalid) << result.error().message;
   return result.ok() ? "" : result.error().message;
 }
 

@@ -1,0 +1,47 @@
+#include "executor/kernel_library.h"
+
+#include <dlfcn.h>
+
+namespace nrt::exec {
+namespace {
+
+struct Registering {
+  KernelRegistry* registry;
+  std::vector<std::string> targets;
+};
+
+void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo info) {
+  auto* registering = static_cast<Registering*>(context);
+  registering->registry->add(target, device, info);
+  registering->targets.emplace_back(target);
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> load_kernel_library(const std::string& path, KernelRegistry& registry) {
+  // RTLD_LOCAL: the library's own symbols (its copy of nrt, if any) do not leak into the host.
+  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (handle == nullptr) {
+    const char* why = dlerror();
+    return make_error(ErrorCode::IoOpen, "kernel library " + path + ": " + (why ? why : "cannot be loaded"));
+  }
+  using Entry = int (*)(const KernelLibraryHost*);
+  auto entry = reinterpret_cast<Entry>(dlsym(handle, "nrt_register_kernels"));
+  if (entry == nullptr) {
+    dlclose(handle);
+    return make_error(ErrorCode::InvalidArgument,
+                      "kernel library " + path + " exports no nrt_register_kernels (see executor/kernel_library.h)");
+  }
+  Registering registering{&registry, {}};
+  KernelLibraryHost host;
+  host.registry = &registering;
+  host.add = add_kernel;
+  if (int refused = entry(&host); refused != 0) {
+    return make_error(ErrorCode::InvalidArgument, "kernel library " + path + " refused to register (code " +
+                                                      std::to_string(refused) + "); host kernel ABI is " +
+                                                      std::to_string(kKernelLibraryAbi));
+  }
+  return registering.targets;  // the handle stays open: the kernels live in it
+}
+
+}  // namespace nrt::exec
