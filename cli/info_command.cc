@@ -12,6 +12,7 @@
 
 #include "cli/exit_status.h"
 #include "executor/execution_plan.h"
+#include "executor/kernel_library.h"
 #include "cli/program_input.h"
 #include "serializer/program_summary.h"
 #include "serializer/program_text.h"
@@ -247,6 +248,10 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
   sub->add_flag("--json", command.json, "Print one JSON object on stdout instead of text");
   sub->add_flag("--check-ops", command.check_ops,
                 "Also list the targets the CPU executor has no kernel for; exit 1 if any (nothing runs)");
+  sub->add_option("--kernel-library", command.kernel_libraries,
+                  "With --check-ops: load this kernel library (custom ops; executor/kernel_library.h) first; "
+                  "repeatable")
+      ->check(CLI::ExistingFile);
   return sub;
 }
 
@@ -260,6 +265,14 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
   // Entry point name -> targets without a CPU kernel.
   std::vector<std::pair<std::string, std::vector<std::string>>> missing;
   bool any_missing = false;
+  for (const auto& library : command.kernel_libraries) {
+    auto targets = exec::load_kernel_library(library);
+    if (!targets) {
+      spdlog::error("{}", printable(targets.error().to_string()));
+      return exit_status_for(targets.error());
+    }
+    spdlog::info("{}: {} kernel(s)", library, targets->size());
+  }
   if (command.check_ops) {
     for (uint32_t g : *file->program().entry_points()) {
       const std::string name = file->program().graphs()->Get(g)->name()->str();

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <vector>
 
 #include "cli/terminal_style.h"
 
@@ -16,6 +17,7 @@ struct InfoCommand {
   std::string path;
   bool json = false;
   bool check_ops = false;
+  std::vector<std::string> kernel_libraries;  // loaded before --check-ops looks up kernels
 };
 
 // Registers the subcommand; parsing fills `command`, which must outlive `app`'s parse.

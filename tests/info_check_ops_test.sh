@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
 # `nrt-inspect info --check-ops` reports targets without a CPU kernel without running anything:
-# exit 0 when every target has one, 1 with the list otherwise, and the same list in --json.
+# exit 0 when every target has one, 1 with the list otherwise, and the same list in --json; a
+# custom op's kernel library given with --kernel-library counts as support.
 set -u
 BIN="cli/nrt-inspect"
+LIB="tests/executor/libenum_probe_kernels.so"
+TMP="${TEST_TMPDIR:-$(mktemp -d)}"
 failures=0
 check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi; }
 
 "$BIN" info --check-ops testdata/mlp.nrt > /dev/null; check "mlp: every target supported, exit 0" [ $? -eq 0 ]
-out=$("$BIN" info --check-ops testdata/dtensor.nrt); status=$?
-check "dtensor: missing kernels exit 1" [ "$status" -eq 1 ]
-check "dtensor: lists the collective" grep -q "_c10d_functional::all_reduce.default" <<< "$out"
+
+# The torch corpus's custom op has no built-in kernel.
+"$BIN" convert testdata/torch/custom_op_enums/model.pt2 -o "$TMP/custom.nrt" 2> /dev/null
+check "custom_op_enums converts" [ -f "$TMP/custom.nrt" ]
+out=$("$BIN" info --check-ops "$TMP/custom.nrt"); status=$?
+check "custom op: missing kernels exit 1" [ "$status" -eq 1 ]
+check "custom op: lists the target" grep -q "nrt_corpus::enum_probe.default" <<< "$out"
 check "--json lists missing kernels per entry point" python3 -c '
 import json, sys
 d = json.loads(sys.stdin.read())
-assert "_c10d_functional::wait_tensor.default" in d["missing_kernels"]["main"], d["missing_kernels"]
-' < <("$BIN" info --check-ops --json testdata/dtensor.nrt)
+assert d["missing_kernels"]["model"] == ["nrt_corpus::enum_probe.default"], d["missing_kernels"]
+' < <("$BIN" info --check-ops --json "$TMP/custom.nrt")
+"$BIN" info --check-ops --kernel-library "$LIB" "$TMP/custom.nrt" > /dev/null
+check "custom op: supported once its kernel library is loaded, exit 0" [ $? -eq 0 ]
+"$BIN" info --check-ops --kernel-library "$TMP/custom.nrt" "$TMP/custom.nrt" > /dev/null 2>&1; status=$?
+check "a file that is not a kernel library is an error, not a crash (exit $status)" [ "$status" -ge 1 ] && [ "$status" -le 2 ]
 echo "$failures failures"
 [ "$failures" -eq 0 ]
