@@ -55,6 +55,57 @@ class WorkBudget {
   uint64_t left_;
 };
 
+// What is wrong with a size or storage offset, or "" when nothing is. It is a non-negative
+// literal, or a symbolic expression whose example value, when recorded, is non-negative. The
+// expression is never empty: readers that test for one (`expr.empty()`) would take the dim for its
+// literal, which nothing checked.
+std::string extent_problem(const fb::SymDim* dim) {
+  if (dim->expr() == nullptr) return dim->literal() < 0 ? "is negative (" + std::to_string(dim->literal()) + ")" : "";
+  if (dim->expr()->size() == 0) return "has an empty symbolic expression";
+  if (dim->hint() && *dim->hint() < 0) return "has a negative hint (" + std::to_string(*dim->hint()) + ")";
+  return "";
+}
+
+// The checks every TensorMeta gets, a graph value's or a weight's: enums known, as many strides as
+// sizes, extents valid. `what_of()` names the owner; it is only called to build an error message,
+// which carries no place prefix (callers add theirs).
+template <typename WhatOf>
+Status check_tensor_meta(const fb::TensorMeta* meta, WorkBudget& budget, WhatOf&& what_of) {
+  auto what = [&] { return std::string(what_of()); };
+  if (meta == nullptr) return make_error(ErrorCode::MissingTypeInfo, what() + " has no tensor metadata");
+  if (Status s = budget.charge(1 + count(meta->sizes())); !s) return s;
+  if (!known(meta->dtype(), fb::EnumNameScalarType)) {
+    return make_error(
+        ErrorCode::UnknownEnumValue,
+        what() + " dtype " + std::to_string(static_cast<int>(meta->dtype())) + " is not a known ScalarType");
+  }
+  if (!known(meta->layout(), fb::EnumNameLayout)) {
+    return make_error(
+        ErrorCode::UnknownEnumValue,
+        what() + " layout " + std::to_string(static_cast<int>(meta->layout())) + " is not a known Layout");
+  }
+  if (meta->device() && !known(meta->device()->type(), fb::EnumNameDeviceType)) {
+    return make_error(ErrorCode::UnknownEnumValue, what() + " device type " +
+                                                       std::to_string(static_cast<int>(meta->device()->type())) +
+                                                       " is not a known DeviceType");
+  }
+  if (meta->strides() && count(meta->strides()) != count(meta->sizes())) {
+    return make_error(ErrorCode::InvalidShape, what() + " has " + std::to_string(count(meta->sizes())) +
+                                                   " sizes but " + std::to_string(count(meta->strides())) + " strides");
+  }
+  for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+    if (std::string problem = extent_problem(meta->sizes()->Get(d)); !problem.empty()) {
+      return make_error(ErrorCode::InvalidShape, what() + " size " + std::to_string(d) + " " + problem);
+    }
+  }
+  if (meta->storage_offset()) {
+    if (std::string problem = extent_problem(meta->storage_offset()); !problem.empty()) {
+      return make_error(ErrorCode::InvalidShape, what() + " storage offset " + problem);
+    }
+  }
+  return {};
+}
+
 // Checks one graph; `where()` prefixes every message with the place being checked.
 class GraphChecker {
  public:
@@ -102,40 +153,11 @@ class GraphChecker {
 
   Error fail(ErrorCode code, const std::string& message) const { return make_error(code, where() + message); }
 
-  // `what_of()` names the owner; it is only called to build an error message.
+  // Tensor metadata checked with the place prefixed (check_tensor_meta names only the owner).
   template <typename WhatOf>
-  Status check_tensor_meta(const fb::TensorMeta* meta, WhatOf&& what_of) const {
-    auto what = [&] { return std::string(what_of()); };
-    if (meta == nullptr) return fail(ErrorCode::MissingTypeInfo, what() + " has no tensor metadata");
-    if (Status s = budget_.charge(1 + count(meta->sizes())); !s) return s;
-    if (!known(meta->dtype(), fb::EnumNameScalarType)) {
-      return fail(ErrorCode::UnknownEnumValue,
-                  what() + " dtype " + std::to_string(static_cast<int>(meta->dtype())) + " is not a known ScalarType");
-    }
-    if (!known(meta->layout(), fb::EnumNameLayout)) {
-      return fail(ErrorCode::UnknownEnumValue,
-                  what() + " layout " + std::to_string(static_cast<int>(meta->layout())) + " is not a known Layout");
-    }
-    if (meta->device() && !known(meta->device()->type(), fb::EnumNameDeviceType)) {
-      return fail(ErrorCode::UnknownEnumValue, what() + " device type " +
-                                                   std::to_string(static_cast<int>(meta->device()->type())) +
-                                                   " is not a known DeviceType");
-    }
-    if (meta->strides() && count(meta->strides()) != count(meta->sizes())) {
-      return fail(ErrorCode::InvalidShape, what() + " has " + std::to_string(count(meta->sizes())) + " sizes but " +
-                                               std::to_string(count(meta->strides())) + " strides");
-    }
-    for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
-      const auto* dim = meta->sizes()->Get(d);
-      if (dim->expr() == nullptr && dim->literal() < 0) {
-        return fail(ErrorCode::InvalidShape, what() + " size " + std::to_string(d) + " is negative (" +
-                                                 std::to_string(dim->literal()) + ")");
-      }
-    }
-    if (meta->storage_offset() && meta->storage_offset()->expr() == nullptr && meta->storage_offset()->literal() < 0) {
-      return fail(ErrorCode::InvalidShape, what() + " storage offset is negative");
-    }
-    return {};
+  Status check_meta(const fb::TensorMeta* meta, WhatOf&& what_of) const {
+    Status s = check_tensor_meta(meta, budget_, what_of);
+    return s ? s : fail(s.error().code, s.error().message);
   }
 
   Status check_values() {
@@ -145,22 +167,8 @@ class GraphChecker {
       place_ = "value";
       item_ = v;
       auto what = [value] { return "value '" + value->name()->str() + "'"; };
-      switch (value->kind()) {
-        case fb::ValueKind::TENSOR:
-        case fb::ValueKind::OPTIONAL_TENSOR:
-          if (Status s = check_tensor_meta(value->tensor(), what); !s) return s;
-          break;
-        case fb::ValueKind::DTENSOR:
-          if (Status s = check_tensor_meta(value->tensor(), what); !s) return s;
-          if (Status s = check_dtensor(value, what()); !s) return s;
-          break;
-        case fb::ValueKind::TENSOR_LIST:
-        case fb::ValueKind::OPTIONAL_TENSOR_LIST:
-          for (uint32_t e = 0; e < count(value->elements()); ++e) {
-            auto element = [&] { return what() + " element " + std::to_string(e); };
-            if (Status s = check_tensor_meta(value->elements()->Get(e), element); !s) return s;
-          }
-          break;
+      const fb::ValueKind kind = value->kind();
+      switch (kind) {
         case fb::ValueKind::PROCESS_GROUP:
           if (value->process_group() < 0 ||
               static_cast<uint32_t>(value->process_group()) >= count(program_.process_groups())) {
@@ -174,7 +182,14 @@ class GraphChecker {
             return fail(ErrorCode::GraphIndexOutOfRange, what() + " names graph " + std::to_string(value->graph()) +
                                                              " of " + std::to_string(count(program_.graphs())));
           }
+          // A graph value makes its graph reachable just as a GraphArg does.
+          subgraphs_.push_back(static_cast<uint32_t>(value->graph()));
           break;
+        case fb::ValueKind::TENSOR:
+        case fb::ValueKind::OPTIONAL_TENSOR:
+        case fb::ValueKind::DTENSOR:
+        case fb::ValueKind::TENSOR_LIST:
+        case fb::ValueKind::OPTIONAL_TENSOR_LIST:
         case fb::ValueKind::SYM_INT:
         case fb::ValueKind::SYM_FLOAT:
         case fb::ValueKind::SYM_BOOL:
@@ -183,10 +198,45 @@ class GraphChecker {
           break;
         default:
           return fail(ErrorCode::UnknownEnumValue,
-                      what() + " kind " + std::to_string(static_cast<int>(value->kind())) + " is not a known ValueKind");
+                      what() + " kind " + std::to_string(static_cast<int>(kind)) + " is not a known ValueKind");
       }
+      // Tensor metadata is checked wherever it is present, not only where the kind requires it:
+      // readers that walk every field (structure hash, printer) read it all the same.
+      const bool needs_tensor =
+          kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR || kind == fb::ValueKind::DTENSOR;
+      if (needs_tensor || value->tensor() != nullptr) {
+        if (Status s = check_meta(value->tensor(), what); !s) return s;
+      }
+      for (uint32_t e = 0; e < count(value->elements()); ++e) {
+        auto element = [&] { return what() + " element " + std::to_string(e); };
+        if (Status s = check_meta(value->elements()->Get(e), element); !s) return s;
+      }
+      if (kind == fb::ValueKind::DTENSOR) {
+        if (Status s = check_dtensor(value, what()); !s) return s;
+      }
+      if (Status s = check_foreign_references(value, what); !s) return s;
     }
     place_.clear();
+    return {};
+  }
+
+  // `dtensor`, `process_group` and `graph` point into other tables and are checked on the kind
+  // that owns them only. On another kind they must be absent: readers that walk every field (the
+  // structure hash does) would follow them unchecked.
+  template <typename WhatOf>
+  Status check_foreign_references(const fb::Value* value, WhatOf&& what_of) const {
+    const fb::ValueKind kind = value->kind();
+    auto foreign = [&](const std::string& field, const char* owner) {
+      return fail(ErrorCode::TypeMismatch, what_of() + " of kind " + fb::EnumNameValueKind(kind) + " carries " + field +
+                                               ", which only " + owner + " values have");
+    };
+    if (kind != fb::ValueKind::DTENSOR && value->dtensor() != nullptr) return foreign("a DTensorSpec", "DTENSOR");
+    if (kind != fb::ValueKind::PROCESS_GROUP && value->process_group() != -1) {
+      return foreign("process group " + std::to_string(value->process_group()), "PROCESS_GROUP");
+    }
+    if (kind != fb::ValueKind::GRAPH && value->graph() != -1) {
+      return foreign("graph " + std::to_string(value->graph()), "GRAPH");
+    }
     return {};
   }
 
@@ -226,11 +276,29 @@ class GraphChecker {
       return fail(ErrorCode::InvalidPlacement, what + " has " + std::to_string(count(spec->placements())) +
                                                    " placements for a " + std::to_string(mesh_dims) + "-D mesh");
     }
-    const uint32_t rank = spec->global_sizes() ? count(spec->global_sizes()) : count(value->tensor()->sizes());
+    // The global shape, when recorded, has the local shard's rank; its strides, when recorded, one
+    // per global size.
+    const uint32_t rank = count(value->tensor()->sizes());
+    const uint32_t global_rank = count(spec->global_sizes());
+    if (Status s = budget_.charge(global_rank + count(spec->global_strides())); !s) return s;
+    if (spec->global_sizes() && global_rank != rank) {
+      return fail(ErrorCode::InvalidShape, what + " has " + std::to_string(global_rank) +
+                                               " global sizes for a local tensor of rank " + std::to_string(rank));
+    }
+    for (uint32_t d = 0; d < global_rank; ++d) {
+      if (std::string problem = extent_problem(spec->global_sizes()->Get(d)); !problem.empty()) {
+        return fail(ErrorCode::InvalidShape, what + " global size " + std::to_string(d) + " " + problem);
+      }
+    }
+    if (spec->global_strides() && count(spec->global_strides()) != global_rank) {
+      return fail(ErrorCode::InvalidShape, what + " has " + std::to_string(global_rank) + " global sizes but " +
+                                               std::to_string(count(spec->global_strides())) + " global strides");
+    }
     for (uint32_t p = 0; p < mesh_dims; ++p) {
       const auto* placement = spec->placements()->Get(p);
       const std::string at = what + " placement " + std::to_string(p) + ": ";
-      switch (placement->kind()) {
+      const fb::PlacementKind kind = placement->kind();
+      switch (kind) {
         case fb::PlacementKind::REPLICATE:
           break;
         case fb::PlacementKind::STRIDED_SHARD:
@@ -253,7 +321,23 @@ class GraphChecker {
           break;
         default:
           return fail(ErrorCode::UnknownEnumValue,
-                      at + "kind " + std::to_string(static_cast<int>(placement->kind())) + " is unknown");
+                      at + "kind " + std::to_string(static_cast<int>(kind)) + " is unknown");
+      }
+      // A struct has no absent fields: a field its kind does not use holds its zero value (SUM for
+      // the reduce op), so a placement reads one way only. A non-PARTIAL placement whose reduce op
+      // is SUM is indistinguishable from one without, and is accepted.
+      auto unused = [&](const char* field, int64_t held, const char* owners) {
+        return fail(ErrorCode::InvalidPlacement, at + fb::EnumNamePlacementKind(kind) + " placement carries " + field +
+                                                     " " + std::to_string(held) + ", which only " + owners +
+                                                     " placements use");
+      };
+      const bool sharded = kind == fb::PlacementKind::SHARD || kind == fb::PlacementKind::STRIDED_SHARD;
+      if (kind != fb::PlacementKind::PARTIAL && placement->reduce_op() != fb::ReduceOp::SUM) {
+        return unused("reduce op", static_cast<int>(placement->reduce_op()), "PARTIAL");
+      }
+      if (!sharded && placement->dim() != 0) return unused("dim", placement->dim(), "SHARD and STRIDED_SHARD");
+      if (kind != fb::PlacementKind::STRIDED_SHARD && placement->split_factor() != 0) {
+        return unused("split factor", placement->split_factor(), "STRIDED_SHARD");
       }
     }
     return {};
@@ -623,7 +707,26 @@ class GraphChecker {
         return fail(ErrorCode::SignatureInputMismatch,
                     std::string(fb::EnumNameInputKind(spec->kind())) + " input spec has no target name");
       }
-      if (spec->constant()) {
+      // Only a CONSTANT_INPUT spec carries a constant (NoneArg for a None), and it always does;
+      // only a BUFFER spec may be non-persistent. A PARAMETER / BUFFER / TENSOR_CONSTANT target need
+      // not name a weight of this file: a program may come without weights (a bare torch.export
+      // JSON), and the executor reports a missing one when it binds weights (NRT-E1005).
+      const bool is_constant = spec->kind() == fb::InputKind::CONSTANT_INPUT;
+      const bool has_constant = spec->constant() != nullptr && spec->constant()->arg_type() != fb::Argument::NONE;
+      if (is_constant && !has_constant) {
+        return fail(ErrorCode::SignatureInputMismatch, "CONSTANT_INPUT input spec has no constant");
+      }
+      if (!is_constant && spec->constant() != nullptr) {
+        return fail(ErrorCode::SignatureInputMismatch, std::string(fb::EnumNameInputKind(spec->kind())) +
+                                                           " input spec carries a constant, which only CONSTANT_INPUT "
+                                                           "specs have");
+      }
+      if (spec->kind() != fb::InputKind::BUFFER && !spec->persistent()) {
+        return fail(ErrorCode::SignatureInputMismatch, std::string(fb::EnumNameInputKind(spec->kind())) +
+                                                           " input spec is marked non-persistent, which only BUFFER "
+                                                           "specs can be");
+      }
+      if (has_constant) {
         if (Status s = use(spec->constant()->arg_type(), spec->constant()->arg()); !s) return s;
       }
     }
@@ -861,18 +964,17 @@ Status check_weight_view(const fb::Program& program, uint32_t w) {
   return {};
 }
 
-Status check_weights(const fb::Program& program) {
+Status check_weights(const fb::Program& program, WorkBudget& budget) {
   std::unordered_set<std::string_view> names;
   for (uint32_t w = 0; w < count(program.weights()); ++w) {
     const auto* weight = program.weights()->Get(w);
+    auto what = [&] { return "weight " + std::to_string(w) + " '" + weight->fqn()->str() + "'"; };
     if (!names.insert(weight->fqn()->string_view()).second) {
-      return make_error(ErrorCode::DuplicateName, "weight " + std::to_string(w) + " '" + weight->fqn()->str() +
-                                                      "' has the same name as an earlier weight");
+      return make_error(ErrorCode::DuplicateName, what() + " has the same name as an earlier weight");
     }
-    if (!known(weight->meta()->dtype(), fb::EnumNameScalarType)) {
-      return make_error(ErrorCode::UnknownEnumValue, "weight " + std::to_string(w) + " dtype " +
-                                                         std::to_string(static_cast<int>(weight->meta()->dtype())));
-    }
+    // The checks a graph value's metadata gets (enums, ranks, extents); the view check below adds
+    // what a weight needs beyond them.
+    if (Status s = check_tensor_meta(weight->meta(), budget, what); !s) return s;
     if (Status s = check_weight_view(program, w); !s) return s;
   }
   return {};
@@ -946,7 +1048,7 @@ Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std:
   if (Status s = check_meshes(program, budget); !s) return s;
   if (Status s = check_process_groups(program, budget); !s) return s;
   if (Status s = check_storages(program, segment, options.deep); !s) return s;
-  if (Status s = check_weights(program); !s) return s;
+  if (Status s = check_weights(program, budget); !s) return s;
   std::vector<std::vector<uint32_t>> calls(num_graphs);
   for (uint32_t g = 0; g < num_graphs; ++g) {
     GraphChecker checker(program, g, is_entry[g], budget);

@@ -219,6 +219,12 @@ fb::ArgumentUnion graph_arg(uint32_t g) {
   return u;
 }
 
+std::unique_ptr<fb::ArgumentHolderT> holder(fb::ArgumentUnion arg) {
+  auto h = std::make_unique<fb::ArgumentHolderT>();
+  h->arg = std::move(arg);
+  return h;
+}
+
 std::unique_ptr<fb::NamedArgumentT> named(const std::string& name, fb::ArgumentUnion arg) {
   auto n = std::make_unique<fb::NamedArgumentT>();
   n->name = name;
@@ -231,6 +237,28 @@ std::unique_ptr<fb::SymDimT> dim(int64_t literal) {
   auto d = std::make_unique<fb::SymDimT>();
   d->literal = literal;
   return d;
+}
+
+// A value of `kind` without metadata, appended to the body graph (index 3); nothing defines it.
+fb::ValueT& add_body_value(ProgramWithWeights& p, const std::string& name, fb::ValueKind kind) {
+  auto v = std::make_unique<fb::ValueT>();
+  v->name = name;
+  v->kind = kind;
+  body_graph(p).values.push_back(std::move(v));
+  return *body_graph(p).values.back();
+}
+
+// Main gets a sixth input, a constant described by a CONSTANT_INPUT spec 'scale' (signature 5)
+// that carries `constant`; the graph input holds the same constant (2 when there is none).
+void add_constant_input(ProgramWithWeights& p, std::unique_ptr<fb::ArgumentHolderT> constant) {
+  const bool has_value = constant != nullptr && constant->arg.type != fb::Argument::NONE;
+  main_graph(p).inputs.push_back(holder(has_value ? constant->arg : int_arg(2)));
+  auto spec = std::make_unique<fb::InputSpecT>();
+  spec->kind = fb::InputKind::CONSTANT_INPUT;
+  spec->value = -1;
+  spec->target = "scale";
+  spec->constant = std::move(constant);
+  main_graph(p).signature->inputs.push_back(std::move(spec));
 }
 
 template <typename E>
@@ -633,6 +661,28 @@ std::vector<Case> enum_cases() {
        ErrorCode::UnknownEnumValue,
        [] { return verify_mutated([](auto& p) { p.program.weights[0]->meta->dtype = raw_enum<fb::ScalarType>(99); }); },
        {"weight 0", "dtype 99"}},
+      {"WeightLayout",
+       ErrorCode::UnknownEnumValue,
+       [] { return verify_mutated([](auto& p) { p.program.weights[0]->meta->layout = raw_enum<fb::Layout>(50); }); },
+       {"weight 0 'linear.weight'", "layout 50"}},
+      {"WeightDeviceType",
+       ErrorCode::UnknownEnumValue,
+       [] {
+         return verify_mutated(
+             [](auto& p) { p.program.weights[1]->meta->device->type = raw_enum<fb::DeviceType>(99); });
+       },
+       {"weight 1 'linear.bias'", "device type 99"}},
+      // Metadata a kind does not need is checked all the same when present.
+      {"TensorMetaOfSymIntValue",
+       ErrorCode::UnknownEnumValue,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 5).tensor = std::make_unique<fb::TensorMetaT>();
+           main_value(p, 5).tensor->dtype = fb::ScalarType::INT64;
+           main_value(p, 5).tensor->layout = raw_enum<fb::Layout>(40);
+         });
+       },
+       {"graph 'main' value 5", "value 's' layout 40"}},
       {"WeightDtypeWithoutSize",
        ErrorCode::UnknownEnumValue,
        [] { return verify_mutated([](auto& p) { p.program.weights[1]->meta->dtype = fb::ScalarType::UNKNOWN; }); },
@@ -761,6 +811,64 @@ std::vector<Case> weight_cases() {
        ErrorCode::InvalidShape,
        [] { return verify_mutated([](auto& p) { main_value(p, 3).tensor->strides.push_back(dim(1)); }); },
        {"value 'y'", "2 sizes but 3 strides"}},
+      {"ValueSizeNegativeHint",
+       ErrorCode::InvalidShape,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 3).tensor->sizes[0]->expr = "s0";
+           main_value(p, 3).tensor->sizes[0]->hint = -1;
+         });
+       },
+       {"graph 'main' value 3", "value 'y' size 0 has a negative hint (-1)"}},
+      // An empty expression reads as "no expression" to the executor, which then takes the
+      // unchecked negative literal for the size.
+      {"ValueSizeEmptyExpression",
+       ErrorCode::InvalidShape,
+       [] {
+         auto program = make_sample_program();
+         auto& size = *main_value(program, 3).tensor->sizes[1];
+         size.expr = "s";  // emptied in place below: the object API never writes an empty string
+         size.literal = -3;
+         auto bytes = serialize(program);
+         if (!bytes) return bytes.error();
+         const auto* expr = fb::GetProgram(bytes->data() + kContainerHeaderSize)
+                                ->graphs()->Get(0)->values()->Get(3)->tensor()->sizes()->Get(1)->expr();
+         auto* raw = reinterpret_cast<uint8_t*>(const_cast<flatbuffers::String*>(expr));
+         flatbuffers::WriteScalar<flatbuffers::uoffset_t>(raw, 0);  // length 0 ...
+         raw[sizeof(flatbuffers::uoffset_t)] = 0;                   // ... and its terminator
+         return open_bytes(std::move(*bytes));
+       },
+       {"graph 'main' value 3", "value 'y' size 1 has an empty symbolic expression"}},
+      {"DTensorGlobalSizeNegative",
+       ErrorCode::InvalidShape,
+       [] { return verify_mutated([](auto& p) { main_value(p, 4).dtensor->global_sizes[1]->literal = -4; }); },
+       {"graph 'main' value 4", "value 'r' global size 1 is negative (-4)"}},
+      {"DTensorGlobalSizeNegativeHint",
+       ErrorCode::InvalidShape,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->global_sizes[0]->expr = "s0";
+           main_value(p, 4).dtensor->global_sizes[0]->hint = -2;
+         });
+       },
+       {"value 'r' global size 0 has a negative hint (-2)"}},
+      {"DTensorGlobalRankDiffers",
+       ErrorCode::InvalidShape,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->global_sizes.push_back(dim(1));
+           main_value(p, 4).dtensor->global_strides.push_back(dim(1));
+         });
+       },
+       {"graph 'main' value 4", "value 'r' has 3 global sizes for a local tensor of rank 2"}},
+      {"DTensorGlobalStrideCountDiffers",
+       ErrorCode::InvalidShape,
+       [] { return verify_mutated([](auto& p) { main_value(p, 4).dtensor->global_strides.pop_back(); }); },
+       {"value 'r' has 2 global sizes but 1 global strides"}},
+      {"DTensorGlobalStridesWithoutSizes",
+       ErrorCode::InvalidShape,
+       [] { return verify_mutated([](auto& p) { main_value(p, 4).dtensor->global_sizes.clear(); }); },
+       {"value 'r' has 0 global sizes but 2 global strides"}},
       {"ChecksumOfFlippedWeightByte",
        ErrorCode::ChecksumMismatch,
        [] {
@@ -852,6 +960,37 @@ std::vector<Case> graph_cases() {
          return verify_mutated([](auto& p) { body_graph(p).nodes[0]->inputs.push_back(named("back", graph_arg(0))); });
        },
        {"recursive"}},
+      {"GraphValueNamesItsOwnGraph",
+       ErrorCode::GraphRecursion,
+       [] { return verify_mutated([](auto& p) { add_body_value(p, "self", fb::ValueKind::GRAPH).graph = 1; }); },
+       {"graph 1 reaches graph 1"}},
+      {"GraphValueClosesCycle",  // main calls body through a GraphArg; body names main by a value
+       ErrorCode::GraphRecursion,
+       [] { return verify_mutated([](auto& p) { add_body_value(p, "caller", fb::ValueKind::GRAPH).graph = 0; }); },
+       {"graph 1 reaches graph 0", "recursive"}},
+      // Index fields of another kind are followed by readers that walk every field (the structure
+      // hash would recurse into graph 0 from inside graph 0).
+      {"TensorValueNamesGraph",
+       ErrorCode::TypeMismatch,
+       [] { return verify_mutated([](auto& p) { main_value(p, 3).graph = 0; }); },
+       {"graph 'main' value 3", "value 'y' of kind TENSOR carries graph 0"}},
+      {"TensorValueNamesProcessGroup",
+       ErrorCode::TypeMismatch,
+       [] { return verify_mutated([](auto& p) { main_value(p, 7).process_group = 1; }); },
+       {"graph 'main' value 7", "value 'z' of kind TENSOR carries process group 1"}},
+      {"TensorValueCarriesDTensorSpec",
+       ErrorCode::TypeMismatch,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 3).dtensor = std::make_unique<fb::DTensorSpecT>();
+           main_value(p, 3).dtensor->mesh = 7;
+         });
+       },
+       {"value 'y' of kind TENSOR carries a DTensorSpec"}},
+      {"ProcessGroupValueNamesGraph",
+       ErrorCode::TypeMismatch,
+       [] { return verify_mutated([](auto& p) { main_value(p, 6).graph = 1; }); },
+       {"value 'pg' of kind PROCESS_GROUP carries graph 1"}},
       {"ArgumentMapsNestTooDeep",
        ErrorCode::GraphRecursion,
        [] {
@@ -906,6 +1045,24 @@ std::vector<Case> signature_cases() {
              [](auto& p) { main_graph(p).signature->outputs[0]->kind = fb::OutputKind::BUFFER_MUTATION; });
        },
        {"graph 'main' signature 0", "BUFFER_MUTATION"}},
+      {"ConstantInputWithoutConstant",
+       ErrorCode::SignatureInputMismatch,
+       [] { return verify_mutated([](auto& p) { add_constant_input(p, nullptr); }); },
+       {"graph 'main' signature 5", "CONSTANT_INPUT input spec has no constant"}},
+      {"ConstantInputWithEmptyConstant",  // a holder whose union holds nothing (NoneArg is None)
+       ErrorCode::SignatureInputMismatch,
+       [] { return verify_mutated([](auto& p) { add_constant_input(p, std::make_unique<fb::ArgumentHolderT>()); }); },
+       {"graph 'main' signature 5", "CONSTANT_INPUT input spec has no constant"}},
+      {"UserInputCarriesConstant",
+       ErrorCode::SignatureInputMismatch,
+       [] {
+         return verify_mutated([](auto& p) { main_graph(p).signature->inputs[0]->constant = holder(int_arg(1)); });
+       },
+       {"graph 'main' signature 0", "USER_INPUT input spec carries a constant"}},
+      {"NonPersistentParameter",
+       ErrorCode::SignatureInputMismatch,
+       [] { return verify_mutated([](auto& p) { main_graph(p).signature->inputs[1]->persistent = false; }); },
+       {"graph 'main' signature 1", "PARAMETER input spec is marked non-persistent"}},
   };
 }
 
@@ -972,6 +1129,59 @@ std::vector<Case> distributed_cases() {
          });
        },
        {"value 'r' placement 1", "split factor 0"}},
+      {"ReplicateWithReduceOp",
+       ErrorCode::InvalidPlacement,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->placements[0] =
+               fb::Placement(fb::PlacementKind::REPLICATE, fb::ReduceOp::AVG, 0, 0);
+         });
+       },
+       {"graph 'main' value 4", "value 'r' placement 0", "REPLICATE placement carries reduce op 1"}},
+      {"ShardWithReduceOp",
+       ErrorCode::InvalidPlacement,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->placements[1] =
+               fb::Placement(fb::PlacementKind::SHARD, fb::ReduceOp::MAXIMUM, 1, 0);
+         });
+       },
+       {"value 'r' placement 1", "SHARD placement carries reduce op 4"}},
+      {"ShardWithUnknownReduceOp",
+       ErrorCode::InvalidPlacement,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->placements[1] =
+               fb::Placement(fb::PlacementKind::SHARD, raw_enum<fb::ReduceOp>(77), 1, 0);
+         });
+       },
+       {"value 'r' placement 1", "reduce op 77"}},
+      {"ReplicateWithDim",
+       ErrorCode::InvalidPlacement,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->placements[0] =
+               fb::Placement(fb::PlacementKind::REPLICATE, fb::ReduceOp::SUM, 1, 0);
+         });
+       },
+       {"value 'r' placement 0", "REPLICATE placement carries dim 1"}},
+      {"PartialWithDim",
+       ErrorCode::InvalidPlacement,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->placements[0] =
+               fb::Placement(fb::PlacementKind::PARTIAL, fb::ReduceOp::AVG, 1, 0);
+         });
+       },
+       {"value 'r' placement 0", "PARTIAL placement carries dim 1"}},
+      {"ShardWithSplitFactor",
+       ErrorCode::InvalidPlacement,
+       [] {
+         return verify_mutated([](auto& p) {
+           main_value(p, 4).dtensor->placements[1] = fb::Placement(fb::PlacementKind::SHARD, fb::ReduceOp::SUM, 1, 2);
+         });
+       },
+       {"value 'r' placement 1", "SHARD placement carries split factor 2"}},
       {"GroupRankNotInMesh",
        ErrorCode::InvalidProcessGroup,
        [] { return verify_mutated([](auto& p) {
@@ -1089,6 +1299,50 @@ TEST(VerifySample, JsonFormRoundTrips) {
   ASSERT_TRUE(reopened.ok()) << reopened.error().to_string();
   EXPECT_TRUE(std::equal(file->file_bytes().begin(), file->file_bytes().end(), reopened->file_bytes().begin(),
                          reopened->file_bytes().end()));
+}
+
+// The rules the signature, placement and shape cases break leave these valid, so those cases fail
+// for the one thing they change.
+TEST(VerifySample, AcceptsWhatTheNewerRulesAllow) {
+  auto accepted = [](const char* what, const std::function<void(ProgramWithWeights&)>& mutate) {
+    const Error error = verify_mutated(mutate);
+    EXPECT_EQ(error.code, ErrorCode::Ok) << what << ": " << error.to_string();
+  };
+  accepted("constant input with its constant", [](auto& p) { add_constant_input(p, holder(int_arg(2))); });
+  accepted("constant input that is None", [](auto& p) {
+    fb::ArgumentUnion none;
+    none.Set(fb::NoneArgT{});
+    add_constant_input(p, holder(std::move(none)));
+  });
+  accepted("non-persistent buffer", [](auto& p) {
+    main_graph(p).signature->inputs[1]->kind = fb::InputKind::BUFFER;
+    main_graph(p).signature->inputs[1]->persistent = false;
+  });
+  // Weights may be supplied apart from the program (a bare torch.export JSON has none); the
+  // executor reports a target without data when it binds weights.
+  accepted("parameters without weights in the file", [](auto& p) {
+    p.program.weights.clear();
+    p.program.storages.clear();
+    p.storages.clear();
+  });
+  accepted("partial placement with its reduce op", [](auto& p) {
+    main_value(p, 4).dtensor->placements[0] = fb::Placement(fb::PlacementKind::PARTIAL, fb::ReduceOp::PREMUL_SUM, 0, 0);
+  });
+  accepted("symbolic global size with a hint", [](auto& p) {
+    main_value(p, 4).dtensor->global_sizes[0]->expr = "s0";
+    main_value(p, 4).dtensor->global_sizes[0]->hint = 2;
+  });
+  accepted("DTensor without a recorded global shape", [](auto& p) {
+    main_value(p, 4).dtensor->global_sizes.clear();
+    main_value(p, 4).dtensor->global_strides.clear();
+  });
+  accepted("graph value naming a subgraph", [](auto& p) {
+    auto v = std::make_unique<fb::ValueT>();
+    v->name = "callee";
+    v->kind = fb::ValueKind::GRAPH;
+    v->graph = 1;
+    main_graph(p).values.push_back(std::move(v));
+  });
 }
 
 class VerifyErrorTest : public ::testing::TestWithParam<Case> {};
