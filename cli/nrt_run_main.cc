@@ -1,7 +1,9 @@
-// nrt-run: run an nrt program on the CPU with inputs and outputs as NumPy .npy files.
+// nrt-run: run an nrt program on the CPU with inputs and outputs as NumPy .npy files, in one
+// process or on every rank of an MPI launcher (mpirun), which binds the program's process groups.
 // Exit status: 0 ok, 1 an output does not match --expect, 2 usage, I/O, invalid program or a
 // failed run. Diagnostics go to stderr as "nrt-run: <level>: <message>" (level warn by default,
-// NRT_LOG_LEVEL, -v/-q); --json output is the only thing on stdout.
+// NRT_LOG_LEVEL, -v/-q; "nrt-run: rank R: <level>: ..." under a launcher); --json output is the
+// only thing on stdout.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_sinks.h>
 #include <spdlog/spdlog.h>
@@ -32,12 +34,27 @@ void configure_logging(int verbosity, bool quiet) {
 
 int main(int argc, char** argv) {
   nrt::cli::RunOptions options;
-  CLI::App app{"Run an nrt program (.nrt or .nrt.json) on the CPU; inputs and outputs are NumPy .npy files.\n"
+  CLI::App app{"Run an nrt program (.nrt or .nrt.json) on the CPU, in one process or under mpirun; inputs and "
+               "outputs are NumPy .npy files.\n"
                "Exit status: 0 ok, 1 outputs differ from --expect, 2 usage, I/O, invalid program or failed run.",
                "nrt-run"};
   nrt::cli::add_run_options(app, options);
-  app.footer("bfloat16 has no NumPy dtype: bf16 outputs are written as float32; a bf16 input accepts a float32 file "
-             "(rounded to nearest even) or a uint16 file of raw bf16 bits.");
+  app.footer(
+      "bfloat16 has no NumPy dtype: bf16 outputs are written as float32; a bf16 input accepts a float32 file "
+      "(rounded to nearest even) or a uint16 file of raw bf16 bits.\n\n"
+      "Several ranks: run under an MPI launcher, e.g.\n"
+      "  mpirun -np 2 nrt-run model.nrt --input x=in_{rank}.npy --expect expected_{rank}\n"
+      "A launcher is detected from OMPI_COMM_WORLD_SIZE, PMIX_RANK or PMI_SIZE. Every process group of the program "
+      "is then bound by name to an MPI communicator over its ranks (world ranks; empty ranks: the whole world); a "
+      "group naming a rank beyond the world is an error. {rank} in --input paths, --output-dir and --expect is "
+      "replaced by the world rank (0 without a launcher), and with several ranks --output-dir must contain it. "
+      "Rank 0 prints the text report; every rank reports its own errors on stderr, prefixed with its rank. A rank "
+      "whose run fails ends the whole job (MPI_Abort), since the others may be waiting for it. Without a launcher "
+      "only groups whose ranks are [0] or empty are bound, and a program with a collective on any other group fails "
+      "to load naming it.\n\n"
+      "Custom operators: --kernel-library PATH loads a shared library that registers kernels through "
+      "nrt_register_kernels (docs/EXECUTOR.md); nrt-inspect info --check-ops --kernel-library PATH checks coverage "
+      "without running.");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -5,28 +5,80 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <optional>
 
 #include "cli/run_inputs.h"
 #include "cli/run_program_input.h"
 #include "cli/run_report.h"
+#include "cli/run_world.h"
 #include "executor/executor.h"
+#include "executor/kernel_library.h"
+#include "executor/mpi_process_group.h"
 #include "executor/npy.h"
 
 namespace nrt::cli {
 namespace {
 
-int fail(const RunOptions& options, const Error& error) {
+// What one rank ends with: its exit status and what it reports.
+struct RankOutcome {
+  int exit_code = kRunOk;
+  std::string json;                 // --json: this rank's object
+  std::optional<RunReport> report;  // the text report, when the run completed
+};
+
+std::optional<RankInfo> rank_info(const RunWorld& world) {
+  if (!world.launched()) return std::nullopt;
+  return RankInfo{world.rank, world.size};
+}
+
+RankOutcome failure(const RunOptions& options, const RunWorld& world, const Error& error) {
   spdlog::error("{}", error.to_string());
-  if (options.json) std::printf("%s\n", error_json(error, kRunFailed).c_str());
-  return kRunFailed;
+  RankOutcome outcome;
+  outcome.exit_code = kRunFailed;
+  if (options.json) outcome.json = error_json(error, kRunFailed, rank_info(world));
+  return outcome;
+}
+
+// A rank that cannot go on while others may be waiting for it inside a collective ends the job.
+[[noreturn]] void abandon_job(const RunOptions& options, const RankOutcome& outcome) {
+  if (options.json) std::printf("%s\n", outcome.json.c_str());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  exec::abort_mpi_world(outcome.exit_code);
+}
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text;
+  for (int r : ranks) text += (text.empty() ? "" : ", ") + std::to_string(r);
+  return text;
+}
+
+// Under a launcher every rank learns whether any failed `stage` (collective), so that all stop
+// together before the run instead of some waiting forever in their first collective. Returns the
+// outcome to stop with, or nullopt to go on.
+std::optional<RankOutcome> agree(const RunOptions& options, const RunWorld& world, const std::optional<Error>& problem,
+                                 const char* stage) {
+  if (!world.launched()) {
+    if (problem) return failure(options, world, *problem);
+    return std::nullopt;
+  }
+  auto failed = world.failed_ranks(!problem.has_value());
+  if (!failed) abandon_job(options, failure(options, world, failed.error()));
+  if (problem) return failure(options, world, *problem);
+  if (failed->empty()) return std::nullopt;
+  return failure(
+      options, world,
+      make_error(ErrorCode::InvalidArgument, std::string("not running: rank") + (failed->size() > 1 ? "s " : " ") +
+                                                 rank_list(*failed) + " failed " + stage));
 }
 
 // Output names become file names: only plain names are accepted.
 bool safe_file_name(const std::string& name) {
   if (name.empty() || name[0] == '.' || name.size() > 200) return false;
   for (char c : name) {
-    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-                    c == '-' || c == '.';
+    const bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' || c == '.';
     if (!ok) return false;
   }
   return true;
@@ -59,78 +111,157 @@ Result<exec::Tensor> output_tensor(const exec::NamedOutput& output, std::string*
   return scalar;
 }
 
-}  // namespace
-
-int run_program_command(const RunOptions& options) {
+// Opens, binds (MPI groups under a launcher), loads and runs the program on this rank, then
+// writes and compares its outputs.
+RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
+  std::optional<Error> problem;
+  for (const auto& library : options.kernel_libraries) {
+    auto targets = exec::load_kernel_library(library);
+    if (!targets) {
+      problem = targets.error();
+      break;
+    }
+    spdlog::info("{}: {} kernel(s)", library, targets->size());
+  }
   auto file = open_run_program(options.file);
-  if (!file) return fail(options, file.error());
+  if (!file && !problem) problem = file.error();
+  if (auto stop = agree(options, world, problem, "opening the program")) return *stop;
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
   if (options.poison_freed) executor_options.poison_freed = true;
-  auto executor = exec::Executor::load(std::move(*file), executor_options);
-  if (!executor) return fail(options, executor.error());
-
-  auto inputs = load_run_inputs(**executor, options.inputs, options.random_seed);
-  if (!inputs) return fail(options, inputs.error());
+  if (world.launched()) {
+    auto registry = exec::mpi_process_registry(file->program());
+    if (registry) {
+      executor_options.process_groups = std::make_shared<const exec::ProcessGroupRegistry>(std::move(*registry));
+    } else {
+      problem = registry.error();
+    }
+  }
+  std::unique_ptr<exec::Executor> executor;
+  if (!problem) {
+    auto loaded = exec::Executor::load(std::move(*file), executor_options);
+    if (loaded) {
+      executor = std::move(*loaded);
+    } else {
+      problem = loaded.error();
+    }
+  }
+  exec::NamedInputs inputs;
+  if (!problem) {
+    auto loaded = load_run_inputs(*executor, options.inputs, options.random_seed);
+    if (loaded) {
+      inputs = std::move(*loaded);
+    } else {
+      problem = loaded.error();
+    }
+  }
+  if (!problem && !options.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.output_dir, ec);
+    if (ec) problem = make_error(ErrorCode::IoWrite, options.output_dir + ": cannot create directory: " + ec.message());
+  }
+  if (auto stop = agree(options, world, problem, "preparing the run")) return *stop;
 
   RunReport report;
   report.file = options.file;
-  report.graph = (*executor)->plan().graph_name;
-  report.device = (*executor)->plan().device.to_string();
+  report.world_size = world.size;
+  report.graph = executor->plan().graph_name;
+  report.device = executor->plan().device.to_string();
   report.atol = options.atol;
   report.rtol = options.rtol;
   std::vector<exec::NamedOutput> outputs;
   for (int r = 0; r < options.repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    auto result = (*executor)->run(*inputs);
+    auto result = executor->run(inputs);
     const auto stop = std::chrono::steady_clock::now();
-    if (!result) return fail(options, result.error());
+    if (!result) {
+      RankOutcome outcome = failure(options, world, result.error());
+      if (world.size > 1) abandon_job(options, outcome);
+      return outcome;
+    }
     report.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
     if (r + 1 == options.repeat) outputs = std::move(*result);
   }
-  const auto& memory = (*executor)->memory_plan();
+  const auto& memory = executor->memory_plan();
   report.arena_bytes = memory.arena_bytes;
   report.naive_bytes = memory.naive_bytes;
   report.live_peak_bytes = memory.live_peak_bytes;
 
-  if (!options.output_dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(options.output_dir, ec);
-    if (ec) {
-      return fail(options, make_error(ErrorCode::IoWrite, options.output_dir + ": cannot create directory: " + ec.message()));
-    }
-  }
   for (const auto& output : outputs) {
     OutputReport entry;
     entry.name = output.name;
     auto tensor = output_tensor(output, &entry.type);
-    if (!tensor) return fail(options, tensor.error());
+    if (!tensor) return failure(options, world, tensor.error());
     if ((!options.output_dir.empty() || !options.expect_dir.empty()) && !safe_file_name(output.name)) {
-      return fail(options, make_error(ErrorCode::InvalidArgument,
-                                      "output name '" + output.name + "' cannot be used as a file name"));
+      return failure(
+          options, world,
+          make_error(ErrorCode::InvalidArgument, "output name '" + output.name + "' cannot be used as a file name"));
     }
     if (!options.output_dir.empty()) {
       entry.path = (std::filesystem::path(options.output_dir) / (output.name + ".npy")).string();
-      if (Status s = exec::write_npy(entry.path, *tensor); !s) return fail(options, s.error());
+      if (Status s = exec::write_npy(entry.path, *tensor); !s) return failure(options, world, s.error());
     }
     if (!options.expect_dir.empty()) {
       entry.expected = (std::filesystem::path(options.expect_dir) / (output.name + ".npy")).string();
       auto expected = exec::read_npy(entry.expected);
-      if (!expected) return fail(options, expected.error());
+      if (!expected) return failure(options, world, expected.error());
       entry.comparison = exec::compare_tensors(*tensor, *expected, exec::Tolerance{options.atol, options.rtol});
     }
     report.outputs.push_back(std::move(entry));
   }
 
-  const int exit_code = report.all_match() ? kRunOk : kRunMismatch;
-  if (options.json) {
-    std::printf("%s\n", run_json(report, exit_code).c_str());
-  } else {
-    print_run_text(report, stdout);
+  RankOutcome outcome;
+  outcome.exit_code = report.all_match() ? kRunOk : kRunMismatch;
+  if (outcome.exit_code == kRunMismatch) spdlog::error("outputs do not match {}", options.expect_dir);
+  if (options.json) outcome.json = run_json(report, outcome.exit_code, rank_info(world));
+  outcome.report = std::move(report);
+  return outcome;
+}
+
+// Rank 0 prints its text report, or every rank's JSON object in rank order (collective).
+int finish(const RunOptions& options, const RunWorld& world, const RankOutcome& outcome) {
+  if (!options.json) {
+    if (outcome.report && world.rank == 0) print_run_text(*outcome.report, stdout);
+    return outcome.exit_code;
   }
-  if (exit_code == kRunMismatch) spdlog::error("outputs do not match {}", options.expect_dir);
-  return exit_code;
+  auto texts = world.gather_texts(outcome.json);
+  if (!texts) {
+    spdlog::error("cannot gather the ranks' reports: {}", texts.error().to_string());
+    return kRunFailed;
+  }
+  if (world.rank == 0) {
+    for (const auto& text : *texts) std::printf("%s\n", text.c_str());
+  }
+  return outcome.exit_code;
+}
+
+}  // namespace
+
+int run_program_command(const RunOptions& given) {
+  auto world = join_run_world();
+  if (!world) {
+    spdlog::error("{}", world.error().to_string());
+    if (given.json) std::printf("%s\n", error_json(world.error(), kRunFailed).c_str());
+    return kRunFailed;
+  }
+  if (world->launched()) spdlog::default_logger()->set_pattern("%n: rank " + std::to_string(world->rank) + ": %l: %v");
+
+  RunOptions options = given;
+  options.output_dir = with_rank(options.output_dir, world->rank);
+  options.expect_dir = with_rank(options.expect_dir, world->rank);
+  for (auto& input : options.inputs) input = with_rank(input, world->rank);
+
+  if (world->size > 1 && !given.output_dir.empty() && given.output_dir.find("{rank}") == std::string::npos) {
+    // The same arguments reach every rank, so every rank stops here: nothing to agree on.
+    const Error usage =
+        make_error(ErrorCode::InvalidArgument,
+                   "--output-dir '" + given.output_dir + "' must contain {rank} when " + std::to_string(world->size) +
+                       " ranks run: each rank writes its own outputs, and in one directory they "
+                       "would overwrite each other");
+    return finish(options, *world, failure(options, *world, usage));
+  }
+  return finish(options, *world, run_on_rank(options, *world));
 }
 
 }  // namespace nrt::cli

@@ -5,22 +5,33 @@ namespace nrt::cli {
 void add_run_options(CLI::App& app, RunOptions& options) {
   app.add_option("FILE", options.file, "Program to run: .nrt, .nrt.json, or torch.export .pt2 / JSON")->required();
   app.add_option("--graph", options.graph, "Graph to run (default: the first entry point)");
-  app.add_option("--input", options.inputs, "A user input from a .npy file: NAME=PATH.npy (repeatable)")
+  app.add_option("--input", options.inputs,
+                 "A user input from a .npy file: NAME=PATH.npy (repeatable; {rank} in PATH is the rank)")
       ->type_name("NAME=PATH");
   app.add_option("--random-inputs", options.random_seed,
                  "Generate the user inputs not given with --input, deterministically from SEED "
                  "(SplitMix64; floats uniform in [-1, 1), integers in [0, 10), bools 0/1; symbolic sizes take "
                  "the file's hints)")
       ->type_name("SEED");
-  app.add_option("--output-dir", options.output_dir, "Write each user output to DIR/<name>.npy")->type_name("DIR");
-  app.add_option("--expect", options.expect_dir,
-                 "Compare each user output with DIR/<name>.npy (fails only where both tolerances are exceeded)")
+  app.add_option("--output-dir", options.output_dir,
+                 "Write each user output to DIR/<name>.npy ({rank} in DIR is the rank; required with several ranks)")
       ->type_name("DIR");
+  app.add_option("--expect", options.expect_dir,
+                 "Compare each user output with DIR/<name>.npy (fails only where both tolerances are exceeded; "
+                 "{rank} in DIR is the rank)")
+      ->type_name("DIR");
+  app.add_option("--kernel-library", options.kernel_libraries,
+                 "Load kernels for custom operators from this shared library before loading the program "
+                 "(repeatable; docs/EXECUTOR.md)")
+      ->type_name("PATH")
+      ->check(CLI::ExistingFile);
   app.add_option("--atol", options.atol, "Absolute tolerance (default 1e-5)")->check(CLI::NonNegativeNumber);
   app.add_option("--rtol", options.rtol, "Relative tolerance (default 1e-5)")->check(CLI::NonNegativeNumber);
   app.add_option("--repeat", options.repeat, "Run N times and report the median time (default 1)")
       ->check(CLI::Range(1, 1000000));
-  app.add_flag("--json", options.json, "Print one JSON object on stdout instead of text");
+  app.add_flag("--json", options.json,
+               "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "
+               "and \"world_size\", all printed by rank 0 in rank order)");
   app.add_flag("--poison-freed", options.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
   auto* verbose = app.add_flag("-v,--verbose", options.verbosity, "More diagnostics on stderr: -v info, -vv debug");

@@ -14,6 +14,7 @@ struct RunOptions {
   std::string file;
   std::string graph;                   // empty: the first entry point
   std::vector<std::string> inputs;     // NAME=PATH.npy
+  std::vector<std::string> kernel_libraries;  // loaded before the program
   std::optional<uint64_t> random_seed; // --random-inputs SEED
   std::string output_dir;
   std::string expect_dir;

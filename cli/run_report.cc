@@ -11,6 +11,13 @@ using json = nlohmann::json;
 
 json finite_or_null(double v) { return std::isfinite(v) ? json(v) : json(nullptr); }
 
+std::string dump(json& j, std::optional<RankInfo> rank) {
+  if (!rank) return j.dump(2);
+  j["rank"] = rank->rank;
+  j["world_size"] = rank->world_size;
+  return j.dump();
+}
+
 std::string percent(uint64_t part, uint64_t whole) {
   if (whole == 0) return "-";
   char buffer[32];
@@ -45,6 +52,7 @@ bool RunReport::all_match() const {
 
 void print_run_text(const RunReport& report, std::FILE* out) {
   std::fprintf(out, "program: %s, graph '%s' on %s\n", report.file.c_str(), report.graph.c_str(), report.device.c_str());
+  if (report.world_size > 1) std::fprintf(out, "ranks: %d (this report is rank 0's)\n", report.world_size);
   const auto [min, max] = std::minmax_element(report.times_ms.begin(), report.times_ms.end());
   std::fprintf(out, "time: median %.4f ms over %zu run%s", report.median_ms(), report.times_ms.size(),
                report.times_ms.size() == 1 ? "" : "s");
@@ -76,7 +84,7 @@ void print_run_text(const RunReport& report, std::FILE* out) {
   }
 }
 
-std::string run_json(const RunReport& report, int exit_code) {
+std::string run_json(const RunReport& report, int exit_code, std::optional<RankInfo> rank) {
   json j;
   j["ok"] = exit_code == 0;
   j["exit_code"] = exit_code;
@@ -122,15 +130,15 @@ std::string run_json(const RunReport& report, int exit_code) {
     outputs.push_back(std::move(entry));
   }
   j["outputs"] = std::move(outputs);
-  return j.dump(2);
+  return dump(j, rank);
 }
 
-std::string error_json(const Error& error, int exit_code) {
+std::string error_json(const Error& error, int exit_code, std::optional<RankInfo> rank) {
   json j;
   j["ok"] = false;
   j["exit_code"] = exit_code;
   j["error"] = {{"id", error_id(error.code)}, {"name", std::string(error_name(error.code))}, {"message", error.message}};
-  return j.dump(2);
+  return dump(j, rank);
 }
 
 }  // namespace nrt::cli

@@ -1,6 +1,8 @@
 // What nrt-run reports: per-run times (median over --repeat), planned memory, each user output
 // (type, where it was written, how it compared with --expect). As text for people (stdout), or
 // as one JSON object (--json). Infinite errors (a NaN or infinity mismatch) are null in JSON.
+// Under a launcher each rank's object also carries "rank" and "world_size" and is printed on one
+// line (rank 0 prints every rank's, in rank order).
 #pragma once
 
 #include <cstdio>
@@ -21,8 +23,15 @@ struct OutputReport {
   std::optional<exec::Comparison> comparison;
 };
 
+// Which rank of how many a JSON object speaks for (runs under a launcher).
+struct RankInfo {
+  int rank = 0;
+  int world_size = 1;
+};
+
 struct RunReport {
   std::string file;
+  int world_size = 1;  // ranks that ran the program (the text report is rank 0's)
   std::string graph;
   std::string device;
   std::vector<double> times_ms;  // one per run
@@ -38,7 +47,8 @@ struct RunReport {
 };
 
 void print_run_text(const RunReport& report, std::FILE* out);
-std::string run_json(const RunReport& report, int exit_code);
-std::string error_json(const Error& error, int exit_code);
+// Indented, or with `rank` one line with the rank fields.
+std::string run_json(const RunReport& report, int exit_code, std::optional<RankInfo> rank = std::nullopt);
+std::string error_json(const Error& error, int exit_code, std::optional<RankInfo> rank = std::nullopt);
 
 }  // namespace nrt::cli

@@ -76,6 +76,7 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
   for (auto& value : executor->plan_.values) {
     if (value.process_group) bind_group(*value.process_group, *executor->groups_);
   }
+  if (Status s = executor->bind_collective_groups(); !s) return s.error();
   if (Status s = executor->bind_subgraphs(); !s) return s.error();
 
   FrameOptions frame_options;
@@ -85,6 +86,46 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
   // Static shapes are planned now, so the first run allocates nothing either.
   if (Status s = executor->frame_->prepare({}); !s) return s.error();
   return executor;
+}
+
+Status Executor::bind_collective_groups() {
+  std::map<int32_t, RuntimeValue*> constant_at;
+  for (auto& constant : plan_.constants) constant_at[constant.slot] = &constant.value;
+  const fb::Program& program = file_->program();
+  auto ranks_of = [&](const std::string& name) {
+    for (uint32_t g = 0; g < count(program.process_groups()); ++g) {
+      const auto* group = program.process_groups()->Get(g);
+      if (group->name()->string_view() != name) continue;
+      std::string text = " (ranks [";
+      for (uint32_t r = 0; r < count(group->ranks()); ++r) text += (r ? ", " : "") + std::to_string(group->ranks()->Get(r));
+      return text + (count(group->ranks()) ? "])" : "the whole world])");
+    }
+    return std::string(" (not a process group of the program)");
+  };
+  for (const PlannedNode& node : plan_.nodes) {
+    if (!node.target.starts_with("_c10d_functional::")) continue;
+    for (size_t i = 0; i < node.arg_slots.size(); ++i) {
+      auto it = constant_at.find(node.arg_slots[i]);
+      if (it == constant_at.end()) continue;
+      RuntimeValue& value = *it->second;
+      // torch's functional collectives take the group as `str group_name`, always the last
+      // parameter; a file may carry it as a plain string rather than a ProcessGroupArg.
+      const bool names_group =
+          node.arg_names[i] == "group_name" || (node.arg_names[i].empty() && i + 1 == node.arg_slots.size());
+      if (const auto* name = std::get_if<std::string>(&value); name != nullptr && names_group) {
+        value = ProcessGroupRef{*name, groups_->find(*name)};
+      }
+      const auto* ref = std::get_if<ProcessGroupRef>(&value);
+      if (ref != nullptr && ref->group == nullptr) {
+        return node_error(node,
+                          "process group '" + ref->name + "'" + ranks_of(ref->name) +
+                              " is not bound in this process; run the program under mpirun with the ranks its "
+                              "groups name (nrt-run binds them to MPI there)",
+                          ErrorCode::CollectiveFailed);
+      }
+    }
+  }
+  return {};
 }
 
 Status Executor::bind_subgraphs() {

@@ -13,6 +13,10 @@
 // value names, in graph order. Kernel results are checked against the graph's metadata too: a
 // tensor output must have the recorded dtype and (known) sizes.
 //
+// The groups of `_c10d_functional::*` nodes (ProcessGroupArgs, or plain `group_name` strings) must
+// be bound at load time: an unbound one fails the load with CollectiveFailed naming the group and
+// its ranks, before anything runs.
+//
 // Subgraphs the graph passes to kernels (control flow) get executors of their own, created at load
 // time and bound to the GraphRef arguments (executor/graph_runner.h); an Executor is the
 // GraphRunner of its graph.
@@ -81,6 +85,7 @@ class Executor final : public GraphRunner {
 
  private:
   Executor() = default;
+  Status bind_collective_groups();
   Status bind_subgraphs();
   Status bind_weights();
   Status bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings);

@@ -52,7 +52,9 @@ ProcessGroupRegistry single_process_registry(const fb::Program& program) {
   ProcessGroupRegistry registry;
   if (program.process_groups() == nullptr) return registry;
   for (const auto* group : *program.process_groups()) {
-    if (group->ranks() != nullptr && group->ranks()->size() == 1 && group->ranks()->Get(0) == 0) {
+    // Empty ranks mean the whole world, which is {0} in a single process.
+    const bool world = group->ranks() == nullptr || group->ranks()->size() == 0;
+    if (world || (group->ranks()->size() == 1 && group->ranks()->Get(0) == 0)) {
       registry.bind(group->name()->str(), std::make_shared<SingleProcessGroup>(group->name()->str()));
     }
   }

@@ -1,7 +1,8 @@
 // The ProcessGroup of a world of one: every collective is the identity (or a copy into the
 // output). Used when a program runs without a launcher: the executor binds every group of the
-// program whose only rank is 0 to it. Groups with more ranks stay unbound, and a collective on
-// them fails when it runs (nrt-run under mpirun will bind them to MPI groups).
+// program whose only rank is 0 (or whose ranks are empty: the whole world) to it. Groups with more
+// ranks stay unbound, and a program with a collective on them fails to load (under mpirun, nrt-run
+// binds them to MPI communicators: executor/mpi_process_group.h).
 #pragma once
 
 #include <memory>
@@ -32,7 +33,8 @@ class SingleProcessGroup final : public ProcessGroup {
   std::string name_;
 };
 
-// A registry binding every process group of `program` whose ranks are exactly {0}.
+// A registry binding every process group of `program` whose ranks are exactly {0}, or empty (the
+// whole world, which is {0} here).
 ProcessGroupRegistry single_process_registry(const fb::Program& program);
 
 }  // namespace nrt::exec

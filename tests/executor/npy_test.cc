@@ -211,7 +211,9 @@ std::vector<uint8_t> npy_with_header(const std::string& header, size_t data_byte
 std::string parse_error(const std::vector<uint8_t>& bytes) {
   auto result = parse_npy(bytes, "bad.npy");
   EXPECT_FALSE(result.ok());
-  if (!result.ok()) EXPECT_EQ(result.error().code, ErrorCode::NpyInvalid) << result.error().message;
+  if (!result.ok()) {
+    EXPECT_EQ(result.error().code, ErrorCode::NpyInvalid) << result.error().message;
+  }
   return result.ok() ? "" : result.error().message;
 }
 

@@ -202,5 +202,35 @@ TEST(NrtRunTest, UnsupportedOpsAreListedTogether) {
   EXPECT_NE(r.err.find("nrt_test::produce_everything.default"), std::string::npos) << r.err;
 }
 
+// A custom op (the torch corpus's nrt_corpus::enum_probe) runs once its kernel library is loaded:
+// without it the load lists the missing target; with it both outputs match torch's.
+TEST(NrtRunTest, KernelLibrariesProvideCustomOps) {
+  const std::string model = runfile("testdata/torch/custom_op_enums");
+  const std::string library = runfile("tests/executor/libenum_probe_kernels.so");
+  auto missing = nrt_run({model + "/model.pt2", "--input", "x=" + model + "/input_0.npy"});
+  EXPECT_EQ(missing.exit_code, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("NRT-E1001 MissingKernel"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("nrt_corpus::enum_probe.default"), std::string::npos) << missing.err;
+
+  const std::string out = temp_dir("custom_op");
+  auto r = nrt_run({model + "/model.pt2", "--kernel-library", library, "--input", "x=" + model + "/input_0.npy",
+                    "--output-dir", out});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::pair<const char*, const char*> outputs[] = {{"enum_probe.npy", "output_0.npy"},
+                                                         {"enum_probe_1.npy", "output_1.npy"}};
+  for (const auto& [got_name, expected_name] : outputs) {
+    auto got = exec::read_npy(out + "/" + got_name);
+    auto expected = exec::read_npy(model + "/" + expected_name);
+    ASSERT_TRUE(got.ok()) << got.error().to_string();
+    ASSERT_TRUE(expected.ok()) << expected.error().to_string();
+    EXPECT_EQ(got->dtype(), expected->dtype()) << got_name;
+    EXPECT_TRUE(exec::compare_tensors(*got, *expected, exec::Tolerance{0, 0}).ok) << got_name;
+  }
+
+  auto not_a_library = nrt_run({kMlp, "--kernel-library", kMlp, "--input", "x=" + kE2e + "/mlp/inputs/x.npy"});
+  EXPECT_EQ(not_a_library.exit_code, 2) << not_a_library.out << not_a_library.err;
+  EXPECT_NE(not_a_library.err.find("kernel library"), std::string::npos) << not_a_library.err;
+}
+
 }  // namespace
 }  // namespace nrt::testing

@@ -1,0 +1,345 @@
+// torch's functional collectives (`_c10d_functional::*`) over the ProcessGroup the executor bound
+// to their `group_name` argument (executor/process_group.h): all_reduce, all_gather_into_tensor,
+// reduce_scatter_tensor, all_to_all_single, broadcast, their in-place and coalesced forms, and
+// wait_tensor.
+//
+// Collectives here are synchronous: the result is complete when the kernel returns, so
+// wait_tensor is the identity (a view). The functional forms write a fresh output (a copy of the
+// input reduced or broadcast in place); the `_` forms work on the input and return it.
+//
+// Errors are CollectiveFailed (NRT-E1007): an unbound group (no group of that name in this
+// process: a single process running a program whose groups have several ranks, or a rank outside
+// the group), a `group_size` other than the bound group's size, an unknown `reduce_op` string, a
+// `src` outside the group, and whatever the group itself reports. Malformed arguments (a wrong
+// type) are KernelError like any kernel's. Reduce op strings are torch's ("sum", "avg", "product",
+// "min", "max", "band", "bor", "bxor"), matched without regard to case.
+#include <algorithm>
+#include <array>
+#include <cctype>
+
+#include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/process_group.h"
+#include "executor/tensor_copy.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+struct ReduceOpName {
+  std::string_view name;
+  fb::ReduceOp op;
+};
+
+// torch's c10d functional names (torch/csrc/distributed/c10d/Functional.cpp). premul_sum is
+// listed so that it is refused as unsupported rather than as unknown.
+constexpr std::array<ReduceOpName, 9> kReduceOps = {{
+    {"sum", fb::ReduceOp::SUM},
+    {"avg", fb::ReduceOp::AVG},
+    {"product", fb::ReduceOp::PRODUCT},
+    {"min", fb::ReduceOp::MINIMUM},
+    {"max", fb::ReduceOp::MAXIMUM},
+    {"band", fb::ReduceOp::BAND},
+    {"bor", fb::ReduceOp::BOR},
+    {"bxor", fb::ReduceOp::BXOR},
+    {"premul_sum", fb::ReduceOp::PREMUL_SUM},
+}};
+
+// An error of the collective itself (its group, size or reduction), as opposed to a malformed
+// argument: CollectiveFailed, prefixed with the target like every kernel error.
+Error collective_error(const KernelContext& ctx, const std::string& message) {
+  return make_error(ErrorCode::CollectiveFailed, std::string(ctx.target()) + ": " + message);
+}
+
+Result<fb::ReduceOp> reduce_op_arg(const KernelContext& ctx, int position) {
+  const RuntimeValue* value = ctx.find("reduce_op", position);
+  const auto* text = value ? std::get_if<std::string>(value) : nullptr;
+  if (text == nullptr) return ctx.error("argument 'reduce_op' must be a string");
+  std::string lower = *text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  for (const auto& entry : kReduceOps) {
+    if (entry.name != lower) continue;
+    if (entry.op == fb::ReduceOp::PREMUL_SUM) {
+      return collective_error(ctx, "reduce_op 'premul_sum' needs a factor and is not supported");
+    }
+    return entry.op;
+  }
+  std::string known;
+  for (const auto& entry : kReduceOps) {
+    if (entry.op != fb::ReduceOp::PREMUL_SUM) known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  }
+  return collective_error(ctx, "unknown reduce_op '" + *text + "' (expected one of " + known + ")");
+}
+
+// The group the executor bound to `group_name`.
+Result<ProcessGroup*> group_arg(const KernelContext& ctx, int position) {
+  const RuntimeValue* value = ctx.find("group_name", position);
+  if (value == nullptr) return ctx.error("missing argument 'group_name'");
+  if (const auto* name = std::get_if<std::string>(value)) {
+    return collective_error(ctx, "group_name '" + *name +
+                                     "' is a plain string, not a process group of the program "
+                                     "(Program.process_groups), so nothing binds it; import the program with "
+                                     "nrt-inspect convert to name its groups");
+  }
+  const auto* ref = std::get_if<ProcessGroupRef>(value);
+  if (ref == nullptr) return ctx.error("argument 'group_name' is not a process group");
+  if (ref->group == nullptr) {
+    return collective_error(ctx,
+                            "process group '" + ref->name +
+                                "' is not bound in this process: its ranks need a launcher (mpirun) with enough ranks, "
+                                "and this process must be one of its members");
+  }
+  return ref->group;
+}
+
+Status check_group_size(const KernelContext& ctx, const ProcessGroup& group, int position) {
+  auto group_size = ctx.int64("group_size", position);
+  if (!group_size) return group_size.error();
+  if (*group_size != group.size()) {
+    return collective_error(ctx, "group_size " + std::to_string(*group_size) + " differs from the size " +
+                                     std::to_string(group.size()) + " of process group '" + group.name() + "'");
+  }
+  return Status::Ok();
+}
+
+Status check_source(const KernelContext& ctx, const ProcessGroup& group, int64_t src) {
+  if (src < 0 || src >= group.size()) {
+    return collective_error(ctx, "src " + std::to_string(src) + " is not a rank of process group '" + group.name() +
+                                     "' (size " + std::to_string(group.size()) + ")");
+  }
+  return Status::Ok();
+}
+
+// What the group reported, as this kernel's error.
+Status collective_status(const KernelContext& ctx, Status s) {
+  if (s) return s;
+  return collective_error(ctx, s.error().message);
+}
+
+// A fresh output `index` holding the input's values, for collectives that work in place.
+Result<Tensor> copy_to_output(KernelContext& ctx, size_t index, const Tensor& input) {
+  auto out = bind_output(ctx, index, input.dtype(), input.sizes());
+  if (!out) return out.error();
+  copy_into(*out, input);
+  return *out;
+}
+
+// Output `index` of the node, or (coalesced forms, whose outputs are lists) a fresh tensor.
+Result<Tensor> output_for(KernelContext& ctx, std::optional<size_t> index, ScalarType dtype,
+                          const std::vector<int64_t>& sizes) {
+  if (index) return bind_output(ctx, *index, dtype, sizes);
+  return Tensor::empty(dtype, sizes, ctx.device());
+}
+
+std::vector<int64_t> scaled_rows(std::vector<int64_t> sizes, int64_t factor) {
+  if (sizes.empty()) sizes.push_back(1);
+  sizes[0] *= factor;
+  return sizes;
+}
+
+// all_reduce(Tensor input, str reduce_op, str group_name) -> Tensor
+Status all_reduce(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto op = reduce_op_arg(ctx, 1);
+  if (!op) return op.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  auto out = copy_to_output(ctx, 0, *input);
+  if (!out) return out.error();
+  return collective_status(ctx, (*group)->all_reduce(*out, *op));
+}
+
+// all_reduce_(Tensor(a!) input, str reduce_op, str group_name) -> Tensor(a!)
+Status all_reduce_in_place(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto op = reduce_op_arg(ctx, 1);
+  if (!op) return op.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  if (Status s = collective_status(ctx, (*group)->all_reduce(*input, *op)); !s) return s;
+  return set_output(ctx, 0, *input);
+}
+
+// all_reduce_coalesced(Tensor[] inputs, str reduce_op, str group_name) -> Tensor[], and the `_`
+// form working on the inputs.
+Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
+  auto inputs = ctx.tensor_list("inputs", 0);
+  if (!inputs) return inputs.error();
+  auto op = reduce_op_arg(ctx, 1);
+  if (!op) return op.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  std::vector<Tensor> results;
+  for (Tensor& input : *inputs) {
+    Tensor target = in_place ? input : contiguous_copy(input);
+    if (Status s = collective_status(ctx, (*group)->all_reduce(target, *op)); !s) return s;
+    results.push_back(std::move(target));
+  }
+  return set_output(ctx, 0, std::move(results));
+}
+
+Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, std::optional<size_t> index) {
+  const auto sizes = scaled_rows(input.sizes(), group.size());
+  auto out = output_for(ctx, index, input.dtype(), sizes);
+  if (!out) return out.error();
+  if (Status s = collective_status(ctx, group.all_gather_into_tensor(input, *out)); !s) return s.error();
+  return out;
+}
+
+// all_gather_into_tensor(Tensor input, int group_size, str group_name) -> Tensor
+Status all_gather_into_tensor(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  if (Status s = check_group_size(ctx, **group, 1); !s) return s;
+  auto out = gather_one(ctx, **group, *input, 0);
+  return out ? Status::Ok() : Status(out.error());
+}
+
+// all_gather_into_tensor_coalesced(Tensor[] inputs, int group_size, str group_name) -> Tensor[]
+Status all_gather_into_tensor_coalesced(KernelContext& ctx) {
+  auto inputs = ctx.tensor_list("inputs", 0);
+  if (!inputs) return inputs.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  if (Status s = check_group_size(ctx, **group, 1); !s) return s;
+  std::vector<Tensor> results;
+  for (const Tensor& input : *inputs) {
+    auto out = gather_one(ctx, **group, input, std::nullopt);
+    if (!out) return out.error();
+    results.push_back(std::move(*out));
+  }
+  return set_output(ctx, 0, std::move(results));
+}
+
+Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, fb::ReduceOp op,
+                           std::optional<size_t> index) {
+  if (input.dim() == 0 || input.size(0) % group.size() != 0) {
+    return ctx.error("input " + input.type_string() + " does not split into " + std::to_string(group.size()) +
+                     " equal blocks along dim 0 (process group '" + group.name() + "')");
+  }
+  std::vector<int64_t> sizes = input.sizes();
+  sizes[0] /= group.size();
+  auto out = output_for(ctx, index, input.dtype(), sizes);
+  if (!out) return out.error();
+  if (Status s = collective_status(ctx, group.reduce_scatter_tensor(input, *out, op)); !s) return s.error();
+  return out;
+}
+
+// reduce_scatter_tensor(Tensor input, str reduce_op, int group_size, str group_name) -> Tensor
+Status reduce_scatter_tensor(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto op = reduce_op_arg(ctx, 1);
+  if (!op) return op.error();
+  auto group = group_arg(ctx, 3);
+  if (!group) return group.error();
+  if (Status s = check_group_size(ctx, **group, 2); !s) return s;
+  auto out = scatter_one(ctx, **group, *input, *op, 0);
+  return out ? Status::Ok() : Status(out.error());
+}
+
+// reduce_scatter_tensor_coalesced(Tensor[] inputs, str reduce_op, int group_size, str group_name) -> Tensor[]
+Status reduce_scatter_tensor_coalesced(KernelContext& ctx) {
+  auto inputs = ctx.tensor_list("inputs", 0);
+  if (!inputs) return inputs.error();
+  auto op = reduce_op_arg(ctx, 1);
+  if (!op) return op.error();
+  auto group = group_arg(ctx, 3);
+  if (!group) return group.error();
+  if (Status s = check_group_size(ctx, **group, 2); !s) return s;
+  std::vector<Tensor> results;
+  for (const Tensor& input : *inputs) {
+    auto out = scatter_one(ctx, **group, input, *op, std::nullopt);
+    if (!out) return out.error();
+    results.push_back(std::move(*out));
+  }
+  return set_output(ctx, 0, std::move(results));
+}
+
+// all_to_all_single(Tensor input, SymInt[] output_split_sizes, SymInt[] input_split_sizes,
+// str group_name) -> Tensor. Empty output splits: as many rows as the input (equal blocks).
+Status all_to_all_single(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto output_splits = ctx.int_list("output_split_sizes", 1);
+  if (!output_splits) return output_splits.error();
+  auto input_splits = ctx.int_list("input_split_sizes", 2);
+  if (!input_splits) return input_splits.error();
+  auto group = group_arg(ctx, 3);
+  if (!group) return group.error();
+  if (input->dim() == 0) return ctx.error("input must have at least one dimension");
+  std::vector<int64_t> sizes = input->sizes();
+  if (!output_splits->empty()) {
+    int64_t rows = 0;
+    for (int64_t s : *output_splits) {
+      if (s < 0 || __builtin_add_overflow(rows, s, &rows)) {
+        return ctx.error("output split " + std::to_string(s) + " is negative or too large");
+      }
+    }
+    sizes[0] = rows;
+  }
+  auto out = bind_output(ctx, 0, input->dtype(), sizes);
+  if (!out) return out.error();
+  return collective_status(ctx, (*group)->all_to_all_single(*input, *out, *output_splits, *input_splits));
+}
+
+// broadcast(Tensor input, int src, str group_name) -> Tensor
+Status broadcast(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto src = ctx.int64("src", 1);
+  if (!src) return src.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  if (Status s = check_source(ctx, **group, *src); !s) return s;
+  auto out = copy_to_output(ctx, 0, *input);
+  if (!out) return out.error();
+  return collective_status(ctx, (*group)->broadcast(*out, static_cast<int>(*src)));
+}
+
+// broadcast_(Tensor(a!) input, int src, str group_name) -> Tensor(a!)
+Status broadcast_in_place(KernelContext& ctx) {
+  auto input = ctx.tensor("input", 0);
+  if (!input) return input.error();
+  auto src = ctx.int64("src", 1);
+  if (!src) return src.error();
+  auto group = group_arg(ctx, 2);
+  if (!group) return group.error();
+  if (Status s = check_source(ctx, **group, *src); !s) return s;
+  Tensor target = *input;
+  if (Status s = collective_status(ctx, (*group)->broadcast(target, static_cast<int>(*src))); !s) return s;
+  return set_output(ctx, 0, *input);
+}
+
+// wait_tensor(Tensor tensor) -> Tensor: the collectives above completed when they returned.
+Status wait_tensor(KernelContext& ctx) {
+  auto tensor = ctx.tensor("tensor", 0);
+  if (!tensor) return tensor.error();
+  return set_output(ctx, 0, *tensor);
+}
+
+constexpr DeviceKind kCpu = DeviceKind::kCpu;
+const KernelRegistration kRegistrations[] = {
+    {"_c10d_functional::all_reduce.default", kCpu, {&all_reduce, false}},
+    {"_c10d_functional::all_reduce_.default", kCpu, {&all_reduce_in_place, true}},
+    {"_c10d_functional::all_reduce_coalesced.default",
+     kCpu,
+     {[](KernelContext& ctx) { return all_reduce_coalesced(ctx, false); }, false}},
+    {"_c10d_functional::all_reduce_coalesced_.default",
+     kCpu,
+     {[](KernelContext& ctx) { return all_reduce_coalesced(ctx, true); }, true}},
+    {"_c10d_functional::all_gather_into_tensor.default", kCpu, {&all_gather_into_tensor, false}},
+    {"_c10d_functional::all_gather_into_tensor_coalesced.default", kCpu, {&all_gather_into_tensor_coalesced, false}},
+    {"_c10d_functional::reduce_scatter_tensor.default", kCpu, {&reduce_scatter_tensor, false}},
+    {"_c10d_functional::reduce_scatter_tensor_coalesced.default", kCpu, {&reduce_scatter_tensor_coalesced, false}},
+    {"_c10d_functional::all_to_all_single.default", kCpu, {&all_to_all_single, false}},
+    {"_c10d_functional::broadcast.default", kCpu, {&broadcast, false}},
+    {"_c10d_functional::broadcast_.default", kCpu, {&broadcast_in_place, true}},
+    {"_c10d_functional::wait_tensor.default", kCpu, {&wait_tensor, true}},
+};
+
+}  // namespace
+}  // namespace nrt::exec::cpu

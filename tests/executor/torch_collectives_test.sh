@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# testdata/torch/collectives (exported by torch: all_reduce 'sum' over group '0' = ranks [0, 1],
+# wait_tensor, all_gather_into_tensor of 2, then * 2) on two ranks under mpirun, through the real
+# nrt-inspect (import) and nrt-run. Rank r reads in_r.npy; NumPy computes the expectation
+# cat(x0 + x1, x0 + x1) * 2. Also: a wrong expectation exits 1, a single process (no launcher)
+# fails to load naming group '0', one rank is too few, --output-dir without {rank} is a usage error, and
+# only rank 0 prints the text report. Skipped (exit 0, a <skipped/> test case) without mpirun or
+# python3 with NumPy.
+set -u
+
+write_skipped_xml() {
+  [ -n "${XML_OUTPUT_FILE:-}" ] || return 0
+  cat > "$XML_OUTPUT_FILE" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<testsuites tests="1" failures="0" errors="0" skipped="1">
+  <testsuite name="torch_collectives_test" tests="1" failures="0" errors="0" skipped="1">
+    <testcase name="torch_collectives_test" status="notrun"><skipped message="$1"/></testcase>
+  </testsuite>
+</testsuites>
+EOF
+}
+skip() { echo "SKIP: $1"; write_skipped_xml "$1"; exit 0; }
+
+command -v mpirun > /dev/null 2>&1 || skip "mpirun is not installed (Debian: openmpi-bin)"
+python3 -c 'import numpy' > /dev/null 2>&1 || skip "python3 with numpy is not installed"
+
+INSPECT="$PWD/cli/nrt-inspect"
+RUN="$PWD/cli/nrt-run"
+MODEL="$PWD/testdata/torch/collectives/model.pt2"
+work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/collectives.XXXXXX")
+# Open MPI's session directory holds sockets, whose paths must stay short: not under Bazel's TMPDIR.
+session_dir=$(mktemp -d /tmp/nrt-mpi.XXXXXX)
+trap 'rm -rf "$session_dir"' EXIT
+cd "$work" || exit 1
+mpi() { env TMPDIR="$session_dir" timeout 60 mpirun --allow-run-as-root --oversubscribe "$@"; }
+
+failures=0
+check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi; }
+contains() { grep -qF -- "$2" "$1" || { echo "--- $1 lacks: $2"; cat "$1"; return 1; }; }
+
+"$INSPECT" convert "$MODEL" -o model.nrt 2> convert.err
+check "nrt-inspect converts the .pt2" [ $? -eq 0 ]
+
+python3 - <<'EOF'
+import os
+import numpy as np
+x0 = (np.arange(6, dtype=np.float32).reshape(2, 3) * 0.5 - 1.25).astype(np.float32)
+x1 = (np.arange(6, dtype=np.float32).reshape(2, 3) * -0.75 + 3.0).astype(np.float32)
+np.save("in_0.npy", x0)
+np.save("in_1.npy", x1)
+s = x0 + x1
+expected = (np.concatenate([s, s]) * 2).astype(np.float32)
+for d in ("exp_0", "exp_1", "wrong"):
+    os.makedirs(d, exist_ok=True)
+np.save("exp_0/mul.npy", expected)
+np.save("exp_1/mul.npy", expected)
+wrong = expected.copy()
+wrong[3, 1] += 1
+np.save("wrong/mul.npy", wrong)
+EOF
+check "numpy writes the inputs and expectations" [ $? -eq 0 ]
+
+# Two ranks, each with its own input, expectation and output directory.
+mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' --output-dir 'out_{rank}' --json \
+  > run.json 2> run.err
+status=$?
+check "two ranks match the expectation (exit 0)" [ "$status" -eq 0 ]
+[ "$status" -eq 0 ] || cat run.err
+check "one JSON line per rank, rank order, every output matching" python3 - <<'EOF'
+import json
+lines = [json.loads(line) for line in open("run.json") if line.strip()]
+assert [j["rank"] for j in lines] == [0, 1], lines
+for j in lines:
+    assert j["ok"] and j["exit_code"] == 0 and j["world_size"] == 2, j
+    (out,) = j["outputs"]
+    assert out["name"] == "mul" and out["type"] == "f32[4,3]", out
+    assert out["comparison"]["ok"] and out["comparison"]["mismatched"] == 0, out
+    assert out["comparison"]["expected"] == "exp_%d/mul.npy" % j["rank"], out
+    assert out["path"] == "out_%d/mul.npy" % j["rank"], out
+EOF
+check "each rank wrote exactly the expected output" python3 -c '
+import numpy as np
+e = np.load("exp_0/mul.npy")
+for r in (0, 1):
+    np.testing.assert_array_equal(np.load("out_%d/mul.npy" % r), e)
+'
+
+# A wrong expectation: exit 1 from both ranks, reported in JSON.
+mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect wrong --json > wrong.json 2> wrong.err
+check "a wrong expectation exits 1" [ $? -eq 1 ]
+check "the mismatch is one element on each rank" python3 - <<'EOF'
+import json
+lines = [json.loads(line) for line in open("wrong.json") if line.strip()]
+assert len(lines) == 2, lines
+for j in lines:
+    c = j["outputs"][0]["comparison"]
+    assert not j["ok"] and j["exit_code"] == 1 and not c["ok"] and c["mismatched"] == 1, j
+    assert c["worst"]["index"] == [3, 1], c
+EOF
+check "each rank logs its mismatch with its rank" contains wrong.err "nrt-run: rank 1: error: outputs do not match wrong"
+
+# Without a launcher group '0' (ranks [0, 1]) is unbound: the load fails naming it.
+"$RUN" model.nrt --input x=in_0.npy > single.out 2> single.err
+check "a single process exits 2" [ $? -eq 2 ]
+check "the error has the collective code" contains single.err "NRT-E1007 CollectiveFailed"
+check "the error names group '0' and its ranks" contains single.err "process group '0' (ranks [0, 1]) is not bound in this process"
+check "the error says it needs mpirun" contains single.err "run the program under mpirun"
+check "the error names the collective" contains single.err "_c10d_functional::all_reduce.default"
+
+# One rank is too few for group '0'.
+mpi -np 1 "$RUN" model.nrt --input 'x=in_{rank}.npy' > one.out 2> one.err
+check "one rank under mpirun exits 2" [ $? -eq 2 ]
+check "the error names the group, its ranks and the world size" \
+  contains one.err "process group '0' has ranks [0, 1] but the world has 1 rank"
+
+# Several ranks writing into one directory would overwrite each other's outputs.
+mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --output-dir shared > shared.out 2> shared.err
+check "--output-dir without {rank} exits 2" [ $? -eq 2 ]
+check "the usage error says why" contains shared.err "--output-dir 'shared' must contain {rank} when 2 ranks run"
+check "nothing was written" [ ! -e shared ]
+
+# Text mode: rank 0 alone prints the report.
+mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' > text.out 2> text.err
+check "text mode exits 0" [ $? -eq 0 ]
+check "one report, rank 0's" [ "$(grep -c '^program: ' text.out)" -eq 1 ]
+check "the report says how many ranks ran" contains text.out "ranks: 2 (this report is rank 0's)"
+check "the report shows the match" contains text.out "matches exp_0/mul.npy"
+
+echo "$failures failures"
+[ "$failures" -eq 0 ]
