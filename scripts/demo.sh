@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The main job on the bundled example (testdata/mlp.nrt.json, a two-layer perceptron with
 # weights): set up, build, convert to .nrt, verify deeply, show info and the graph, hash it, run
-# it, and run it again on two ranks under mpirun, each checking the first run's outputs.
+# it, and run it again on two ranks under mpirun, each checking the first run's outputs. Then a
+# program torch exported with functional collectives (testdata/torch/collectives: all_reduce and
+# all_gather over a 2-rank group) is imported from its .pt2 and run on two ranks.
 # Outputs go to out/demo/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,3 +22,10 @@ run bazel-bin/cli/nrt-run out/demo/mlp.nrt --random-inputs 0 --output-dir out/de
 # Every rank runs the program on the same deterministic inputs and checks the reference outputs.
 run mpirun --allow-run-as-root --oversubscribe -np 2 \
   bazel-bin/cli/nrt-run out/demo/mlp.nrt --random-inputs 0 --expect out/demo/outputs
+
+# torch.export .pt2 in, .nrt out; its collectives run over MPI, one process per rank.
+run "$INSPECT" convert testdata/torch/collectives/model.pt2 -o out/demo/collectives.nrt
+run "$INSPECT" print out/demo/collectives.nrt
+run mpirun --allow-run-as-root --oversubscribe -np 2 \
+  bazel-bin/cli/nrt-run out/demo/collectives.nrt --input x=testdata/torch/collectives/input_0.npy \
+  --output-dir 'out/demo/collectives_rank{rank}'
