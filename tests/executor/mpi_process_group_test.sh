@@ -6,35 +6,15 @@
 # Without mpirun the test is reported skipped (exit 0, a <skipped/> test case).
 set -u
 
-write_skipped_xml() {
-  [ -n "${XML_OUTPUT_FILE:-}" ] || return 0
-  cat > "$XML_OUTPUT_FILE" <<EOF
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="1" failures="0" errors="0" skipped="1">
-  <testsuite name="$1" tests="1" failures="0" errors="0" skipped="1">
-    <testcase name="$1" status="notrun"><skipped message="$2"/></testcase>
-  </testsuite>
-</testsuites>
-EOF
-}
-
-if ! command -v mpirun > /dev/null 2>&1; then
-  echo "SKIP: mpirun is not installed (Debian: openmpi-bin)"
-  write_skipped_xml mpi_process_group_test "mpirun is not installed"
-  exit 0
-fi
+source tests/executor/mpi_test_support.sh
+require_mpirun mpi_process_group_test
 
 BIN="tests/executor/mpi_process_group_test_bin"
-# Open MPI keeps its session directory and sockets under TMPDIR; Bazel's is too long for a
-# socket path, so use a short private one.
-session_dir=$(mktemp -d /tmp/nrt-mpi.XXXXXX)
-trap 'rm -rf "$session_dir"' EXIT
 
 failures=0
 for ranks in 2 3; do
   echo "=== mpirun -np $ranks $BIN"
-  env -u XML_OUTPUT_FILE -u TEST_PREMATURE_EXIT_FILE TMPDIR="$session_dir" \
-    timeout 120 mpirun --allow-run-as-root --oversubscribe -np "$ranks" "$BIN" --gtest_color=no
+  (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no)
   status=$?
   if [ "$status" -eq 0 ]; then
     echo "ok: $ranks ranks"

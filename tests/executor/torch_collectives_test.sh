@@ -8,31 +8,16 @@
 # python3 with NumPy.
 set -u
 
-write_skipped_xml() {
-  [ -n "${XML_OUTPUT_FILE:-}" ] || return 0
-  cat > "$XML_OUTPUT_FILE" <<EOF
-<?xml version="1.0" encoding="UTF-8"?>
-<testsuites tests="1" failures="0" errors="0" skipped="1">
-  <testsuite name="torch_collectives_test" tests="1" failures="0" errors="0" skipped="1">
-    <testcase name="torch_collectives_test" status="notrun"><skipped message="$1"/></testcase>
-  </testsuite>
-</testsuites>
-EOF
-}
-skip() { echo "SKIP: $1"; write_skipped_xml "$1"; exit 0; }
-
-command -v mpirun > /dev/null 2>&1 || skip "mpirun is not installed (Debian: openmpi-bin)"
+source tests/executor/mpi_test_support.sh
+skip() { skip_test torch_collectives_test "$1"; }
+require_mpirun torch_collectives_test
 python3 -c 'import numpy' > /dev/null 2>&1 || skip "python3 with numpy is not installed"
 
 INSPECT="$PWD/cli/nrt-inspect"
 RUN="$PWD/cli/nrt-run"
 MODEL="$PWD/testdata/torch/collectives/model.pt2"
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/collectives.XXXXXX")
-# Open MPI's session directory holds sockets, whose paths must stay short: not under Bazel's TMPDIR.
-session_dir=$(mktemp -d /tmp/nrt-mpi.XXXXXX)
-trap 'rm -rf "$session_dir"' EXIT
 cd "$work" || exit 1
-mpi() { env TMPDIR="$session_dir" timeout 60 mpirun --allow-run-as-root --oversubscribe "$@"; }
 
 failures=0
 check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi; }
@@ -61,7 +46,7 @@ EOF
 check "numpy writes the inputs and expectations" [ $? -eq 0 ]
 
 # Two ranks, each with its own input, expectation and output directory.
-mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' --output-dir 'out_{rank}' --json \
+mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' --output-dir 'out_{rank}' --json \
   > run.json 2> run.err
 status=$?
 check "two ranks match the expectation (exit 0)" [ "$status" -eq 0 ]
@@ -86,7 +71,7 @@ for r in (0, 1):
 '
 
 # A wrong expectation: exit 1 from both ranks, reported in JSON.
-mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect wrong --json > wrong.json 2> wrong.err
+mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect wrong --json > wrong.json 2> wrong.err
 check "a wrong expectation exits 1" [ $? -eq 1 ]
 check "the mismatch is one element on each rank" python3 - <<'EOF'
 import json
@@ -108,19 +93,19 @@ check "the error says it needs mpirun" contains single.err "run the program unde
 check "the error names the collective" contains single.err "_c10d_functional::all_reduce.default"
 
 # One rank is too few for group '0'.
-mpi -np 1 "$RUN" model.nrt --input 'x=in_{rank}.npy' > one.out 2> one.err
+mpi 60 -np 1 "$RUN" model.nrt --input 'x=in_{rank}.npy' > one.out 2> one.err
 check "one rank under mpirun exits 2" [ $? -eq 2 ]
 check "the error names the group, its ranks and the world size" \
   contains one.err "process group '0' has ranks [0, 1] but the world has 1 rank"
 
 # Several ranks writing into one directory would overwrite each other's outputs.
-mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --output-dir shared > shared.out 2> shared.err
+mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --output-dir shared > shared.out 2> shared.err
 check "--output-dir without {rank} exits 2" [ $? -eq 2 ]
 check "the usage error says why" contains shared.err "--output-dir 'shared' must contain {rank} when 2 ranks run"
 check "nothing was written" [ ! -e shared ]
 
 # Text mode: rank 0 alone prints the report.
-mpi -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' > text.out 2> text.err
+mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' > text.out 2> text.err
 check "text mode exits 0" [ $? -eq 0 ]
 check "one report, rank 0's" [ "$(grep -c '^program: ' text.out)" -eq 1 ]
 check "the report says how many ranks ran" contains text.out "ranks: 2 (this report is rank 0's)"
