@@ -13,38 +13,38 @@ namespace nrt::exec::cpu {
 namespace {
 
 Status add_like(KernelContext& ctx, bool subtract, bool reversed) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
   auto alpha = read_scalar(ctx, "alpha", 2, ScalarValue::of_int(1));
   if (!alpha) return alpha.error();
-  const ScalarType dtype = ops->common;
+  const ScalarType dtype = ops.common;
   if (dtype == ScalarType::BOOL && subtract) return ctx.error("subtraction of bool tensors is not supported");
   if (alpha->is_floating() && !is_floating_dtype(dtype)) {
     return ctx.error("a float alpha needs a floating result, the operands give " + std::string(short_name(dtype)));
   }
-  auto out = bind_output(ctx, 0, dtype, ops->shape);
+  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
   if (!out) return out.error();
   // rsub computes other - alpha * self.
-  const Tensor a = ops->as(reversed ? 1 : 0, dtype);
-  const Tensor b = ops->as(reversed ? 0 : 1, dtype);
+  const LoopOperand a = ops.as(reversed ? 1 : 0, dtype);
+  const LoopOperand b = ops.as(reversed ? 0 : 1, dtype);
   return dispatch_dtype<kAllDtypes>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
       const bool scale = alpha->template as<bool>();
-      map_binary<T, T, T>(*out, a, b, [scale](bool x, bool y) { return x || (scale && y); });
+      map_binary<T, T, T>(**out, a, b, [scale](bool x, bool y) { return x || (scale && y); });
     } else {
       const C scale = alpha->template as<C>();
       if (scale == C(1)) {
         if (subtract) {
-          map_binary<T, T, T>(*out, a, b, [](C x, C y) { return wrapping_sub(x, y); });
+          map_binary<T, T, T>(**out, a, b, [](C x, C y) { return wrapping_sub(x, y); });
         } else {
-          map_binary<T, T, T>(*out, a, b, [](C x, C y) { return wrapping_add(x, y); });
+          map_binary<T, T, T>(**out, a, b, [](C x, C y) { return wrapping_add(x, y); });
         }
       } else if (subtract) {
-        map_binary<T, T, T>(*out, a, b, [scale](C x, C y) { return wrapping_sub(x, wrapping_mul(scale, y)); });
+        map_binary<T, T, T>(**out, a, b, [scale](C x, C y) { return wrapping_sub(x, wrapping_mul(scale, y)); });
       } else {
-        map_binary<T, T, T>(*out, a, b, [scale](C x, C y) { return wrapping_add(x, wrapping_mul(scale, y)); });
+        map_binary<T, T, T>(**out, a, b, [scale](C x, C y) { return wrapping_add(x, wrapping_mul(scale, y)); });
       }
     }
   });
@@ -55,18 +55,18 @@ Status sub(KernelContext& ctx) { return add_like(ctx, true, false); }
 Status rsub(KernelContext& ctx) { return add_like(ctx, true, true); }
 
 Status mul(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
-  auto out = bind_output(ctx, 0, ops->common, ops->shape);
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, ops->common), b = ops->as(1, ops->common);
-  return dispatch_dtype<kAllDtypes>(ctx, ops->common, [&](auto tag) {
+  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
+  return dispatch_dtype<kAllDtypes>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (std::is_same_v<T, bool>) {
-      map_binary<T, T, T>(*out, a, b, [](bool x, bool y) { return x && y; });
+      map_binary<T, T, T>(**out, a, b, [](bool x, bool y) { return x && y; });
     } else {
-      map_binary<T, T, T>(*out, a, b, [](C x, C y) { return wrapping_mul(x, y); });
+      map_binary<T, T, T>(**out, a, b, [](C x, C y) { return wrapping_mul(x, y); });
     }
   });
 }
@@ -121,27 +121,27 @@ C remainder_integer(C a, C b) {
 enum class Division { kTrue, kTrunc, kFloor };
 
 Status divide_with(KernelContext& ctx, Division mode) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
   const ScalarType dtype =
-      mode == Division::kTrue && !is_floating_dtype(ops->common) ? ScalarType::FLOAT32 : ops->common;
+      mode == Division::kTrue && !is_floating_dtype(ops.common) ? ScalarType::FLOAT32 : ops.common;
   if (dtype == ScalarType::BOOL) return ctx.error("rounding division of bool tensors is not supported");
-  auto out = bind_output(ctx, 0, dtype, ops->shape);
+  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, dtype), b = ops->as(1, dtype);
+  const LoopOperand a = ops.as(0, dtype), b = ops.as(1, dtype);
   bool divided_by_zero = false;
   Status status = dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (is_floating_v<T>) {
       switch (mode) {
-        case Division::kTrue: map_binary<T, T, T>(*out, a, b, [](C x, C y) { return x / y; }); break;
-        case Division::kTrunc: map_binary<T, T, T>(*out, a, b, [](C x, C y) { return std::trunc(x / y); }); break;
-        case Division::kFloor: map_binary<T, T, T>(*out, a, b, floor_divide_floating<C>); break;
+        case Division::kTrue: map_binary<T, T, T>(**out, a, b, [](C x, C y) { return x / y; }); break;
+        case Division::kTrunc: map_binary<T, T, T>(**out, a, b, [](C x, C y) { return std::trunc(x / y); }); break;
+        case Division::kFloor: map_binary<T, T, T>(**out, a, b, floor_divide_floating<C>); break;
       }
     } else {
       const bool floor = mode == Division::kFloor;
-      map_binary<T, T, T>(*out, a, b, [&divided_by_zero, floor](C x, C y) {
+      map_binary<T, T, T>(**out, a, b, [&divided_by_zero, floor](C x, C y) {
         if (y == C(0)) {
           divided_by_zero = true;
           return C(0);
@@ -169,20 +169,20 @@ Status div_mode(KernelContext& ctx) {
 Status floor_divide(KernelContext& ctx) { return divide_with(ctx, Division::kFloor); }
 
 Status remainder(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
-  if (ops->common == ScalarType::BOOL) return ctx.error("remainder of bool tensors is not supported");
-  auto out = bind_output(ctx, 0, ops->common, ops->shape);
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  if (ops.common == ScalarType::BOOL) return ctx.error("remainder of bool tensors is not supported");
+  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, ops->common), b = ops->as(1, ops->common);
+  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
   bool divided_by_zero = false;
-  Status status = dispatch_dtype<kFloating | kIntegral>(ctx, ops->common, [&](auto tag) {
+  Status status = dispatch_dtype<kFloating | kIntegral>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (is_floating_v<T>) {
-      map_binary<T, T, T>(*out, a, b, remainder_floating<C>);
+      map_binary<T, T, T>(**out, a, b, remainder_floating<C>);
     } else {
-      map_binary<T, T, T>(*out, a, b, [&divided_by_zero](C x, C y) {
+      map_binary<T, T, T>(**out, a, b, [&divided_by_zero](C x, C y) {
         if (y == C(0)) {
           divided_by_zero = true;
           return C(0);
@@ -217,39 +217,39 @@ C integer_power(C base, C exponent) {
 }
 
 Status pow_with(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"exponent", 1}});
-  if (!ops) return ops.error();
-  const ScalarType dtype = ops->common;
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"exponent", 1}}, ops); !s) return s;
+  const ScalarType dtype = ops.common;
   if (dtype == ScalarType::BOOL) return ctx.error("pow of bool tensors is not supported");
-  if (const auto* e = std::get_if<ScalarValue>(&ops->operands[1]);
-      e != nullptr && is_integral_dtype(dtype) && !e->is_floating() && e->integer < 0) {
+  if (const Operand& e = ops.operand(1);
+      e.tensor == nullptr && is_integral_dtype(dtype) && !e.scalar.is_floating() && e.scalar.integer < 0) {
     return ctx.error("integers to negative integer powers are not allowed");
   }
-  auto out = bind_output(ctx, 0, dtype, ops->shape);
+  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, dtype), b = ops->as(1, dtype);
+  const LoopOperand a = ops.as(0, dtype), b = ops.as(1, dtype);
   return dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (is_floating_v<T>) {
-      map_binary<T, T, T>(*out, a, b, [](C x, C y) { return std::pow(x, y); });
+      map_binary<T, T, T>(**out, a, b, [](C x, C y) { return std::pow(x, y); });
     } else {
-      map_binary<T, T, T>(*out, a, b, integer_power<C>);
+      map_binary<T, T, T>(**out, a, b, integer_power<C>);
     }
   });
 }
 
 template <bool kMaximum>
 Status extremum(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
-  auto out = bind_output(ctx, 0, ops->common, ops->shape);
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, ops->common), b = ops->as(1, ops->common);
-  return dispatch_dtype<kAllDtypes>(ctx, ops->common, [&](auto tag) {
+  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
+  return dispatch_dtype<kAllDtypes>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
-    map_binary<T, T, T>(*out, a, b, [](C x, C y) {
+    map_binary<T, T, T>(**out, a, b, [](C x, C y) {
       if constexpr (std::is_floating_point_v<C>) {
         if (std::isnan(x)) return x;
         if (std::isnan(y)) return y;

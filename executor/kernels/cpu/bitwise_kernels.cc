@@ -13,17 +13,17 @@ enum class Bitwise { kAnd, kOr, kXor };
 
 template <Bitwise kOp>
 Status bitwise(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
-  if (is_floating_dtype(ops->common)) {
-    return ctx.error("bitwise operations need integer or bool operands, got " + std::string(short_name(ops->common)));
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  if (is_floating_dtype(ops.common)) {
+    return ctx.error("bitwise operations need integer or bool operands, got " + std::string(short_name(ops.common)));
   }
-  auto out = bind_output(ctx, 0, ops->common, ops->shape);
+  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, ops->common), b = ops->as(1, ops->common);
-  return dispatch_dtype<kIntegral | kBoolean>(ctx, ops->common, [&](auto tag) {
+  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
+  return dispatch_dtype<kIntegral | kBoolean>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map_binary<T, T, T>(*out, a, b, [](T x, T y) -> T {
+    map_binary<T, T, T>(**out, a, b, [](T x, T y) -> T {
       if constexpr (std::is_same_v<T, bool>) {
         return kOp == Bitwise::kAnd ? (x && y) : kOp == Bitwise::kOr ? (x || y) : (x != y);
       } else {
@@ -34,13 +34,14 @@ Status bitwise(KernelContext& ctx) {
 }
 
 Status bitwise_not(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
+  auto self = read_tensor(ctx, "self", 0);
   if (!self) return self.error();
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  const Tensor& input = **self;
+  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
   if (!out) return out.error();
-  return dispatch_dtype<kIntegral | kBoolean>(ctx, self->dtype(), [&](auto tag) {
+  return dispatch_dtype<kIntegral | kBoolean>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map_unary<T, T>(*out, *self, [](T x) -> T {
+    map_unary<T, T>(**out, input, [](T x) -> T {
       if constexpr (std::is_same_v<T, bool>) {
         return !x;
       } else {

@@ -1,22 +1,38 @@
 #include "executor/kernels/cpu/broadcast.h"
 
-#include <string>
+#include <algorithm>
 
 namespace nrt::exec::cpu {
 
-std::optional<std::vector<int64_t>> broadcast_shapes(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
-  const size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t x = i < a.size() ? a[a.size() - 1 - i] : 1;
-    const int64_t y = i < b.size() ? b[b.size() - 1 - i] : 1;
-    if (x != y && x != 1 && y != 1) return std::nullopt;
-    out[n - 1 - i] = x == 1 ? y : x;
-  }
-  return out;
+std::optional<std::vector<int64_t>> broadcast_shapes(std::span<const int64_t> a, std::span<const int64_t> b) {
+  DimVector shape(a);
+  if (!broadcast_into(shape, b)) return std::nullopt;
+  return shape.to_vector();
 }
 
-bool broadcasts_to(const std::vector<int64_t>& from, const std::vector<int64_t>& to) {
+bool broadcast_into(DimVector& shape, std::span<const int64_t> sizes) {
+  if (same_dims(shape, sizes)) return true;
+  if (shape.empty()) {
+    shape.assign(sizes);
+    return true;
+  }
+  if (sizes.size() > shape.size()) {
+    const size_t grow = sizes.size() - shape.size();
+    shape.resize(sizes.size());
+    std::copy_backward(shape.begin(), shape.end() - grow, shape.end());
+    std::fill(shape.begin(), shape.begin() + grow, int64_t{1});
+  }
+  const size_t offset = shape.size() - sizes.size();
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    int64_t& s = shape[offset + i];
+    if (sizes[i] == s || sizes[i] == 1) continue;
+    if (s != 1) return false;
+    s = sizes[i];
+  }
+  return true;
+}
+
+bool broadcasts_to(std::span<const int64_t> from, std::span<const int64_t> to) {
   if (from.size() > to.size()) return false;
   for (size_t i = 0; i < from.size(); ++i) {
     const int64_t f = from[from.size() - 1 - i];
@@ -35,7 +51,7 @@ Tensor expand_to(const Tensor& t, const std::vector<int64_t>& sizes) {
   return t.as_strided(sizes, std::move(strides), t.storage_offset());
 }
 
-std::string shape_string(const std::vector<int64_t>& sizes) {
+std::string shape_string(std::span<const int64_t> sizes) {
   std::string s = "[";
   for (size_t i = 0; i < sizes.size(); ++i) s += (i ? ", " : "") + std::to_string(sizes[i]);
   return s + "]";

@@ -12,26 +12,26 @@ namespace {
 
 template <class Compare>
 Status compare(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
-  auto out = bind_output(ctx, 0, ScalarType::BOOL, ops->shape);
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, ops->common), b = ops->as(1, ops->common);
-  return dispatch_dtype<kAllDtypes>(ctx, ops->common, [&](auto tag) {
+  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
+  return dispatch_dtype<kAllDtypes>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
-    map_binary<bool, T, T>(*out, a, b, [](C x, C y) { return Compare{}(x, y); });
+    map_binary<bool, T, T>(**out, a, b, [](C x, C y) { return Compare{}(x, y); });
   });
 }
 
 template <class Combine>
 Status logical(KernelContext& ctx) {
-  auto ops = read_elementwise(ctx, {{"self", 0}, {"other", 1}});
-  if (!ops) return ops.error();
-  auto out = bind_output(ctx, 0, ScalarType::BOOL, ops->shape);
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape);
   if (!out) return out.error();
-  const Tensor a = ops->as(0, ScalarType::BOOL), b = ops->as(1, ScalarType::BOOL);
-  map_binary<bool, bool, bool>(*out, a, b, [](bool x, bool y) { return Combine{}(x, y); });
+  const LoopOperand a = ops.as(0, ScalarType::BOOL), b = ops.as(1, ScalarType::BOOL);
+  map_binary<bool, bool, bool>(**out, a, b, [](bool x, bool y) { return Combine{}(x, y); });
   return Status::Ok();
 }
 

@@ -76,4 +76,23 @@ inline bool is_kernel_dtype(ScalarType t) {
   return is_floating_dtype(t) || is_integral_dtype(t) || t == ScalarType::BOOL;
 }
 
+// Bytes per element: the storage type's size for the kernels' dtypes, inline (nrt::element_size
+// searches a table, and tiny element-wise kernels ask once per operand per call); any other
+// dtype through nrt::element_size.
+inline size_t element_size_of(ScalarType t) {
+  switch (t) {
+    case ScalarType::FLOAT32: return sizeof(float);
+    case ScalarType::FLOAT64: return sizeof(double);
+    case ScalarType::FLOAT16: return sizeof(Half);
+    case ScalarType::BFLOAT16: return sizeof(BFloat16);
+    case ScalarType::INT8: return sizeof(int8_t);
+    case ScalarType::INT16: return sizeof(int16_t);
+    case ScalarType::INT32: return sizeof(int32_t);
+    case ScalarType::INT64: return sizeof(int64_t);
+    case ScalarType::UINT8: return sizeof(uint8_t);
+    case ScalarType::BOOL: return sizeof(bool);
+    default: return nrt::element_size(t);
+  }
+}
+
 }  // namespace nrt::exec::cpu

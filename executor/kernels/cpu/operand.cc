@@ -1,8 +1,10 @@
 #include "executor/kernels/cpu/operand.h"
 
+#include <algorithm>
+#include <cstring>
+
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
-#include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
 
 namespace nrt::exec::cpu {
@@ -14,6 +16,32 @@ ScalarType ScalarValue::dtype() const {
     case Kind::kFloat: return ScalarType::FLOAT32;
   }
   return ScalarType::UNKNOWN;
+}
+
+namespace {
+
+template <class T>
+void store_element(const ScalarValue& s, void* element) {
+  const T v = s.as<T>();
+  std::memcpy(element, &v, sizeof(T));
+}
+
+}  // namespace
+
+bool ScalarValue::store_as(ScalarType dtype, void* element) const {
+  switch (dtype) {
+    case ScalarType::FLOAT32: store_element<float>(*this, element); return true;
+    case ScalarType::FLOAT64: store_element<double>(*this, element); return true;
+    case ScalarType::FLOAT16: store_element<Half>(*this, element); return true;
+    case ScalarType::BFLOAT16: store_element<BFloat16>(*this, element); return true;
+    case ScalarType::INT8: store_element<int8_t>(*this, element); return true;
+    case ScalarType::INT16: store_element<int16_t>(*this, element); return true;
+    case ScalarType::INT32: store_element<int32_t>(*this, element); return true;
+    case ScalarType::INT64: store_element<int64_t>(*this, element); return true;
+    case ScalarType::UINT8: store_element<uint8_t>(*this, element); return true;
+    case ScalarType::BOOL: store_element<bool>(*this, element); return true;
+    default: return false;
+  }
 }
 
 namespace {
@@ -32,10 +60,17 @@ Result<Operand> read_operand(const KernelContext& ctx, std::string_view name, in
   if (v == nullptr) return ctx.error("missing argument '" + std::string(name) + "'");
   if (const auto* t = std::get_if<Tensor>(v)) {
     if (!is_kernel_dtype(t->dtype())) return unsupported_dtype(ctx, t->dtype());
-    return Operand(*t);
+    return Operand{t, {}};
   }
-  if (auto s = as_scalar(*v)) return Operand(*s);
+  if (auto s = as_scalar(*v)) return Operand{nullptr, *s};
   return ctx.error("argument '" + std::string(name) + "' is neither a tensor nor a number");
+}
+
+Result<const Tensor*> read_tensor(const KernelContext& ctx, std::string_view name, int position) {
+  const RuntimeValue* v = ctx.find(name, position);
+  if (v == nullptr) return ctx.error("missing tensor argument '" + std::string(name) + "'");
+  if (const auto* t = std::get_if<Tensor>(v)) return t;
+  return ctx.error("argument '" + std::string(name) + "' is not a tensor");
 }
 
 Result<ScalarValue> read_scalar(const KernelContext& ctx, std::string_view name, int position,
@@ -66,39 +101,31 @@ Result<std::optional<std::string>> read_optional_string(const KernelContext& ctx
 }
 
 ScalarType operands_result_type(std::span<const Operand> operands) {
-  std::vector<PromotionOperand> promotion;
+  // Tensors of one dtype (the common case) give that dtype whatever their dimensions.
+  const Tensor* first = operands.empty() ? nullptr : operands[0].tensor;
+  if (first != nullptr && std::ranges::all_of(operands, [first](const Operand& op) {
+        return op.tensor != nullptr && op.tensor->dtype() == first->dtype();
+      })) {
+    return is_kernel_dtype(first->dtype()) ? first->dtype() : ScalarType::UNKNOWN;
+  }
+  ResultTypeFold fold;
   for (const auto& op : operands) {
-    if (const auto* t = std::get_if<Tensor>(&op)) {
-      if (!is_kernel_dtype(t->dtype())) return ScalarType::UNKNOWN;
-      promotion.push_back({t->dtype(), t->dim() == 0 ? PromotionClass::kZeroDim : PromotionClass::kTensor});
+    if (op.tensor != nullptr) {
+      if (!is_kernel_dtype(op.tensor->dtype())) return ScalarType::UNKNOWN;
+      fold.add({op.tensor->dtype(), op.tensor->dim() == 0 ? PromotionClass::kZeroDim : PromotionClass::kTensor});
     } else {
-      promotion.push_back({std::get<ScalarValue>(op).dtype(), PromotionClass::kScalar});
+      fold.add({op.scalar.dtype(), PromotionClass::kScalar});
     }
   }
-  return result_type(promotion);
+  return fold.result();
 }
 
-std::optional<std::vector<int64_t>> operands_broadcast_shape(std::span<const Operand> operands) {
-  std::vector<int64_t> shape;
+bool operands_broadcast_shape(std::span<const Operand> operands, DimVector& shape) {
+  shape.resize(0);
   for (const auto& op : operands) {
-    if (const auto* t = std::get_if<Tensor>(&op)) {
-      auto b = broadcast_shapes(shape, t->sizes());
-      if (!b) return std::nullopt;
-      shape = std::move(*b);
-    }
+    if (op.tensor != nullptr && !broadcast_into(shape, op.tensor->sizes())) return false;
   }
-  return shape;
-}
-
-Tensor operand_as(const Operand& operand, ScalarType dtype, const std::vector<int64_t>& sizes) {
-  if (const auto* t = std::get_if<Tensor>(&operand)) {
-    Tensor typed = t->dtype() == dtype ? *t : converted_copy(*t, dtype);
-    return expand_to(typed, sizes);
-  }
-  const auto& s = std::get<ScalarValue>(operand);
-  Tensor scalar = Tensor::empty(dtype, {});
-  fill_with(scalar, s);
-  return expand_to(scalar, sizes);
+  return true;
 }
 
 }  // namespace nrt::exec::cpu

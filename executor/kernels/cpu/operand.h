@@ -1,16 +1,16 @@
 // Arguments that are a Tensor or a Scalar (a Python number: bool, int or float). Element-wise
 // kernels accept either in every operand position, because torch.export records `x + 1` as
 // aten::add.Tensor with an int `other`. A scalar takes part in type promotion as a wrapped number
-// and is then materialised as a 0-d tensor of the computation's dtype.
+// and is then read as one element of the computation's dtype, repeated (loop_operand.h).
+// A tensor operand is the context's own argument, by address: reading operands copies no Tensor.
 #pragma once
 
 #include <optional>
 #include <span>
 #include <string_view>
-#include <variant>
-#include <vector>
 
 #include "executor/kernel.h"
+#include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/element_conversion.h"
 
 namespace nrt::exec::cpu {
@@ -37,13 +37,22 @@ struct ScalarValue {
     if (kind == Kind::kBool) return convert<T>(integer != 0);
     return convert<T>(integer);
   }
+  // Stores the value as one element of `dtype` at `element` (8 bytes suffice for every kernel
+  // dtype); false, writing nothing, for a dtype outside the kernels' set.
+  bool store_as(ScalarType dtype, void* element) const;
 };
 
-using Operand = std::variant<Tensor, ScalarValue>;
+struct Operand {
+  const Tensor* tensor = nullptr;  // the context's argument (lives while the kernel runs); null for a scalar
+  ScalarValue scalar;
+};
 
 // The argument as a tensor or scalar; an error when absent or of another kind, or a tensor whose
 // dtype the kernels do not compute on.
 Result<Operand> read_operand(const KernelContext& ctx, std::string_view name, int position);
+// A Tensor argument without copying it (KernelContext::tensor returns a copy, whose sizes and
+// strides vectors are allocated on every call).
+Result<const Tensor*> read_tensor(const KernelContext& ctx, std::string_view name, int position);
 // A Scalar argument; `fallback` applies when absent or None.
 Result<ScalarValue> read_scalar(const KernelContext& ctx, std::string_view name, int position,
                                 std::optional<ScalarValue> fallback = std::nullopt);
@@ -54,11 +63,7 @@ Result<std::optional<std::string>> read_optional_string(const KernelContext& ctx
 
 // torch.result_type over the operands (UNKNOWN when a tensor's dtype is outside the kernels' set).
 ScalarType operands_result_type(std::span<const Operand> operands);
-// Shape of the operands broadcast together; nullopt when they do not broadcast.
-std::optional<std::vector<int64_t>> operands_broadcast_shape(std::span<const Operand> operands);
-
-// The operand as a tensor of `dtype` broadcast to `sizes`: a view when the tensor already has the
-// dtype, else a converted copy; a scalar becomes a 0-d tensor expanded with stride 0.
-Tensor operand_as(const Operand& operand, ScalarType dtype, const std::vector<int64_t>& sizes);
+// Sets `shape` to the operands' shapes broadcast together; false when they do not broadcast.
+bool operands_broadcast_shape(std::span<const Operand> operands, DimVector& shape);
 
 }  // namespace nrt::exec::cpu

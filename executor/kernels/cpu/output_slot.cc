@@ -3,6 +3,7 @@
 #include <new>
 
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "serializer/scalar_type_info.h"
 
@@ -11,43 +12,50 @@ namespace {
 
 // Sizes come from arguments (zeros, full, arange, view): refuse negative ones and byte counts
 // that overflow or cannot be allocated, as errors rather than crashes.
-Result<Tensor> allocate(const KernelContext& ctx, ScalarType dtype, std::vector<int64_t> sizes) {
+Result<Tensor> allocate(const KernelContext& ctx, ScalarType dtype, std::span<const int64_t> sizes) {
   int64_t bytes = static_cast<int64_t>(nrt::element_size(dtype));
   for (int64_t s : sizes) {
     if (s < 0) return ctx.error("negative size in output shape " + shape_string(sizes));
     if (__builtin_mul_overflow(bytes, s, &bytes)) return ctx.error("output shape " + shape_string(sizes) + " is too large");
   }
   try {
-    return Tensor::empty(dtype, std::move(sizes), ctx.device());
+    return Tensor::empty(dtype, std::vector<int64_t>(sizes.begin(), sizes.end()), ctx.device());
   } catch (const std::bad_alloc&) {
     return ctx.error("cannot allocate " + std::to_string(bytes) + " bytes for an output");
   }
 }
 
-}  // namespace
-
-Result<OutputSlot> OutputSlot::bind(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
+// The tensor in slot `index` after binding: the placed one when it fits, else a fresh one put there.
+Result<const Tensor*> bind_slot(KernelContext& ctx, size_t index, ScalarType dtype, std::span<const int64_t> sizes) {
   if (index >= ctx.outputs().size()) {
     return ctx.error("expects at least " + std::to_string(index + 1) + " outputs, the node has " +
                      std::to_string(ctx.outputs().size()));
   }
   RuntimeValue& slot = ctx.outputs()[index];
   if (const auto* placed = std::get_if<Tensor>(&slot)) {
-    if (placed->defined() && placed->dtype() == dtype && placed->sizes() == sizes &&
+    if (placed->defined() && placed->dtype() == dtype && same_dims(placed->sizes(), sizes) &&
         placed->device() == ctx.device()) {
-      return OutputSlot(*placed);
+      return placed;
     }
   }
-  auto fresh = allocate(ctx, dtype, std::move(sizes));
+  auto fresh = allocate(ctx, dtype, sizes);
   if (!fresh) return fresh.error();
-  slot = *fresh;
-  return OutputSlot(std::move(*fresh));
+  slot = std::move(*fresh);
+  return &std::get<Tensor>(slot);
+}
+
+}  // namespace
+
+Result<OutputSlot> OutputSlot::bind(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
+  auto bound = bind_slot(ctx, index, dtype, sizes);
+  if (!bound) return bound.error();
+  return OutputSlot(**bound);
 }
 
 Result<OutputSlot> OutputSlot::bind_secondary(KernelContext& ctx, size_t index, ScalarType dtype,
                                               std::vector<int64_t> sizes) {
   if (index < ctx.outputs().size()) return bind(ctx, index, dtype, std::move(sizes));
-  auto scratch = allocate(ctx, dtype, std::move(sizes));
+  auto scratch = allocate(ctx, dtype, sizes);
   if (!scratch) return scratch.error();
   return OutputSlot(std::move(*scratch));
 }
@@ -64,9 +72,14 @@ void OutputSlot::commit() {
 }
 
 Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
-  auto slot = OutputSlot::bind(ctx, index, dtype, std::move(sizes));
-  if (!slot) return slot.error();
-  return slot->tensor();
+  auto bound = bind_slot(ctx, index, dtype, sizes);
+  if (!bound) return bound.error();
+  return **bound;
+}
+
+Result<const Tensor*> bind_output_ref(KernelContext& ctx, size_t index, ScalarType dtype,
+                                      std::span<const int64_t> sizes) {
+  return bind_slot(ctx, index, dtype, sizes);
 }
 
 Status set_output(KernelContext& ctx, size_t index, RuntimeValue value) {

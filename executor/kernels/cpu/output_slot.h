@@ -5,6 +5,7 @@
 // output when staging was scratch.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "executor/kernel.h"
@@ -33,6 +34,10 @@ class OutputSlot {
 
 // Binds output `index` and returns its tensor (the common case without staging).
 Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes);
+// The same, returning the tensor the slot holds rather than a copy (whose sizes and strides would
+// be allocated): kernels that run per tiny node use it. Valid until the slot is assigned again.
+Result<const Tensor*> bind_output_ref(KernelContext& ctx, size_t index, ScalarType dtype,
+                                      std::span<const int64_t> sizes);
 
 // Sets output `index` to `value` (views, lists, symbolic values).
 Status set_output(KernelContext& ctx, size_t index, RuntimeValue value);

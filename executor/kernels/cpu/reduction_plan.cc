@@ -23,7 +23,7 @@ ReductionPlan plan_reduction(const Tensor& input, std::vector<bool> mask, bool k
     }
   }
   plan.kept_input = input.as_strided(plan.kept_sizes, kept_strides, input.storage_offset());
-  plan.reduced = coalesce_runs<1>(reduced_sizes, reduced_strides);
+  plan.reduced = coalesce_runs<1>(reduced_sizes, {std::span<const int64_t>(reduced_strides[0])});
   return plan;
 }
 

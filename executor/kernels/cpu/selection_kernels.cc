@@ -16,22 +16,23 @@ namespace nrt::exec::cpu {
 namespace {
 
 Status where(KernelContext& ctx) {
-  auto cond = ctx.tensor("condition", 0);
+  auto cond = read_tensor(ctx, "condition", 0);
   if (!cond) return cond.error();
-  if (cond->dtype() != ScalarType::BOOL && cond->dtype() != ScalarType::UINT8) {
-    return ctx.error("condition must be bool, got " + std::string(short_name(cond->dtype())));
+  if ((*cond)->dtype() != ScalarType::BOOL && (*cond)->dtype() != ScalarType::UINT8) {
+    return ctx.error("condition must be bool, got " + std::string(short_name((*cond)->dtype())));
   }
-  auto ops = read_elementwise(ctx, {{"condition", 0}, {"self", 1}, {"other", 2}});
-  if (!ops) return ops.error();
-  const ScalarType dtype = operands_result_type(std::span<const Operand>(ops->operands).subspan(1));
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"condition", 0}, {"self", 1}, {"other", 2}}, ops); !s) return s;
+  const ScalarType dtype = operands_result_type(ops.operands().subspan(1));
   if (dtype == ScalarType::UNKNOWN) return ctx.error("operand dtypes have no common type");
-  auto out = bind_output(ctx, 0, dtype, ops->shape);
+  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
   if (!out) return out.error();
-  const Tensor c = ops->as(0, ScalarType::BOOL), a = ops->as(1, dtype), b = ops->as(2, dtype);
+  const LoopOperand o = LoopOperand::of(**out);
+  const LoopOperand c = ops.as(0, ScalarType::BOOL), a = ops.as(1, dtype), b = ops.as(2, dtype);
   return dispatch_dtype<kAllDtypes>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     // Select stored elements (no round trip through the compute type).
-    for_each_run<4>(out->sizes(), {&*out, &c, &a, &b},
+    for_each_run<4>(ops.shape, {&o, &c, &a, &b},
                     [](const std::array<uint8_t*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
                       for (int64_t i = 0; i < n; ++i) {
                         const bool pick = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
@@ -44,26 +45,32 @@ Status where(KernelContext& ctx) {
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value); masked_fill.Tensor(..., Tensor value) with
 // a 0-d value.
 Status masked_fill(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
-  auto mask = ctx.tensor("mask", 1);
-  if (!mask) return mask.error();
-  if (mask->dtype() != ScalarType::BOOL) return ctx.error("mask must be bool, got " + std::string(short_name(mask->dtype())));
+  auto self_arg = read_tensor(ctx, "self", 0);
+  if (!self_arg) return self_arg.error();
+  const Tensor& self = **self_arg;
+  if (!is_kernel_dtype(self.dtype())) return unsupported_dtype(ctx, self.dtype());
+  auto mask_arg = read_tensor(ctx, "mask", 1);
+  if (!mask_arg) return mask_arg.error();
+  const Tensor& mask = **mask_arg;
+  if (mask.dtype() != ScalarType::BOOL) return ctx.error("mask must be bool, got " + std::string(short_name(mask.dtype())));
   auto value = read_operand(ctx, "value", 2);
   if (!value) return value.error();
-  if (const auto* t = std::get_if<Tensor>(&*value); t != nullptr && t->dim() != 0) {
-    return ctx.error("value must be a 0-d tensor, got " + shape_string(t->sizes()));
+  if (value->tensor != nullptr && value->tensor->dim() != 0) {
+    return ctx.error("value must be a 0-d tensor, got " + shape_string(value->tensor->sizes()));
   }
-  auto shape = broadcast_shapes(self->sizes(), mask->sizes());
-  if (!shape) return ctx.error("shapes " + shape_string(self->sizes()) + " and " + shape_string(mask->sizes()) + " do not broadcast");
-  auto out = bind_output(ctx, 0, self->dtype(), *shape);
+  DimVector shape(self.sizes());
+  if (!broadcast_into(shape, mask.sizes())) {
+    return ctx.error("shapes " + shape_string(self.sizes()) + " and " + shape_string(mask.sizes()) + " do not broadcast");
+  }
+  auto out = bind_output_ref(ctx, 0, self.dtype(), shape);
   if (!out) return out.error();
-  const Tensor m = expand_to(*mask, *shape), x = expand_to(*self, *shape);
-  const Tensor fill = operand_as(*value, self->dtype(), *shape);
-  return dispatch_dtype<kAllDtypes>(ctx, self->dtype(), [&](auto tag) {
+  const LoopOperand o = LoopOperand::of(**out);
+  const LoopOperand m = LoopOperand::broadcast(mask, mask.dtype(), shape);
+  const LoopOperand x = LoopOperand::broadcast(self, self.dtype(), shape);
+  const LoopOperand fill = LoopOperand::read(*value, self.dtype(), shape);
+  return dispatch_dtype<kAllDtypes>(ctx, self.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    for_each_run<4>(*shape, {&*out, &m, &fill, &x},
+    for_each_run<4>(shape, {&o, &m, &fill, &x},
                     [](const std::array<uint8_t*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
                       for (int64_t i = 0; i < n; ++i) {
                         const bool pick = *reinterpret_cast<const bool*>(p[1] + i * s[1]);
@@ -123,10 +130,11 @@ C clamp_value(C x, C low, C high, bool has_low, bool has_high) {
 
 // Bounds are read from `low` and `high` (None when absent); tensor bounds broadcast.
 Status clamp_with(KernelContext& ctx, std::string_view low_name, std::string_view high_name) {
-  std::vector<Operand> operands;
+  std::array<Operand, 3> operand_slots;  // self, then the bounds given
+  size_t count = 0;
   auto self = read_operand(ctx, "self", 0);
   if (!self) return self.error();
-  operands.push_back(*self);
+  operand_slots[count++] = *self;
   bool has_low = false, has_high = false;
   auto add_bound = [&](std::string_view name, int position, bool* has) -> Status {
     if (name.empty()) return Status::Ok();
@@ -134,27 +142,30 @@ Status clamp_with(KernelContext& ctx, std::string_view low_name, std::string_vie
     if (v == nullptr || std::holds_alternative<std::monostate>(*v)) return Status::Ok();
     auto op = read_operand(ctx, name, position);
     if (!op) return op.error();
-    operands.push_back(*op);
+    operand_slots[count++] = *op;
     *has = true;
     return Status::Ok();
   };
   if (auto s = add_bound(low_name, 1, &has_low); !s.ok()) return s;
   if (auto s = add_bound(high_name, low_name.empty() ? 1 : 2, &has_high); !s.ok()) return s;
   if (!has_low && !has_high) return ctx.error("at least one of min and max must be given");
-  auto shape = operands_broadcast_shape(operands);
-  if (!shape) return ctx.error("input and bounds do not broadcast");
+  const std::span<const Operand> operands(operand_slots.data(), count);
+  DimVector shape;
+  if (!operands_broadcast_shape(operands, shape)) return ctx.error("input and bounds do not broadcast");
   const ScalarType dtype = operands_result_type(operands);
   if (dtype == ScalarType::UNKNOWN) return ctx.error("operand dtypes have no common type");
   if (dtype == ScalarType::BOOL) return ctx.error("clamp of bool tensors is not supported");
-  auto out = bind_output(ctx, 0, dtype, *shape);
+  auto out = bind_output_ref(ctx, 0, dtype, shape);
   if (!out) return out.error();
-  const Tensor x = operand_as(operands[0], dtype, *shape);
-  const Tensor low = has_low ? operand_as(operands[1], dtype, *shape) : x;
-  const Tensor high = has_high ? operand_as(operands[has_low ? 2 : 1], dtype, *shape) : x;
+  // An absent bound is never used (clamp_value skips it); a scalar zero stands in for it.
+  const Operand absent{};
+  const LoopOperand x = LoopOperand::read(operands[0], dtype, shape);
+  const LoopOperand low = LoopOperand::read(has_low ? operands[1] : absent, dtype, shape);
+  const LoopOperand high = LoopOperand::read(has_high ? operands[has_low ? 2 : 1] : absent, dtype, shape);
   return dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
-    map_ternary<T, T, T, T>(*out, x, low, high,
+    map_ternary<T, T, T, T>(**out, x, low, high,
                             [has_low, has_high](C v, C l, C h) { return clamp_value(v, l, h, has_low, has_high); });
   });
 }

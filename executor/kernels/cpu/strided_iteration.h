@@ -1,29 +1,32 @@
-// Generic N-d iteration over several tensors of one shape (inputs broadcast beforehand with
+// Generic N-d iteration over several operands of one shape (inputs broadcast beforehand with
 // stride-0 views). Dimensions of size 1 are dropped and adjacent dimensions merged wherever every
 // operand's strides allow, so a contiguous (or uniformly strided) operand set becomes one run;
 // `loop(pointers, byte_strides, n)` is called once per run of the innermost remaining dimension, in
 // row-major order of the shape (arg-reductions rely on that order: merging never reorders).
+// Layouts of up to DimVector::kInline dimensions are built without touching the heap.
 #pragma once
 
 #include <algorithm>
 #include <array>
 #include <cstdint>
-#include <vector>
+#include <span>
 
+#include "executor/kernels/cpu/dim_vector.h"
+#include "executor/kernels/cpu/loop_operand.h"
 #include "executor/tensor.h"
 
 namespace nrt::exec::cpu {
 
 template <size_t N>
 struct RunLayout {
-  bool empty = false;                           // some size is 0: nothing to visit
-  std::vector<int64_t> sizes;                   // outermost first; none for a single element
-  std::array<std::vector<int64_t>, N> strides;  // in bytes, per operand
+  bool empty = false;                   // some size is 0: nothing to visit
+  DimVector sizes;                      // outermost first; none for a single element
+  std::array<DimVector, N> strides;     // in bytes, per operand
 };
 
 // `byte_strides[i][d]` is operand i's stride along dimension d, in bytes.
 template <size_t N>
-RunLayout<N> coalesce_runs(const std::vector<int64_t>& sizes, const std::array<std::vector<int64_t>, N>& byte_strides) {
+RunLayout<N> coalesce_runs(std::span<const int64_t> sizes, const std::array<std::span<const int64_t>, N>& byte_strides) {
   RunLayout<N> layout;
   // Built innermost first, reversed at the end.
   for (size_t d = sizes.size(); d-- > 0;) {
@@ -45,18 +48,6 @@ RunLayout<N> coalesce_runs(const std::vector<int64_t>& sizes, const std::array<s
   return layout;
 }
 
-template <size_t N>
-RunLayout<N> coalesce_runs(const std::vector<int64_t>& sizes, const std::array<const Tensor*, N>& operands) {
-  std::array<std::vector<int64_t>, N> byte_strides;
-  for (size_t i = 0; i < N; ++i) {
-    byte_strides[i].resize(sizes.size());
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      byte_strides[i][d] = operands[i]->strides()[d] * static_cast<int64_t>(operands[i]->element_size());
-    }
-  }
-  return coalesce_runs<N>(sizes, byte_strides);
-}
-
 // Visits `layout` starting at `pointers`.
 template <size_t N, class Loop>
 void for_each_run_in(const RunLayout<N>& layout, std::array<uint8_t*, N> pointers, Loop&& loop) {
@@ -72,7 +63,7 @@ void for_each_run_in(const RunLayout<N>& layout, std::array<uint8_t*, N> pointer
     loop(pointers, inner_strides, layout.sizes[0]);
     return;
   }
-  std::vector<int64_t> index(inner, 0);
+  DimVector index(inner, 0);
   while (true) {
     loop(pointers, inner_strides, layout.sizes[inner]);
     size_t d = inner;
@@ -86,13 +77,40 @@ void for_each_run_in(const RunLayout<N>& layout, std::array<uint8_t*, N> pointer
   }
 }
 
+// Operands already laid out along `sizes` (LoopOperand::of / broadcast / read). When every one
+// walks the shape as a single run (dense or repeated), that run is visited without coalescing.
 template <size_t N, class Loop>
-void for_each_run(const std::vector<int64_t>& sizes, const std::array<const Tensor*, N>& operands, Loop&& loop) {
-  const RunLayout<N> layout = coalesce_runs(sizes, operands);
-  if (layout.empty) return;
+void for_each_run(std::span<const int64_t> sizes, const std::array<const LoopOperand*, N>& operands, Loop&& loop) {
   std::array<uint8_t*, N> pointers;
-  for (size_t i = 0; i < N; ++i) pointers[i] = operands[i]->raw_data();
+  std::array<int64_t, N> flat_strides;
+  bool flat = true;
+  for (size_t i = 0; i < N; ++i) {
+    pointers[i] = operands[i]->data();
+    flat_strides[i] = operands[i]->flat_stride();
+    flat = flat && flat_strides[i] >= 0;
+  }
+  if (flat) {
+    int64_t n = 1;
+    for (int64_t s : sizes) n *= s;
+    if (n > 0) loop(pointers, flat_strides, n);
+    return;
+  }
+  std::array<std::span<const int64_t>, N> byte_strides;
+  for (size_t i = 0; i < N; ++i) byte_strides[i] = operands[i]->byte_strides();
+  const RunLayout<N> layout = coalesce_runs<N>(sizes, byte_strides);
   for_each_run_in(layout, pointers, loop);
+}
+
+// Tensors whose sizes are all `sizes`.
+template <size_t N, class Loop>
+void for_each_run(std::span<const int64_t> sizes, const std::array<const Tensor*, N>& operands, Loop&& loop) {
+  std::array<LoopOperand, N> views;
+  std::array<const LoopOperand*, N> pointers;
+  for (size_t i = 0; i < N; ++i) {
+    views[i] = LoopOperand::of(*operands[i]);
+    pointers[i] = &views[i];
+  }
+  for_each_run<N>(sizes, pointers, loop);
 }
 
 }  // namespace nrt::exec::cpu

@@ -2,16 +2,15 @@
 
 #include <cstring>
 
-#include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/elementwise_loops.h"
 
 namespace nrt::exec::cpu {
 namespace {
 
-void copy_bytes(const Tensor& dst, const Tensor& src) {
+void copy_bytes(const Tensor& dst, const LoopOperand& to, const LoopOperand& from) {
   const auto element = static_cast<int64_t>(dst.element_size());
-  for_each_run<2>(dst.sizes(), {&dst, &src},
+  for_each_run<2>(dst.sizes(), {&to, &from},
                   [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
                     if (s[0] == element && s[1] == element) {
                       std::memcpy(p[0], p[1], static_cast<size_t>(n * element));
@@ -33,9 +32,10 @@ const KernelContext& conversion_context() {
 }  // namespace
 
 bool copy_into(const Tensor& dst, const Tensor& src) {
-  const Tensor source = src.sizes() == dst.sizes() ? src : expand_to(src, dst.sizes());
+  const LoopOperand to = LoopOperand::of(dst);
+  const LoopOperand from = LoopOperand::broadcast(src, src.dtype(), dst.sizes());
   if (dst.dtype() == src.dtype()) {
-    copy_bytes(dst, source);
+    copy_bytes(dst, to, from);
     return true;
   }
   if (!is_kernel_dtype(dst.dtype()) || !is_kernel_dtype(src.dtype())) return false;
@@ -44,7 +44,7 @@ bool copy_into(const Tensor& dst, const Tensor& src) {
     using Out = typename decltype(out_tag)::type;
     return dispatch_dtype<kAllDtypes>(ctx, src.dtype(), [&](auto in_tag) {
       using In = typename decltype(in_tag)::type;
-      for_each_run<2>(dst.sizes(), {&dst, &source},
+      for_each_run<2>(dst.sizes(), {&to, &from},
                       [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
                         for (int64_t i = 0; i < n; ++i) {
                           *reinterpret_cast<Out*>(p[0] + i * s[0]) =

@@ -59,13 +59,19 @@ ScalarType promote_types(ScalarType a, ScalarType b) {
   return integral_rank(a) > integral_rank(b) ? a : b;
 }
 
+void ResultTypeFold::add(PromotionOperand operand) {
+  auto& slot = by_class_[static_cast<int>(operand.priority)];
+  slot = promote_defined(slot, operand.dtype);
+}
+
+ScalarType ResultTypeFold::result() const {
+  return combine_categories(by_class_[0], combine_categories(by_class_[1], by_class_[2]));
+}
+
 ScalarType result_type(std::span<const PromotionOperand> operands) {
-  ScalarType by_class[3] = {ScalarType::UNKNOWN, ScalarType::UNKNOWN, ScalarType::UNKNOWN};
-  for (const auto& op : operands) {
-    auto& slot = by_class[static_cast<int>(op.priority)];
-    slot = promote_defined(slot, op.dtype);
-  }
-  return combine_categories(by_class[0], combine_categories(by_class[1], by_class[2]));
+  ResultTypeFold fold;
+  for (const auto& op : operands) fold.add(op);
+  return fold.result();
 }
 
 }  // namespace nrt::exec::cpu

@@ -26,4 +26,14 @@ struct PromotionOperand {
 
 ScalarType result_type(std::span<const PromotionOperand> operands);
 
+// result_type folded one operand at a time, for callers that have no list of operands at hand.
+class ResultTypeFold {
+ public:
+  void add(PromotionOperand operand);
+  ScalarType result() const;
+
+ private:
+  ScalarType by_class_[3] = {ScalarType::UNKNOWN, ScalarType::UNKNOWN, ScalarType::UNKNOWN};
+};
+
 }  // namespace nrt::exec::cpu

@@ -8,7 +8,6 @@
 #include "executor/kernels/cpu/elementwise_loops.h"
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
-#include "executor/kernels/cpu/tensor_copy.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -82,13 +81,14 @@ struct Trunc {
 // Dtype-preserving ops.
 template <class Op>
 Status same_dtype_unary(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
+  auto self = read_tensor(ctx, "self", 0);
   if (!self) return self.error();
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  const Tensor& input = **self;
+  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
   if (!out) return out.error();
-  return dispatch_dtype<Op::kGroups>(ctx, self->dtype(), [&](auto tag) {
+  return dispatch_dtype<Op::kGroups>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map_unary<T, T>(*out, *self, [](compute_t<T> x) { return Op{}(x); });
+    map_unary<T, T>(**out, input, [](compute_t<T> x) { return Op{}(x); });
   });
 }
 
@@ -144,52 +144,56 @@ struct Silu {
 // Floating results; integer and bool inputs compute in float32 (torch's default dtype).
 template <class Op, bool kPromoteIntegers = true>
 Status floating_unary(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
+  auto self = read_tensor(ctx, "self", 0);
   if (!self) return self.error();
-  if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
-  if (!kPromoteIntegers && !is_floating_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
-  const ScalarType dtype = is_floating_dtype(self->dtype()) ? self->dtype() : ScalarType::FLOAT32;
-  auto out = bind_output(ctx, 0, dtype, self->sizes());
+  const Tensor& source = **self;
+  if (!is_kernel_dtype(source.dtype())) return unsupported_dtype(ctx, source.dtype());
+  if (!kPromoteIntegers && !is_floating_dtype(source.dtype())) return unsupported_dtype(ctx, source.dtype());
+  const ScalarType dtype = is_floating_dtype(source.dtype()) ? source.dtype() : ScalarType::FLOAT32;
+  auto out = bind_output_ref(ctx, 0, dtype, source.sizes());
   if (!out) return out.error();
-  const Tensor input = self->dtype() == dtype ? *self : converted_copy(*self, dtype);
+  const LoopOperand input = LoopOperand::broadcast(source, dtype, source.sizes());
   return dispatch_dtype<kFloating>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map_unary<T, T>(*out, input, [](compute_t<T> x) { return Op{}(x); });
+    map_unary<T, T>(**out, input, [](compute_t<T> x) { return Op{}(x); });
   });
 }
 
 Status gelu(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
+  auto self = read_tensor(ctx, "self", 0);
   if (!self) return self.error();
+  const Tensor& input = **self;
   auto approximate = read_optional_string(ctx, "approximate", 1);
   if (!approximate) return approximate.error();
   const std::string mode = approximate->value_or("none");
   if (mode != "none" && mode != "tanh") return ctx.error("approximate must be 'none' or 'tanh', got '" + mode + "'");
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
   if (!out) return out.error();
-  return dispatch_dtype<kFloating>(ctx, self->dtype(), [&](auto tag) {
+  const bool tanh_form = mode == "tanh";
+  return dispatch_dtype<kFloating>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
-    if (mode == "tanh") {
+    if (tanh_form) {
       const C k = static_cast<C>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);  // sqrt(2/pi)
-      map_unary<T, T>(*out, *self, [k](C x) {
+      map_unary<T, T>(**out, input, [k](C x) {
         return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
       });
     } else {
       const C inv_sqrt2 = static_cast<C>(1.0 / std::numbers::sqrt2);
-      map_unary<T, T>(*out, *self, [inv_sqrt2](C x) { return C(0.5) * x * (C(1) + std::erf(x * inv_sqrt2)); });
+      map_unary<T, T>(**out, input, [inv_sqrt2](C x) { return C(0.5) * x * (C(1) + std::erf(x * inv_sqrt2)); });
     }
   });
 }
 
 Status logical_not(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
+  auto self = read_tensor(ctx, "self", 0);
   if (!self) return self.error();
-  auto out = bind_output(ctx, 0, ScalarType::BOOL, self->sizes());
+  const Tensor& input = **self;
+  auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, input.sizes());
   if (!out) return out.error();
-  return dispatch_dtype<kAllDtypes>(ctx, self->dtype(), [&](auto tag) {
+  return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
-    map_unary<bool, T>(*out, *self, [](compute_t<T> x) { return !(x != compute_t<T>(0)); });
+    map_unary<bool, T>(**out, input, [](compute_t<T> x) { return !(x != compute_t<T>(0)); });
   });
 }
 
