@@ -83,15 +83,20 @@ ExecutionFrame::ExecutionFrame(const ExecutionPlan& plan, FrameOptions options)
     : plan_(plan), options_(options), slots_(static_cast<size_t>(plan.num_slots)) {
   for (const auto& constant : plan.constants) slots_[static_cast<size_t>(constant.slot)] = constant.value;
   // slots_ never changes size from here on, so pointers into it stay valid.
-  arguments_.resize(plan.nodes.size());
-  for (size_t n = 0; n < plan.nodes.size(); ++n) {
-    const PlannedNode& node = plan.nodes[n];
-    auto& args = arguments_[n];
-    args.reserve(node.arg_slots.size());
+  // Every node's arguments in one array, their names interned: a kernel looking its arguments up
+  // reads a few hot names rather than one string per node.
+  size_t total = 0;
+  for (const PlannedNode& node : plan.nodes) total += node.arg_slots.size();
+  arguments_.reserve(total);
+  argument_begin_.reserve(plan.nodes.size() + 1);
+  for (const PlannedNode& node : plan.nodes) {
+    argument_begin_.push_back(arguments_.size());
     for (size_t a = 0; a < node.arg_slots.size(); ++a) {
-      args.push_back(NamedValue{node.arg_names[a], &slots_[static_cast<size_t>(node.arg_slots[a])]});
+      const std::string& name = *argument_names_.insert(node.arg_names[a]).first;
+      arguments_.push_back(NamedValue{name, &slots_[static_cast<size_t>(node.arg_slots[a])]});
     }
   }
+  argument_begin_.push_back(arguments_.size());
   sizes_.resize(plan.values.size());
   sizes_known_.assign(plan.values.size(), false);
   planned_.resize(plan.values.size());
@@ -154,6 +159,7 @@ Status ExecutionFrame::prepare(const SymbolBindings& bindings) {
                          static_cast<int64_t>(memory_.offsets[r]) / elem);
   }
   bindings_ = bindings;
+  ++plan_generation_;
   return {};
 }
 

@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <set>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "executor/execution_plan.h"
@@ -45,12 +47,20 @@ class ExecutionFrame {
 
   std::vector<RuntimeValue>& slots() { return slots_; }
   const std::vector<RuntimeValue>& slots() const { return slots_; }
-  std::span<const NamedValue> arguments(size_t node) const { return arguments_[node]; }
+  std::span<const NamedValue> arguments(size_t node) const {
+    return std::span<const NamedValue>(arguments_.data() + argument_begin_[node],
+                                       argument_begin_[node + 1] - argument_begin_[node]);
+  }
 
   // The tensor a planned value is written into, or nullptr when the value has no planned memory.
   const Tensor* planned_tensor(size_t value) const {
     return planned_[value].defined() ? &planned_[value] : nullptr;
   }
+  // The frame's cell for `value`'s planned tensor (undefined when it has none). Its address is
+  // stable for the frame's life, so callers may keep it across runs and re-plans.
+  const Tensor& planned_cell(size_t value) const { return planned_[value]; }
+  // Changes whenever `prepare` plans memory anew (never 0 after the first plan).
+  uint64_t plan_generation() const { return plan_generation_; }
   // Concrete sizes of a tensor value under the current bindings; nullptr when unknown.
   const std::vector<int64_t>* concrete_sizes(size_t value) const {
     return sizes_known_[value] ? &sizes_[value] : nullptr;
@@ -72,7 +82,9 @@ class ExecutionFrame {
   const ExecutionPlan& plan_;
   FrameOptions options_;
   std::vector<RuntimeValue> slots_;
-  std::vector<std::vector<NamedValue>> arguments_;
+  std::set<std::string, std::less<>> argument_names_;
+  std::vector<NamedValue> arguments_;   // every node's, in node order
+  std::vector<size_t> argument_begin_;  // node n's are [argument_begin_[n], argument_begin_[n + 1])
   std::optional<SymbolBindings> bindings_;  // those `prepare` last planned for
   std::vector<std::vector<int64_t>> sizes_;
   std::vector<bool> sizes_known_;
@@ -81,6 +93,7 @@ class ExecutionFrame {
   MemoryPlan memory_;
   std::shared_ptr<Storage> arena_;
   uint64_t arena_allocations_ = 0;
+  uint64_t plan_generation_ = 0;
 };
 
 }  // namespace nrt::exec

@@ -1,5 +1,6 @@
 #include "executor/executor.h"
 
+#include <array>
 #include <cstring>
 #include <set>
 
@@ -83,6 +84,7 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
   frame_options.poison_freed = executor->options_.poison_freed.value_or(poison_requested_by_environment());
   executor->frame_ = std::make_unique<ExecutionFrame>(executor->plan_, frame_options);
   if (Status s = executor->bind_weights(); !s) return s.error();
+  executor->build_compact_nodes();
   // Static shapes are planned now, so the first run allocates nothing either.
   if (Status s = executor->frame_->prepare({}); !s) return s.error();
   return executor;
@@ -389,6 +391,140 @@ Error Executor::node_error(const PlannedNode& node, const std::string& message, 
                               node.name + "' (" + node.target + "): " + message);
 }
 
+// A kernel's result must match the graph's metadata, and only views may alias planned memory.
+Status Executor::check_result(const PlannedNode& node, size_t value, const RuntimeValue& result) const {
+  const ValueInfo& info = plan_.values[value];
+  if (!is_tensor_kind(info.kind)) {
+    if (std::holds_alternative<std::monostate>(result) && info.kind != fb::ValueKind::NONE) {
+      return node_error(node, "the kernel did not set value '" + info.name + "'", ErrorCode::KernelResultMismatch);
+    }
+    return {};
+  }
+  const auto* t = std::get_if<Tensor>(&result);
+  if (t == nullptr || !t->defined()) {
+    if (info.kind == fb::ValueKind::OPTIONAL_TENSOR) return {};
+    return node_error(node, "the kernel did not produce tensor '" + info.name + "'", ErrorCode::KernelResultMismatch);
+  }
+  if (info.has_meta) {
+    const auto* sizes = frame_->concrete_sizes(value);
+    if ((info.dtype != ScalarType::UNKNOWN && t->dtype() != info.dtype) || (sizes && *sizes != t->sizes())) {
+      return node_error(node,
+                        "produced " + t->type_string() + " for '" + info.name + "', the graph records " +
+                            (sizes ? std::string(nrt::short_name(info.dtype)) + sizes_text(*sizes) : meta_text(info)),
+                        ErrorCode::KernelResultMismatch);
+    }
+  }
+  // Every planned tensor shares the arena's one Storage, so aliasing shows as that storage at
+  // an offset other than the value's own.
+  if (!node.kernel.is_view && frame_->is_arena(t->storage().get())) {
+    const Tensor* planned = frame_->planned_tensor(value);
+    if (planned == nullptr || planned->storage_offset() != t->storage_offset()) {
+      return node_error(node,
+                        "output '" + info.name + "' aliases memory planned for another value; a kernel returning a "
+                        "view of an input must be registered with KernelInfo::is_view",
+                        ErrorCode::KernelResultMismatch);
+    }
+  }
+  return {};
+}
+
+void Executor::build_compact_nodes() {
+  compact_nodes_.resize(plan_.nodes.size());
+  for (size_t n = 0; n < plan_.nodes.size(); ++n) {
+    const PlannedNode& node = plan_.nodes[n];
+    CompactNode& compact = compact_nodes_[n];
+    compact.fn = node.kernel.fn;
+    compact.target = node.target;
+    compact.first_output_slot = node.first_output_slot;
+    compact.num_outputs = static_cast<uint32_t>(node.outputs.size());
+    compact.outputs_begin = static_cast<uint32_t>(compact_outputs_.size());
+    compact.compact = node.gathers.empty();
+    for (const PlannedOutput& out : node.outputs) {
+      compact.compact = compact.compact && out.kind != OutputSlotKind::kList;
+      CompactOutput o;
+      o.slot = out.slot;
+      if (out.kind == OutputSlotKind::kValue) {
+        o.value = out.value;
+        o.planned = &frame_->planned_cell(static_cast<size_t>(out.value));
+      }
+      compact_outputs_.push_back(o);
+    }
+    compact.releases_begin = static_cast<uint32_t>(compact_releases_.size());
+    for (int32_t v : node.releases) {
+      const auto value = static_cast<size_t>(v);
+      compact_releases_.push_back({plan_.values[value].slot, &frame_->planned_cell(value)});
+    }
+    compact.releases_end = static_cast<uint32_t>(compact_releases_.size());
+  }
+}
+
+namespace {
+
+// `t` is the view `planned` describes: the kernel wrote into the planned tensor it was given.
+bool is_planned_view(const Tensor& t, const Tensor& planned) {
+  return t.storage() == planned.storage() && t.storage_offset() == planned.storage_offset() &&
+         t.dtype() == planned.dtype() && t.sizes() == planned.sizes();
+}
+
+}  // namespace
+
+Status Executor::execute_compact(size_t n) {
+  const CompactNode& node = compact_nodes_[n];
+  RuntimeValue* slots = frame_->slots().data();
+  CompactOutput* outputs = compact_outputs_.data() + node.outputs_begin;
+  const uint64_t generation = frame_->plan_generation();
+  // What the slot held before the call, to tell afterwards whether the kernel left it alone:
+  // Tensor has no mutators, so an untouched slot still has the same sizes buffer.
+  struct Placed {
+    const Storage* storage;
+    const int64_t* sizes;
+  };
+  std::array<Placed, 4> placed{};
+  for (uint32_t i = 0; i < node.num_outputs; ++i) {
+    RuntimeValue& slot = slots[outputs[i].slot];
+    const Tensor* planned = outputs[i].planned;
+    if (planned != nullptr && planned->defined()) {
+      if (outputs[i].placed_generation != generation) {
+        const auto* current = std::get_if<Tensor>(&slot);
+        if (current == nullptr || !is_planned_view(*current, *planned)) slot = *planned;
+      }
+      if (i < placed.size()) {
+        const Tensor& t = std::get<Tensor>(slot);
+        placed[i] = {t.storage().get(), t.sizes().data()};
+      }
+    } else if (!std::holds_alternative<std::monostate>(slot)) {
+      slot = RuntimeValue{};
+    }
+  }
+  KernelContext context(node.target, frame_->arguments(n),
+                        std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_.device);
+  if (Status s = node.fn(context); !s) {
+    for (uint32_t i = 0; i < node.num_outputs; ++i) outputs[i].placed_generation = 0;
+    return node_error(plan_.nodes[n], s.error().message, s.error().code);
+  }
+  for (uint32_t i = 0; i < node.num_outputs; ++i) {
+    if (outputs[i].value < 0) continue;
+    const RuntimeValue& slot = slots[outputs[i].slot];
+    // A result left in its planned tensor has the recorded dtype and sizes and aliases nothing
+    // else: the full check is for the rest.
+    const auto* t = std::get_if<Tensor>(&slot);
+    const Tensor* planned = outputs[i].planned;
+    if (t != nullptr && planned->defined() && i < placed.size() && t->storage().get() == placed[i].storage &&
+        t->sizes().data() == placed[i].sizes && t->storage_offset() == planned->storage_offset() &&
+        t->dtype() == planned->dtype()) {
+      outputs[i].placed_generation = generation;
+      continue;
+    }
+    outputs[i].placed_generation = 0;
+    if (Status s = check_result(plan_.nodes[n], static_cast<size_t>(outputs[i].value), slot); !s) return s;
+  }
+  for (uint32_t r = node.releases_begin; r < node.releases_end; ++r) {
+    const CompactRelease& release = compact_releases_[r];
+    if (!release.planned->defined()) slots[release.slot] = RuntimeValue{};
+  }
+  return {};
+}
+
 Status Executor::execute_node(size_t n) {
   const PlannedNode& node = plan_.nodes[n];
   auto& slots = frame_->slots();
@@ -486,47 +622,10 @@ Status Executor::execute_node(size_t n) {
                         plan_.device);
   if (Status s = node.kernel.fn(context); !s) return node_error(node, s.error().message, s.error().code);
 
-  // The kernel's results must match the graph's metadata, and only views may alias planned memory.
-  auto check_tensor = [&](size_t value, const RuntimeValue& result) -> Status {
-    const ValueInfo& info = plan_.values[value];
-    if (!is_tensor_kind(info.kind)) {
-      if (std::holds_alternative<std::monostate>(result) && info.kind != fb::ValueKind::NONE) {
-        return node_error(node, "the kernel did not set value '" + info.name + "'", ErrorCode::KernelResultMismatch);
-      }
-      return {};
-    }
-    const auto* t = std::get_if<Tensor>(&result);
-    if (t == nullptr || !t->defined()) {
-      if (info.kind == fb::ValueKind::OPTIONAL_TENSOR) return {};
-      return node_error(node, "the kernel did not produce tensor '" + info.name + "'", ErrorCode::KernelResultMismatch);
-    }
-    if (info.has_meta) {
-      const auto* sizes = frame_->concrete_sizes(value);
-      if ((info.dtype != ScalarType::UNKNOWN && t->dtype() != info.dtype) || (sizes && *sizes != t->sizes())) {
-        return node_error(node,
-                          "produced " + t->type_string() + " for '" + info.name + "', the graph records " +
-                              (sizes ? std::string(nrt::short_name(info.dtype)) + sizes_text(*sizes) : meta_text(info)),
-                          ErrorCode::KernelResultMismatch);
-      }
-    }
-    // Every planned tensor shares the arena's one Storage, so aliasing shows as that storage at
-    // an offset other than the value's own.
-    if (!node.kernel.is_view && frame_->is_arena(t->storage().get())) {
-      const Tensor* planned = frame_->planned_tensor(value);
-      if (planned == nullptr || planned->storage_offset() != t->storage_offset()) {
-        return node_error(node,
-                          "output '" + info.name + "' aliases memory planned for another value; a kernel returning a "
-                          "view of an input must be registered with KernelInfo::is_view",
-                          ErrorCode::KernelResultMismatch);
-      }
-    }
-    return {};
-  };
-
   for (const PlannedOutput& out : node.outputs) {
     RuntimeValue& slot = slots[static_cast<size_t>(out.slot)];
     if (out.kind == OutputSlotKind::kValue) {
-      if (Status s = check_tensor(static_cast<size_t>(out.value), slot); !s) return s;
+      if (Status s = check_result(node, static_cast<size_t>(out.value), slot); !s) return s;
     } else if (out.kind == OutputSlotKind::kList) {
       if (auto* list = std::get_if<std::vector<Tensor>>(&slot)) {
         if (list->size() != out.elements.size()) {
@@ -539,7 +638,7 @@ Status Executor::execute_node(size_t n) {
           const auto v = static_cast<size_t>(out.elements[e]);
           RuntimeValue& target = slots[static_cast<size_t>(plan_.values[v].slot)];
           target = std::move((*list)[e]);
-          if (Status s = check_tensor(v, target); !s) return s;
+          if (Status s = check_result(node, v, target); !s) return s;
         }
       } else {
         return node_error(node, "the kernel did not produce a tensor list", ErrorCode::KernelResultMismatch);
@@ -561,7 +660,10 @@ Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
   SymbolBindings bindings;
   Status status = bind_inputs(inputs, &bindings);
   if (status) status = frame_->prepare(bindings);
-  for (size_t n = 0; status && n < plan_.nodes.size(); ++n) status = execute_node(n);
+  const bool poisoning = frame_->poisoning();
+  for (size_t n = 0; status && n < plan_.nodes.size(); ++n) {
+    status = !poisoning && compact_nodes_[n].compact ? execute_compact(n) : execute_node(n);
+  }
 
   std::vector<NamedOutput> outputs;
   if (status) {

@@ -89,7 +89,10 @@ class Executor final : public GraphRunner {
   Status bind_subgraphs();
   Status bind_weights();
   Status bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings);
+  void build_compact_nodes();
   Status execute_node(size_t n);
+  Status execute_compact(size_t n);
+  Status check_result(const PlannedNode& node, size_t value, const RuntimeValue& result) const;
   Error node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const;
 
   std::shared_ptr<const ProgramFile> file_;
@@ -98,6 +101,35 @@ class Executor final : public GraphRunner {
   ExecutionPlan plan_;
   std::unique_ptr<ExecutionFrame> frame_;
   std::vector<std::unique_ptr<Executor>> subgraphs_;  // runners bound to GraphRef constants
+
+  // What running a node reads, packed per node, so that a long chain of small kernels streams
+  // through three small arrays rather than the plan's larger records. Nodes without list
+  // arguments or list outputs run from these (execute_compact); the others, and every node in
+  // poison mode, through execute_node.
+  struct CompactOutput {
+    int32_t slot = -1;
+    int32_t value = -1;               // -1: an ignored output
+    const Tensor* planned = nullptr;  // the frame's cell for the value
+    // The frame's plan generation in which the slot was last seen holding the planned tensor
+    // after the kernel ran; while it is current the slot needs no re-placing.
+    uint64_t placed_generation = 0;
+  };
+  struct CompactRelease {
+    int32_t slot = -1;
+    const Tensor* planned = nullptr;
+  };
+  struct CompactNode {
+    KernelFn fn = nullptr;
+    std::string_view target;
+    int32_t first_output_slot = 0;
+    uint32_t num_outputs = 0;
+    uint32_t outputs_begin = 0;  // into compact_outputs_
+    uint32_t releases_begin = 0, releases_end = 0;  // into compact_releases_
+    bool compact = false;
+  };
+  std::vector<CompactNode> compact_nodes_;
+  std::vector<CompactOutput> compact_outputs_;
+  std::vector<CompactRelease> compact_releases_;
   std::vector<int32_t> user_input_slots_;  // cleared after every run
 };
 
