@@ -1,5 +1,8 @@
 #include "serializer/scalar_type_info.h"
 
+#include <array>
+#include <iterator>
+
 namespace nrt {
 namespace {
 
@@ -44,11 +47,19 @@ constexpr ScalarTypeRow kRows[] = {
     {fb::ScalarType::BITS16, 2, "bits16"},
 };
 
+// Row index by enum value (-1: no row; every member is below 256): element sizes are looked up on every tensor access.
+constexpr std::array<int8_t, 256> kRowOf = [] {
+  std::array<int8_t, 256> index{};
+  index.fill(-1);
+  for (size_t i = 0; i < std::size(kRows); ++i) index[static_cast<size_t>(kRows[i].type)] = static_cast<int8_t>(i);
+  return index;
+}();
+
 const ScalarTypeRow* find_row(fb::ScalarType type) {
-  for (const auto& row : kRows) {
-    if (row.type == type) return &row;
-  }
-  return nullptr;
+  const auto value = static_cast<int>(type);  // the enum is a short: unknown values reach past a byte
+  if (value < 0 || value >= static_cast<int>(kRowOf.size())) return nullptr;
+  const int8_t row = kRowOf[static_cast<size_t>(value)];
+  return row < 0 ? nullptr : &kRows[row];
 }
 
 }  // namespace

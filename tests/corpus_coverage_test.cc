@@ -135,6 +135,11 @@ TEST(ScalarTypeInfo, CoversEveryScalarType) {
   }
   EXPECT_EQ(element_size(static_cast<fb::ScalarType>(14)), 0u);  // a gap in the numbering
   EXPECT_FALSE(is_known(static_cast<fb::ScalarType>(14)));
+  // Values beyond the table's range, which a hostile file may hold, have no row either.
+  for (int value : {-1, 256, 256 + 6, 32767}) {
+    EXPECT_EQ(element_size(static_cast<fb::ScalarType>(value)), 0u) << value;
+    EXPECT_EQ(short_name(static_cast<fb::ScalarType>(value)), "?") << value;
+  }
 }
 
 }  // namespace
