@@ -31,7 +31,8 @@ void add_run_options(CLI::App& app, RunOptions& options) {
       ->check(CLI::Range(1, 1000000));
   app.add_flag("--json", options.json,
                "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "
-               "and \"world_size\", all printed by rank 0 in rank order)");
+               "and \"world_size\", all printed by rank 0 in rank order; a rank whose run fails prints its own line "
+               "before the job is ended)");
   app.add_flag("--poison-freed", options.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
   auto* verbose = app.add_flag("-v,--verbose", options.verbosity, "More diagnostics on stderr: -v info, -vv debug");

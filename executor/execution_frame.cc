@@ -105,6 +105,9 @@ ExecutionFrame::ExecutionFrame(const ExecutionPlan& plan, FrameOptions options)
 
 Status ExecutionFrame::prepare(const SymbolBindings& bindings) {
   if (bindings_ && *bindings_ == bindings) return {};
+  // From here on the previous plan is gone, whether or not this one succeeds.
+  bindings_.reset();
+  ++plan_generation_;
 
   std::vector<BufferRequest> requests;
   std::vector<size_t> requesters;
@@ -159,7 +162,6 @@ Status ExecutionFrame::prepare(const SymbolBindings& bindings) {
                          static_cast<int64_t>(memory_.offsets[r]) / elem);
   }
   bindings_ = bindings;
-  ++plan_generation_;
   return {};
 }
 

@@ -48,20 +48,35 @@ Result<std::unique_ptr<Executor>> Executor::load(ProgramFile file, ExecutorOptio
 }
 
 Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFile> file, ExecutorOptions options) {
+  return load_graph(std::move(file), std::move(options), nullptr);
+}
+
+Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const ProgramFile> file,
+                                                       ExecutorOptions options, SubgraphRunners* runners) {
   if (options.device.kind != DeviceKind::kCpu) {
     return make_error(ErrorCode::InvalidArgument,
                       "device " + options.device.to_string() + " is not supported by this build (cpu only)");
   }
   std::unique_ptr<Executor> executor(new Executor());
+  executor->runners_ = runners != nullptr ? runners : &executor->owned_runners_;
   executor->file_ = std::move(file);
   executor->options_ = std::move(options);
   const fb::Program& program = executor->file_->program();
-  auto plan = build_execution_plan(program, executor->options_.graph, executor->options_.device);
-  if (!plan) return plan.error();
-  executor->plan_ = std::move(*plan);
-  // The graph's own nodes have kernels; its subgraphs' targets are reported together, up front.
+  // Targets without a kernel in the graph and every subgraph it reaches, reported together.
   auto missing = missing_kernels(program, executor->options_.graph, executor->options_.device);
   if (!missing) return missing.error();
+  auto plan = build_execution_plan(program, executor->options_.graph, executor->options_.device);
+  if (!plan) {
+    if (plan.error().code != ErrorCode::MissingKernel) return plan.error();
+    // The plan names the graph's own targets with their nodes; add those only subgraphs use.
+    std::string extra;
+    for (const auto& target : *missing) {
+      if (plan.error().message.find("\n  " + target + " (") == std::string::npos) extra += "\n  " + target;
+    }
+    if (extra.empty()) return plan.error();
+    return make_error(ErrorCode::MissingKernel, plan.error().message + "\nand in its subgraphs:" + extra);
+  }
+  executor->plan_ = std::move(*plan);
   if (!missing->empty()) {
     std::string message = "graph '" + executor->plan_.graph_name + "': no " + executor->options_.device.to_string() +
                           " kernel for " + std::to_string(missing->size()) + " target(s) its subgraphs use:";
@@ -134,19 +149,25 @@ Status Executor::bind_subgraphs() {
   for (auto& constant : plan_.constants) {
     auto* ref = std::get_if<GraphRef>(&constant.value);
     if (ref == nullptr) continue;
+    // One runner per subgraph for the whole tree: a graph passed twice (both branches of a cond,
+    // or at every level of a nest) is loaded once. Runners never run re-entrantly (no cycles).
+    if (auto it = runners_->find(ref->graph); it != runners_->end()) {
+      ref->runner = it->second.get();
+      continue;
+    }
     ExecutorOptions options;
     options.graph = ref->name;
     options.device = options_.device;
     options.poison_freed = options_.poison_freed;
     options.copy_outputs = false;  // the control-flow kernel copies what it keeps
     options.process_groups = groups_;
-    auto child = Executor::load(file_, std::move(options));
+    auto child = load_graph(file_, std::move(options), runners_);
     if (!child) {
       return make_error(child.error().code, "graph '" + plan_.graph_name + "': subgraph '" + ref->name +
                                                 "': " + child.error().message);
     }
     ref->runner = child->get();
-    subgraphs_.push_back(std::move(*child));
+    runners_->emplace(ref->graph, std::move(*child));
   }
   return {};
 }
@@ -484,14 +505,13 @@ Status Executor::execute_compact(size_t n) {
     RuntimeValue& slot = slots[outputs[i].slot];
     const Tensor* planned = outputs[i].planned;
     if (planned != nullptr && planned->defined()) {
-      if (outputs[i].placed_generation != generation) {
-        const auto* current = std::get_if<Tensor>(&slot);
-        if (current == nullptr || !is_planned_view(*current, *planned)) slot = *planned;
+      const auto* current = std::get_if<Tensor>(&slot);
+      if (current == nullptr ||
+          (outputs[i].placed_generation != generation && !is_planned_view(*current, *planned))) {
+        slot = *planned;
+        current = std::get_if<Tensor>(&slot);
       }
-      if (i < placed.size()) {
-        const Tensor& t = std::get<Tensor>(slot);
-        placed[i] = {t.storage().get(), t.sizes().data()};
-      }
+      if (i < placed.size()) placed[i] = {current->storage().get(), current->sizes().data()};
     } else if (!std::holds_alternative<std::monostate>(slot)) {
       slot = RuntimeValue{};
     }
@@ -510,13 +530,17 @@ Status Executor::execute_compact(size_t n) {
     const auto* t = std::get_if<Tensor>(&slot);
     const Tensor* planned = outputs[i].planned;
     if (t != nullptr && planned->defined() && i < placed.size() && t->storage().get() == placed[i].storage &&
-        t->sizes().data() == placed[i].sizes && t->storage_offset() == planned->storage_offset() &&
-        t->dtype() == planned->dtype()) {
+        t->storage() == planned->storage() && t->sizes().data() == placed[i].sizes &&
+        t->storage_offset() == planned->storage_offset() && t->dtype() == planned->dtype()) {
       outputs[i].placed_generation = generation;
       continue;
     }
     outputs[i].placed_generation = 0;
-    if (Status s = check_result(plan_.nodes[n], static_cast<size_t>(outputs[i].value), slot); !s) return s;
+    if (Status s = check_result(plan_.nodes[n], static_cast<size_t>(outputs[i].value), slot); !s) {
+      // The slots of this node hold whatever the kernel left: none is trusted on the next run.
+      for (uint32_t j = 0; j < node.num_outputs; ++j) outputs[j].placed_generation = 0;
+      return s;
+    }
   }
   for (uint32_t r = node.releases_begin; r < node.releases_end; ++r) {
     const CompactRelease& release = compact_releases_[r];

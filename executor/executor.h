@@ -100,7 +100,12 @@ class Executor final : public GraphRunner {
   std::shared_ptr<const ProcessGroupRegistry> groups_;
   ExecutionPlan plan_;
   std::unique_ptr<ExecutionFrame> frame_;
-  std::vector<std::unique_ptr<Executor>> subgraphs_;  // runners bound to GraphRef constants
+  // Runners bound to GraphRef constants: the root executor owns one per subgraph of its tree.
+  using SubgraphRunners = std::map<uint32_t, std::unique_ptr<Executor>>;
+  static Result<std::unique_ptr<Executor>> load_graph(std::shared_ptr<const ProgramFile> file,
+                                                      ExecutorOptions options, SubgraphRunners* runners);
+  SubgraphRunners owned_runners_;
+  SubgraphRunners* runners_ = nullptr;  // the root's
 
   // What running a node reads, packed per node, so that a long chain of small kernels streams
   // through three small arrays rather than the plan's larger records. Nodes without list

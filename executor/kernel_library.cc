@@ -19,8 +19,10 @@ void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo
 }  // namespace
 
 Result<std::vector<std::string>> load_kernel_library(const std::string& path, KernelRegistry& registry) {
+  // A name without '/' would be searched on the library path: the caller means this file.
+  const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // RTLD_LOCAL: the library's own symbols (its copy of nrt, if any) do not leak into the host.
-  void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {
     const char* why = dlerror();
     return make_error(ErrorCode::IoOpen, "kernel library " + path + ": " + (why ? why : "cannot be loaded"));

@@ -16,8 +16,8 @@
 // - A group naming a rank outside the world is a CollectiveFailed error naming the group,
 //   its ranks and the world size; all groups are checked before any communicator is created, so
 //   every rank fails the same way without waiting on the others.
-// - On a rank that is not a member a group stays unbound: a collective on it fails when it runs
-//   (the kernels report an unbound group), as it would in torch.
+// - On a rank that is not a member a group stays unbound: a program with a collective on it fails
+//   to load there (Executor::load, CollectiveFailed), as a collective on it would fail in torch.
 //
 // Collectives follow process_group.h. Dtypes: f32, f64, f16, bf16, i8, i16, i32, i64, u8, bool.
 // Reductions: SUM, PRODUCT, MIN, MAX for every dtype; AVG (the sum divided by the group size, in

@@ -26,6 +26,9 @@ class Storage {
   uint8_t* data() const { return data_; }
   size_t bytes() const { return bytes_; }
   Device device() const { return device_; }
+  // Borrowed bytes are read-only by contract (a file's weights are mapped PROT_READ): kernels
+  // that write into an input refuse such storage instead of faulting.
+  bool read_only() const { return !owned_; }
 
  private:
   Storage(uint8_t* data, size_t bytes, Device device, bool owned, std::shared_ptr<const void> owner)

@@ -167,6 +167,32 @@ TEST_F(CollectiveKernelsTest, InPlaceFormsReturnTheirInput) {
   EXPECT_EQ(tensor_of(b.outputs[0]).storage(), x.storage());
 }
 
+// Weights are borrowed from the read-only mapping of the file: in-place forms refuse them
+// (a KernelError) rather than faulting on the write.
+TEST_F(CollectiveKernelsTest, InPlaceFormsRefuseReadOnlyWeights) {
+  std::vector<float> bytes = {1, 2, 3, 4};
+  auto owner = std::make_shared<int>(0);
+  Tensor weight(exec::Storage::borrow(bytes.data(), bytes.size() * sizeof(float), owner), ScalarType::FLOAT32, {4},
+                {1});
+  auto r = call("_c10d_functional::all_reduce_.default",
+                {{"input", weight}, {"reduce_op", std::string("sum")}, {"group_name", twin()}});
+  ASSERT_FALSE(r.status);
+  EXPECT_EQ(r.status.error().code, ErrorCode::KernelError) << r.status.error().to_string();
+  EXPECT_NE(r.status.error().message.find("read-only"), std::string::npos) << r.status.error().message;
+  auto b = call("_c10d_functional::broadcast_.default",
+                {{"input", weight}, {"src", int64_t{0}}, {"group_name", solo()}});
+  EXPECT_FALSE(b.status);
+  auto coalesced = call("_c10d_functional::all_reduce_coalesced_.default",
+                        {{"inputs", std::vector<Tensor>{weight}}, {"reduce_op", std::string("sum")},
+                         {"group_name", twin()}});
+  EXPECT_FALSE(coalesced.status);
+  EXPECT_EQ(bytes, (std::vector<float>{1, 2, 3, 4})) << "nothing was written";
+  // The functional form reads the weight and writes a fresh output.
+  auto functional = call("_c10d_functional::all_reduce.default",
+                         {{"input", weight}, {"reduce_op", std::string("sum")}, {"group_name", twin()}});
+  EXPECT_TRUE(functional.status) << functional.status.error().to_string();
+}
+
 TEST_F(CollectiveKernelsTest, WaitTensorIsTheIdentityView) {
   Tensor x = f32({2}, {7, 8});
   auto r = call("_c10d_functional::wait_tensor.default", {{"tensor", x}});

@@ -255,6 +255,7 @@ TEST(ControlFlowTest, MissingKernelsInSubgraphsAreListedAtLoad) {
   ProgramBuilder p("control_flow_test: missing");
   const uint32_t cond = p.op("higher_order::cond", "");
   const uint32_t missing = p.op("nrt_test::no_such_op", "");
+  const uint32_t missing_in_main = p.op("nrt_test::missing_in_main", "");
   auto branch = p.graph("main/branch", false);
   {
     const uint32_t x = branch.tensor("x", ScalarType::FLOAT32, {3});
@@ -267,21 +268,27 @@ TEST(ControlFlowTest, MissingKernelsInSubgraphsAreListedAtLoad) {
   const uint32_t x = g.tensor("x", ScalarType::FLOAT32, {3});
   const uint32_t flag = g.tensor("flag", ScalarType::BOOL, {});
   const uint32_t out = g.tensor("out", ScalarType::FLOAT32, {3});
+  const uint32_t also = g.tensor("also", ScalarType::FLOAT32, {3});
   g.user_input(arg::tensor(x));
   g.user_input(arg::tensor(flag));
+  g.node("also", missing_in_main, Args{{"self", arg::tensor(x)}}, {}, {arg::tensor(also)});
   const uint32_t sub = p.graph_index("main/branch");
   g.node("out", cond,
          Args{{"pred", arg::tensor(flag)}, {"true_fn", arg::graph(sub)}, {"false_fn", arg::graph(sub)},
               {"operands", arg::tensors({x})}},
          {}, {arg::tensor(out)});
   g.user_output(arg::tensor(out));
+  g.user_output(arg::tensor(also));
   auto file = verify_in_memory(p.finish());
   ASSERT_TRUE(file.ok()) << file.error().to_string();
   auto executor = Executor::load(std::move(*file));
   ASSERT_FALSE(executor.ok());
   EXPECT_EQ(executor.error().code, ErrorCode::MissingKernel) << executor.error().to_string();
-  EXPECT_NE(executor.error().message.find("subgraphs use"), std::string::npos) << executor.error().message;
-  EXPECT_NE(executor.error().message.find("nrt_test::no_such_op"), std::string::npos) << executor.error().message;
+  // One error: the graph's own target with its node, then the one only the subgraph uses.
+  EXPECT_NE(executor.error().message.find("nrt_test::missing_in_main (node also)"), std::string::npos)
+      << executor.error().message;
+  EXPECT_NE(executor.error().message.find("and in its subgraphs:\n  nrt_test::no_such_op"), std::string::npos)
+      << executor.error().message;
 }
 
 }  // namespace

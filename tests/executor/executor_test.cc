@@ -553,5 +553,65 @@ TEST(ExecutorTest, LongChainPlansFarBelowTheNaiveSum) {
   for (float v : values_of((*out)[0].value)) EXPECT_FLOAT_EQ(v, 101.0f);
 }
 
+// The compact run path trusts a slot it verified on an earlier run; a node whose results were
+// refused must not leave it trusting what the kernel left behind.
+TEST(ExecutorTest, RecoversFromRefusedResultsOfAMultiOutputNode) {
+  ProgramBuilder p("executor_test: pair");
+  const uint32_t pair = p.op("nrt_test::pair_or_wrong", "");
+  auto g = p.graph("main", true);
+  const uint32_t x = g.tensor("x", ScalarType::FLOAT32, {4});
+  const uint32_t a = g.tensor("a", ScalarType::FLOAT32, {4});
+  const uint32_t b = g.tensor("b", ScalarType::FLOAT32, {4});
+  g.user_input(arg::tensor(x));
+  g.node("pair", pair, Args{{"self", arg::tensor(x)}}, {}, {arg::tensor(a), arg::tensor(b)});
+  g.user_output(arg::tensor(a));
+  g.user_output(arg::tensor(b));
+  auto executor = load(p.finish());
+  ASSERT_NE(executor, nullptr);
+  for (int round = 0; round < 2; ++round) {
+    auto good = executor->run(NamedInputs{{"x", f32({4}, {1, 2, 3, 4})}});
+    ASSERT_TRUE(good.ok()) << good.error().to_string();
+    EXPECT_EQ(values_of((*good)[0].value), (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(values_of((*good)[1].value), (std::vector<float>{1, 2, 3, 4}));
+    auto bad = executor->run(NamedInputs{{"x", f32({4}, {-1, 2, 3, 4})}});
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().code, ErrorCode::KernelResultMismatch) << bad.error().to_string();
+  }
+  auto again = executor->run(NamedInputs{{"x", f32({4}, {5, 6, 7, 8})}});
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ(values_of((*again)[1].value), (std::vector<float>{5, 6, 7, 8}));
+}
+
+// A re-plan that fails (sizes beyond addressable memory) must not leave the frame believing the
+// previous plan still holds: running again with the earlier sizes works.
+TEST(ExecutorTest, AFailedReplanLeavesTheFrameUsable) {
+  ProgramBuilder p("executor_test: replan");
+  const uint32_t zeros4 = p.op("nrt_test::zeros4", "");
+  auto g = p.graph("main", true);
+  fb::TensorMetaT x_meta = testdata::tensor_meta(ScalarType::FLOAT32, {0});
+  x_meta.sizes[0] = testdata::symbolic_dim("s0", 2);
+  fb::TensorMetaT y_meta = testdata::tensor_meta(ScalarType::FLOAT32, {0, 0, 0, 0});
+  for (auto& size : y_meta.sizes) size = testdata::symbolic_dim("s0", 2);
+  y_meta.strides[0] = testdata::symbolic_dim("s0*s0*s0", 8);
+  y_meta.strides[1] = testdata::symbolic_dim("s0*s0", 4);
+  y_meta.strides[2] = testdata::symbolic_dim("s0", 2);
+  const uint32_t x = g.tensor("x", std::move(x_meta));
+  const uint32_t y = g.tensor("y", std::move(y_meta));
+  g.user_input(arg::tensor(x));
+  g.node("y", zeros4, Args{{"self", arg::tensor(x)}}, {}, {arg::tensor(y)});
+  g.user_output(arg::tensor(y));
+  auto executor = load(p.finish());
+  ASSERT_NE(executor, nullptr);
+  auto run_with = [&](int64_t n) { return executor->run(NamedInputs{{"x", Tensor::empty(ScalarType::FLOAT32, {n})}}); };
+  auto first = run_with(2);
+  ASSERT_TRUE(first.ok()) << first.error().to_string();
+  auto huge = run_with(65536);  // 4 * 65536^4 bytes
+  ASSERT_FALSE(huge.ok());
+  EXPECT_EQ(huge.error().code, ErrorCode::InvalidShape) << huge.error().to_string();
+  auto again = run_with(2);
+  ASSERT_TRUE(again.ok()) << again.error().to_string();
+  EXPECT_EQ(std::get<Tensor>((*again)[0].value).sizes(), (std::vector<int64_t>{2, 2, 2, 2}));
+}
+
 }  // namespace
 }  // namespace nrt::testing

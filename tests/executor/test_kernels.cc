@@ -132,6 +132,33 @@ Status wrong_shape(KernelContext& ctx) {
 
 Status fail(KernelContext& ctx) { return ctx.error("failed on purpose"); }
 
+// Two outputs, both a copy of self, while self[0] >= 0; otherwise output 0 gets one element too
+// many and output 1 an int, which the executor must refuse (and recover from on the next run).
+Status pair_or_wrong(KernelContext& ctx) {
+  auto a = ctx.tensor("self", 0);
+  if (!a) return a.error();
+  if (a->numel() > 0 && a->data<float>()[0] < 0) {
+    ctx.outputs()[0] = Tensor::empty(exec::ScalarType::FLOAT32, {a->numel() + 1});
+    ctx.outputs()[1] = int64_t{7};
+    return {};
+  }
+  for (size_t o = 0; o < 2; ++o) {
+    Tensor out = output_tensor(ctx, o, a->sizes());
+    std::memcpy(out.raw_data(), a->raw_data(), a->nbytes());
+  }
+  return {};
+}
+
+// Zeros of sizes [n, n, n, n], n = self.size(0).
+Status zeros4(KernelContext& ctx) {
+  auto a = ctx.tensor("self", 0);
+  if (!a) return a.error();
+  const int64_t n = a->size(0);
+  Tensor out = output_tensor(ctx, 0, {n, n, n, n});
+  std::memset(out.raw_data(), 0, out.nbytes());
+  return {};
+}
+
 Status group_size(KernelContext& ctx) {
   const RuntimeValue* v = ctx.find("group", 0);
   const auto* ref = v ? std::get_if<exec::ProcessGroupRef>(v) : nullptr;
@@ -156,6 +183,8 @@ const KernelRegistration kRegistrations[] = {
     {"nrt_test::bad_alias", DeviceKind::kCpu, KernelInfo{bad_alias, false}},
     {"nrt_test::wrong_shape", DeviceKind::kCpu, KernelInfo{wrong_shape, false}},
     {"nrt_test::fail", DeviceKind::kCpu, KernelInfo{fail, false}},
+    {"nrt_test::pair_or_wrong", DeviceKind::kCpu, KernelInfo{pair_or_wrong, false}},
+    {"nrt_test::zeros4", DeviceKind::kCpu, KernelInfo{zeros4, false}},
     {"nrt_test::group_size", DeviceKind::kCpu, KernelInfo{group_size, false}},
 };
 

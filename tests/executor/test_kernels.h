@@ -24,6 +24,8 @@ namespace nrt::testing {
 //   nrt_test::bad_alias(self)             returns self but is NOT registered as a view
 //   nrt_test::wrong_shape(self)           returns a tensor of one more element
 //   nrt_test::fail(self)                  always fails
+//   nrt_test::pair_or_wrong(self)         (self, self); if self[0] < 0 a wrong shape and an int
+//   nrt_test::zeros4(self)                zeros [n, n, n, n], n = self.size(0)
 //   nrt_test::group_size(group)           the bound ProcessGroup's size, -1 when unbound
 void link_test_kernels();  // referenced by tests so the registrations are linked
 

@@ -70,15 +70,24 @@ Result<fb::ReduceOp> reduce_op_arg(const KernelContext& ctx, int position) {
   return collective_error(ctx, "unknown reduce_op '" + *text + "' (expected one of " + known + ")");
 }
 
+// In-place forms write into their input, which must not be a weight mapped from the file.
+Status check_writable(const KernelContext& ctx, const Tensor& input) {
+  if (input.defined() && input.storage()->read_only()) {
+    return ctx.error("cannot work in place on " + input.type_string() +
+                     ": its bytes are read-only (a weight mapped from the program file)");
+  }
+  return {};
+}
+
 // The group the executor bound to `group_name`.
 Result<ProcessGroup*> group_arg(const KernelContext& ctx, int position) {
   const RuntimeValue* value = ctx.find("group_name", position);
   if (value == nullptr) return ctx.error("missing argument 'group_name'");
   if (const auto* name = std::get_if<std::string>(value)) {
     return collective_error(ctx, "group_name '" + *name +
-                                     "' is a plain string, not a process group of the program "
-                                     "(Program.process_groups), so nothing binds it; import the program with "
-                                     "nrt-inspect convert to name its groups");
+                                     "' is a plain string the executor did not bind (it binds the last argument of "
+                                     "a _c10d_functional node, or one named group_name, when it names a group of "
+                                     "Program.process_groups)");
   }
   const auto* ref = std::get_if<ProcessGroupRef>(value);
   if (ref == nullptr) return ctx.error("argument 'group_name' is not a process group");
@@ -157,6 +166,7 @@ Status all_reduce_in_place(KernelContext& ctx) {
   if (!op) return op.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
+  if (Status s = check_writable(ctx, *input); !s) return s;
   if (Status s = collective_status(ctx, (*group)->all_reduce(*input, *op)); !s) return s;
   return set_output(ctx, 0, *input);
 }
@@ -170,6 +180,11 @@ Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
   if (!op) return op.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
+  if (in_place) {
+    for (const Tensor& input : *inputs) {
+      if (Status s = check_writable(ctx, input); !s) return s;
+    }
+  }
   std::vector<Tensor> results;
   for (Tensor& input : *inputs) {
     Tensor target = in_place ? input : contiguous_copy(input);
@@ -309,6 +324,7 @@ Status broadcast_in_place(KernelContext& ctx) {
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
   if (Status s = check_source(ctx, **group, *src); !s) return s;
+  if (Status s = check_writable(ctx, *input); !s) return s;
   Tensor target = *input;
   if (Status s = collective_status(ctx, (*group)->broadcast(target, static_cast<int>(*src))); !s) return s;
   return set_output(ctx, 0, *input);

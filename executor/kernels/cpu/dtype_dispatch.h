@@ -1,6 +1,6 @@
 // Calls a generic lambda with a TypeTag<T> for the storage type of a runtime dtype. The groups a
 // kernel accepts are a template argument so that no code is instantiated for types it rejects; any
-// other dtype is an InvalidArgument error naming the target and the dtype.
+// other dtype is a KernelError naming the target and the dtype.
 #pragma once
 
 #include <string>

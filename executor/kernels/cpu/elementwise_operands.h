@@ -1,6 +1,6 @@
 // The operands of an element-wise kernel read together: each a tensor or a Python scalar, their
 // torch result type and their broadcast shape. Failing to broadcast, or a dtype outside the
-// kernels' set, is an InvalidArgument error naming the shapes or the dtype. Reading them copies
+// kernels' set, is a KernelError naming the shapes or the dtype. Reading them copies
 // no Tensor and, for up to DimVector::kInline dimensions, allocates nothing.
 #pragma once
 
