@@ -98,6 +98,14 @@ check "one rank under mpirun exits 2" [ $? -eq 2 ]
 check "the error names the group, its ranks and the world size" \
   contains one.err "process group '0' has ranks [0, 1] but the world has 1 rank"
 
+# One rank's bad input: every rank stops before the first collective (no hang), exit 2.
+cp in_0.npy only0_0.npy
+mpi 60 -np 2 "$RUN" model.nrt --input 'x=only0_{rank}.npy' > lone.out 2> lone.err
+status=$?
+check "a bad input on rank 1 alone ends the job with exit 2, not a timeout (exit $status)" [ "$status" -eq 2 ]
+check "the error names rank 1 and its file" contains lone.err "rank 1"
+check "the error names the missing file" contains lone.err "only0_1.npy"
+
 # Several ranks writing into one directory would overwrite each other's outputs.
 mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --output-dir shared > shared.out 2> shared.err
 check "--output-dir without {rank} exits 2" [ $? -eq 2 ]
