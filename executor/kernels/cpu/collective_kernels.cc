@@ -139,6 +139,22 @@ Result<Tensor> output_for(KernelContext& ctx, std::optional<size_t> index, Scala
   return Tensor::empty(dtype, sizes, ctx.device());
 }
 
+// The coalesced forms: `one` applied to each tensor of the list argument `inputs`, the results
+// forming the node's list output.
+template <typename One>
+Status for_each_input(KernelContext& ctx, One&& one) {
+  auto inputs = ctx.tensor_list("inputs", 0);
+  if (!inputs) return inputs.error();
+  std::vector<Tensor> results;
+  results.reserve(inputs->size());
+  for (const Tensor& input : *inputs) {
+    Result<Tensor> out = one(input);
+    if (!out) return out.error();
+    results.push_back(std::move(*out));
+  }
+  return set_output(ctx, 0, std::move(results));
+}
+
 std::vector<int64_t> scaled_rows(std::vector<int64_t> sizes, int64_t factor) {
   if (sizes.empty()) sizes.push_back(1);
   sizes[0] *= factor;
@@ -185,13 +201,11 @@ Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
       if (Status s = check_writable(ctx, input); !s) return s;
     }
   }
-  std::vector<Tensor> results;
-  for (Tensor& input : *inputs) {
+  return for_each_input(ctx, [&](const Tensor& input) -> Result<Tensor> {
     Tensor target = in_place ? input : contiguous_copy(input);
-    if (Status s = collective_status(ctx, (*group)->all_reduce(target, *op)); !s) return s;
-    results.push_back(std::move(target));
-  }
-  return set_output(ctx, 0, std::move(results));
+    if (Status s = collective_status(ctx, (*group)->all_reduce(target, *op)); !s) return s.error();
+    return target;
+  });
 }
 
 Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, std::optional<size_t> index) {
@@ -215,18 +229,10 @@ Status all_gather_into_tensor(KernelContext& ctx) {
 
 // all_gather_into_tensor_coalesced(Tensor[] inputs, int group_size, str group_name) -> Tensor[]
 Status all_gather_into_tensor_coalesced(KernelContext& ctx) {
-  auto inputs = ctx.tensor_list("inputs", 0);
-  if (!inputs) return inputs.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
   if (Status s = check_group_size(ctx, **group, 1); !s) return s;
-  std::vector<Tensor> results;
-  for (const Tensor& input : *inputs) {
-    auto out = gather_one(ctx, **group, input, std::nullopt);
-    if (!out) return out.error();
-    results.push_back(std::move(*out));
-  }
-  return set_output(ctx, 0, std::move(results));
+  return for_each_input(ctx, [&](const Tensor& input) { return gather_one(ctx, **group, input, std::nullopt); });
 }
 
 Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, fb::ReduceOp op,
@@ -258,20 +264,12 @@ Status reduce_scatter_tensor(KernelContext& ctx) {
 
 // reduce_scatter_tensor_coalesced(Tensor[] inputs, str reduce_op, int group_size, str group_name) -> Tensor[]
 Status reduce_scatter_tensor_coalesced(KernelContext& ctx) {
-  auto inputs = ctx.tensor_list("inputs", 0);
-  if (!inputs) return inputs.error();
   auto op = reduce_op_arg(ctx, 1);
   if (!op) return op.error();
   auto group = group_arg(ctx, 3);
   if (!group) return group.error();
   if (Status s = check_group_size(ctx, **group, 2); !s) return s;
-  std::vector<Tensor> results;
-  for (const Tensor& input : *inputs) {
-    auto out = scatter_one(ctx, **group, input, *op, std::nullopt);
-    if (!out) return out.error();
-    results.push_back(std::move(*out));
-  }
-  return set_output(ctx, 0, std::move(results));
+  return for_each_input(ctx, [&](const Tensor& input) { return scatter_one(ctx, **group, input, *op, std::nullopt); });
 }
 
 // all_to_all_single(Tensor input, SymInt[] output_split_sizes, SymInt[] input_split_sizes,
