@@ -10,6 +10,7 @@
 #include "executor/kernel.h"
 #include "executor/single_process_group.h"
 #include "executor/tensor_copy.h"
+#include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
 namespace {
@@ -22,19 +23,6 @@ using exec::ProcessGroupRef;
 using exec::RuntimeValue;
 using exec::Tensor;
 using fb::ScalarType;
-
-Tensor f32(const std::vector<int64_t>& sizes, const std::vector<float>& values) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, sizes);
-  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
-
-// Row-major values of a (possibly strided) f32 tensor.
-std::vector<float> values_of(const Tensor& t) {
-  Tensor dense = exec::contiguous_copy(t);
-  return std::vector<float>(dense.data<float>(), dense.data<float>() + dense.numel());
-}
 
 const Tensor& tensor_of(const RuntimeValue& value) {
   static const Tensor kNone;
@@ -137,7 +125,7 @@ TEST_F(CollectiveKernelsTest, AllReduceInWorldOfOneIsAFreshCopy) {
                   {{"input", x}, {"reduce_op", std::string(op)}, {"group_name", solo()}});
     ASSERT_TRUE(r.status) << op << ": " << r.status.error().to_string();
     const Tensor& out = tensor_of(r.outputs[0]);
-    EXPECT_EQ(values_of(out), values_of(x)) << op;
+    EXPECT_EQ(f32_values(out), f32_values(x)) << op;
     EXPECT_NE(out.storage(), x.storage()) << op << ": the functional form must not alias its input";
   }
 }
@@ -150,8 +138,8 @@ TEST_F(CollectiveKernelsTest, AllReduceWritesIntoAPlacedStridedOutput) {
   auto r = call("_c10d_functional::all_reduce.default",
                 {{"input", x}, {"reduce_op", std::string("sum")}, {"group_name", twin()}}, outputs);
   ASSERT_TRUE(r.status) << r.status.error().to_string();
-  EXPECT_EQ(values_of(tensor_of(r.outputs[0])), (std::vector<float>{2, 4, 6, 8, 10, 12}));
-  EXPECT_EQ(values_of(x), (std::vector<float>{1, 2, 3, 4, 5, 6})) << "input unchanged";
+  EXPECT_EQ(f32_values(tensor_of(r.outputs[0])), (std::vector<float>{2, 4, 6, 8, 10, 12}));
+  EXPECT_EQ(f32_values(x), (std::vector<float>{1, 2, 3, 4, 5, 6})) << "input unchanged";
 }
 
 TEST_F(CollectiveKernelsTest, InPlaceFormsReturnTheirInput) {
@@ -160,7 +148,7 @@ TEST_F(CollectiveKernelsTest, InPlaceFormsReturnTheirInput) {
                 {{"input", x}, {"reduce_op", std::string("sum")}, {"group_name", twin()}});
   ASSERT_TRUE(r.status) << r.status.error().to_string();
   EXPECT_EQ(tensor_of(r.outputs[0]).storage(), x.storage());
-  EXPECT_EQ(values_of(x), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(f32_values(x), (std::vector<float>{2, 4, 6, 8}));
 
   auto b = call("_c10d_functional::broadcast_.default", {{"input", x}, {"src", int64_t{0}}, {"group_name", solo()}});
   ASSERT_TRUE(b.status) << b.status.error().to_string();
@@ -208,13 +196,13 @@ TEST_F(CollectiveKernelsTest, AllGatherStacksRanksAlongDimZero) {
                   {{"input", x}, {"group_size", int64_t{1}}, {"group_name", solo()}});
   ASSERT_TRUE(one.status) << one.status.error().to_string();
   EXPECT_EQ(tensor_of(one.outputs[0]).sizes(), (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(values_of(tensor_of(one.outputs[0])), values_of(x));
+  EXPECT_EQ(f32_values(tensor_of(one.outputs[0])), f32_values(x));
 
   auto two = call("_c10d_functional::all_gather_into_tensor.default",
                   {{"input", x}, {"group_size", int64_t{2}}, {"group_name", twin()}});
   ASSERT_TRUE(two.status) << two.status.error().to_string();
   EXPECT_EQ(tensor_of(two.outputs[0]).sizes(), (std::vector<int64_t>{4, 2}));
-  EXPECT_EQ(values_of(tensor_of(two.outputs[0])), (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4}));
+  EXPECT_EQ(f32_values(tensor_of(two.outputs[0])), (std::vector<float>{1, 2, 3, 4, 1, 2, 3, 4}));
 }
 
 TEST_F(CollectiveKernelsTest, ReduceScatterKeepsThisRanksBlock) {
@@ -223,14 +211,14 @@ TEST_F(CollectiveKernelsTest, ReduceScatterKeepsThisRanksBlock) {
       call("_c10d_functional::reduce_scatter_tensor.default",
            {{"input", x}, {"reduce_op", std::string("sum")}, {"group_size", int64_t{1}}, {"group_name", solo()}});
   ASSERT_TRUE(one.status) << one.status.error().to_string();
-  EXPECT_EQ(values_of(tensor_of(one.outputs[0])), values_of(x));
+  EXPECT_EQ(f32_values(tensor_of(one.outputs[0])), f32_values(x));
 
   auto two =
       call("_c10d_functional::reduce_scatter_tensor.default",
            {{"input", x}, {"reduce_op", std::string("sum")}, {"group_size", int64_t{2}}, {"group_name", twin()}});
   ASSERT_TRUE(two.status) << two.status.error().to_string();
   EXPECT_EQ(tensor_of(two.outputs[0]).sizes(), (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(values_of(tensor_of(two.outputs[0])), (std::vector<float>{2, 4, 6, 8}));
+  EXPECT_EQ(f32_values(tensor_of(two.outputs[0])), (std::vector<float>{2, 4, 6, 8}));
 
   Tensor odd = f32({3}, {1, 2, 3});
   auto bad =
@@ -247,7 +235,7 @@ TEST_F(CollectiveKernelsTest, AllToAllSingleSizesItsOutputFromTheSplits) {
                                                                   {"input_split_sizes", std::vector<int64_t>{}},
                                                                   {"group_name", solo()}});
   ASSERT_TRUE(one.status) << one.status.error().to_string();
-  EXPECT_EQ(values_of(tensor_of(one.outputs[0])), values_of(x));
+  EXPECT_EQ(f32_values(tensor_of(one.outputs[0])), f32_values(x));
 
   // This rank sends 1 row to rank 0 and 2 to rank 1, and receives 1 row from each.
   auto two = call("_c10d_functional::all_to_all_single.default", {{"input", x},
@@ -256,7 +244,7 @@ TEST_F(CollectiveKernelsTest, AllToAllSingleSizesItsOutputFromTheSplits) {
                                                                   {"group_name", twin()}});
   ASSERT_TRUE(two.status) << two.status.error().to_string();
   EXPECT_EQ(tensor_of(two.outputs[0]).sizes(), (std::vector<int64_t>{2, 2}));
-  EXPECT_EQ(values_of(tensor_of(two.outputs[0])), (std::vector<float>{1, 2, 1, 2}));
+  EXPECT_EQ(f32_values(tensor_of(two.outputs[0])), (std::vector<float>{1, 2, 1, 2}));
   EXPECT_EQ(twin_.last_input_splits, (std::vector<int64_t>{1, 2}));
   EXPECT_EQ(twin_.last_output_splits, (std::vector<int64_t>{1, 1}));
 
@@ -271,7 +259,7 @@ TEST_F(CollectiveKernelsTest, BroadcastChecksTheSourceRank) {
   Tensor x = f32({2}, {3, 4});
   auto ok = call("_c10d_functional::broadcast.default", {{"input", x}, {"src", int64_t{0}}, {"group_name", solo()}});
   ASSERT_TRUE(ok.status) << ok.status.error().to_string();
-  EXPECT_EQ(values_of(tensor_of(ok.outputs[0])), (std::vector<float>{3, 4}));
+  EXPECT_EQ(f32_values(tensor_of(ok.outputs[0])), (std::vector<float>{3, 4}));
   EXPECT_NE(tensor_of(ok.outputs[0]).storage(), x.storage());
 
   auto bad = call("_c10d_functional::broadcast.default", {{"input", x}, {"src", int64_t{1}}, {"group_name", solo()}});
@@ -290,14 +278,14 @@ TEST_F(CollectiveKernelsTest, CoalescedFormsWorkPerTensor) {
   const auto* list = std::get_if<std::vector<Tensor>>(&reduced.outputs[0]);
   ASSERT_NE(list, nullptr);
   ASSERT_EQ(list->size(), 2u);
-  EXPECT_EQ(values_of((*list)[0]), (std::vector<float>{2, 4}));
-  EXPECT_EQ(values_of((*list)[1]), (std::vector<float>{6, 8, 10, 12}));
-  EXPECT_EQ(values_of(a), (std::vector<float>{1, 2})) << "the functional form leaves its inputs alone";
+  EXPECT_EQ(f32_values((*list)[0]), (std::vector<float>{2, 4}));
+  EXPECT_EQ(f32_values((*list)[1]), (std::vector<float>{6, 8, 10, 12}));
+  EXPECT_EQ(f32_values(a), (std::vector<float>{1, 2})) << "the functional form leaves its inputs alone";
 
   auto in_place = call("_c10d_functional::all_reduce_coalesced_.default",
                        {{"inputs", std::vector<Tensor>{a}}, {"reduce_op", std::string("sum")}, {"group_name", twin()}});
   ASSERT_TRUE(in_place.status) << in_place.status.error().to_string();
-  EXPECT_EQ(values_of(a), (std::vector<float>{2, 4}));
+  EXPECT_EQ(f32_values(a), (std::vector<float>{2, 4}));
 
   auto gathered = call("_c10d_functional::all_gather_into_tensor_coalesced.default",
                        {{"inputs", std::vector<Tensor>{b}}, {"group_size", int64_t{2}}, {"group_name", twin()}});
@@ -316,7 +304,7 @@ TEST_F(CollectiveKernelsTest, CoalescedFormsWorkPerTensor) {
   list = std::get_if<std::vector<Tensor>>(&scattered.outputs[0]);
   ASSERT_NE(list, nullptr);
   ASSERT_EQ(list->size(), 1u);
-  EXPECT_EQ(values_of((*list)[0]), (std::vector<float>{6, 8}));
+  EXPECT_EQ(f32_values((*list)[0]), (std::vector<float>{6, 8}));
 }
 
 TEST_F(CollectiveKernelsTest, NonFloatDtypesPassThroughAWorldOfOne) {

@@ -8,18 +8,15 @@
 
 #include "executor/compare_outputs.h"
 #include "executor/reduced_float.h"
+#include "tests/executor/tensor_literals.h"
 
 namespace nrt::exec {
 namespace {
 
+using testing::f32;
+
 const float kNan = std::numeric_limits<float>::quiet_NaN();
 const float kInf = std::numeric_limits<float>::infinity();
-
-Tensor f32(const std::vector<int64_t>& sizes, const std::vector<float>& values) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, sizes);
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
 
 TEST(CompareOutputsTest, FailsOnlyWhenBothTolerancesAreExceeded) {
   // |diff| = 0.5: above atol 0.1, but within rtol 0.01 of 100.

@@ -9,6 +9,7 @@
 #include "executor/executor.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
 namespace {
@@ -22,22 +23,11 @@ using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
 
-Tensor f32(const std::vector<float>& values) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, {static_cast<int64_t>(values.size())});
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
-
 template <typename T>
 Tensor scalar(ScalarType dtype, T value) {
   Tensor t = Tensor::empty(dtype, {});
   std::memcpy(t.raw_data(), &value, sizeof(T));
   return t;
-}
-
-std::vector<float> floats(const RuntimeValue& value) {
-  const auto& t = std::get<Tensor>(value);
-  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
 }
 
 std::unique_ptr<Executor> load(ProgramWithWeights program) {
@@ -126,7 +116,7 @@ TEST(ControlFlowTest, CondTakesTheBranchThePredicateNames) {
                                          {"flag", scalar<uint8_t>(ScalarType::BOOL, flag)},
                                          {"inner", scalar<uint8_t>(ScalarType::BOOL, inner)}});
     EXPECT_TRUE(out.ok()) << out.error().to_string();
-    return out.ok() ? floats((*out)[0].value) : std::vector<float>{};
+    return out.ok() ? f32_values((*out)[0].value) : std::vector<float>{};
   };
   EXPECT_EQ(run(true, false), (std::vector<float>{2, 4, 6}));
   EXPECT_EQ(run(false, false), (std::vector<float>{0, 1, 2}));  // nested cond, minus_one
@@ -153,11 +143,11 @@ TEST(ControlFlowTest, OneElementTensorsAreRuntimePredicates) {
   Tensor flag = f32({0.5f});
   auto out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"flag", flag}, {"inner", scalar<uint8_t>(ScalarType::BOOL, 0)}});
   ASSERT_TRUE(out.ok()) << out.error().to_string();
-  EXPECT_EQ(floats((*out)[0].value), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(f32_values((*out)[0].value), (std::vector<float>{2, 4, 6}));
   flag.data<float>()[0] = 0.0f;
   out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"flag", flag}, {"inner", scalar<uint8_t>(ScalarType::BOOL, 0)}});
   ASSERT_TRUE(out.ok()) << out.error().to_string();
-  EXPECT_EQ(floats((*out)[0].value), (std::vector<float>{0, 1, 2}));
+  EXPECT_EQ(f32_values((*out)[0].value), (std::vector<float>{0, 1, 2}));
 }
 
 // main(i: i64[], x: f32[3], limit: i64[]) = while_loop(i < limit: (i + 1, x * 2)), returning
@@ -226,7 +216,7 @@ TEST(ControlFlowTest, WhileLoopCarriesValuesUntilItsConditionFails) {
     ASSERT_TRUE(out.ok()) << out.error().to_string();
     EXPECT_EQ(std::get<Tensor>((*out)[0].value).data<int64_t>()[0], limit);
     const float factor = static_cast<float>(1 << limit);
-    EXPECT_EQ(floats((*out)[1].value), (std::vector<float>{factor, -2 * factor, 0.5f * factor})) << "limit " << limit;
+    EXPECT_EQ(f32_values((*out)[1].value), (std::vector<float>{factor, -2 * factor, 0.5f * factor})) << "limit " << limit;
   }
 }
 

@@ -12,6 +12,7 @@
 #include "executor/memory_planner.h"
 #include "testdata/program_builder.h"
 #include "serializer/convert_program.h"
+#include "tests/executor/tensor_literals.h"
 #include "tests/executor/test_kernels.h"
 
 namespace nrt::testing {
@@ -26,19 +27,6 @@ using fb::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
-
-Tensor f32(const std::vector<int64_t>& sizes, const std::vector<float>& values) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, sizes);
-  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size());
-  std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(float));
-  return t;
-}
-
-std::vector<float> values_of(const RuntimeValue& value) {
-  const auto* t = std::get_if<Tensor>(&value);
-  if (t == nullptr || !t->defined()) return {};
-  return std::vector<float>(t->data<float>(), t->data<float>() + t->numel());
-}
 
 std::unique_ptr<Executor> load(ProgramWithWeights program, ExecutorOptions options = {}) {
   link_test_kernels();
@@ -98,7 +86,7 @@ TEST(ExecutorTest, RunsAChainWithAWeight) {
   ASSERT_EQ(outputs->size(), 1u);
   EXPECT_EQ((*outputs)[0].name, "c");
   const auto w = weight_pattern();
-  const auto got = values_of((*outputs)[0].value);
+  const auto got = f32_values((*outputs)[0].value);
   ASSERT_EQ(got.size(), 4u);
   for (size_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(got[i], 2 * (x[i] + w[i]) + x[i]) << i;
 }
@@ -140,7 +128,7 @@ TEST(ExecutorTest, SecondRunReusesTheArenaAndOutputsAreCopies) {
   EXPECT_EQ(executor->frame().arena_allocations(), allocations);
   // The first run's output is the caller's: the second run did not overwrite it.
   const auto w = weight_pattern();
-  const auto got = values_of((*first)[0].value);
+  const auto got = f32_values((*first)[0].value);
   ASSERT_EQ(got.size(), 4u);
   EXPECT_FLOAT_EQ(got[0], 2 * (1 + w[0]) + 1);
   EXPECT_FALSE(executor->frame().in_arena(std::get<Tensor>((*first)[0].value).raw_data()));
@@ -254,7 +242,7 @@ TEST(ExecutorTest, SymbolicSizesBindPerRun) {
     auto out = executor->run(NamedInputs{{"x", f32({rows, 2}, x)}, {"y", f32({rows, 2}, y)}});
     ASSERT_TRUE(out.ok()) << out.error().to_string();
     ASSERT_EQ(out->size(), 2u);
-    const auto got = values_of((*out)[0].value);
+    const auto got = f32_values((*out)[0].value);
     ASSERT_EQ(got.size(), x.size());
     for (size_t i = 0; i < x.size(); ++i) EXPECT_FLOAT_EQ(got[i], 2 * (x[i] + 0.5f));
     EXPECT_EQ((*out)[1].name, "n");
@@ -309,7 +297,7 @@ TEST(ExecutorTest, ViewsExtendTheLifetimeOfTheirBase) {
   for (size_t i = 0; i < 16; ++i) x[i] = static_cast<float>(i + 1);
   auto out = executor->run(NamedInputs{{"x", f32({16}, x)}});
   ASSERT_TRUE(out.ok()) << out.error().to_string();
-  const auto got = values_of((*out)[0].value);
+  const auto got = f32_values((*out)[0].value);
   ASSERT_EQ(got.size(), 16u);
   for (size_t i = 0; i < 16; ++i) EXPECT_FLOAT_EQ(got[i], 2 * x[i] + 3 * x[i]) << i;
 }
@@ -324,7 +312,7 @@ TEST(ExecutorTest, PoisonModeDoesNotDisturbValidPrograms) {
   for (int run = 0; run < 2; ++run) {
     auto out = executor->run(NamedInputs{{"x", f32({4}, {1, 2, 3, 4})}});
     ASSERT_TRUE(out.ok());
-    const auto got = values_of((*out)[0].value);
+    const auto got = f32_values((*out)[0].value);
     ASSERT_EQ(got.size(), 4u);
     for (size_t i = 0; i < 4; ++i) EXPECT_FLOAT_EQ(got[i], 2 * (static_cast<float>(i + 1) + w[i]) + static_cast<float>(i + 1));
   }
@@ -333,8 +321,8 @@ TEST(ExecutorTest, PoisonModeDoesNotDisturbValidPrograms) {
   std::vector<float> x(16, 1.0f);
   auto out = views->run(NamedInputs{{"x", f32({16}, x)}});
   ASSERT_TRUE(out.ok());
-  ASSERT_EQ(values_of((*out)[0].value).size(), 16u);
-  for (float v : values_of((*out)[0].value)) EXPECT_FLOAT_EQ(v, 5.0f);
+  ASSERT_EQ(f32_values((*out)[0].value).size(), 16u);
+  for (float v : f32_values((*out)[0].value)) EXPECT_FLOAT_EQ(v, 5.0f);
 }
 
 TEST(ExecutorTest, PoisonModeFollowsTheEnvironmentByDefault) {
@@ -386,10 +374,10 @@ TEST(ExecutorTest, PoisonModeExposesAReadAfterLifetime) {
     ASSERT_NE(executor, nullptr);
     auto out = executor->run(NamedInputs{{"x", f32({8}, x)}});
     ASSERT_TRUE(out.ok()) << out.error().to_string();
-    ASSERT_EQ(values_of((*out)[0].value).size(), 8u);
-    for (float v : values_of((*out)[0].value)) EXPECT_TRUE(std::isnan(v)) << v;
+    ASSERT_EQ(f32_values((*out)[0].value).size(), 8u);
+    for (float v : f32_values((*out)[0].value)) EXPECT_TRUE(std::isnan(v)) << v;
     // The stashed copy was taken inside the lifetime and is intact.
-    const auto s = values_of((*out)[1].value);
+    const auto s = f32_values((*out)[1].value);
     ASSERT_EQ(s.size(), 8u);
     for (size_t i = 0; i < 8; ++i) EXPECT_FLOAT_EQ(s[i], 2 * x[i]);
   }
@@ -401,8 +389,8 @@ TEST(ExecutorTest, PoisonModeExposesAReadAfterLifetime) {
     auto out = executor->run(NamedInputs{{"x", f32({8}, x)}});
     ASSERT_TRUE(out.ok());
     // Without poison the stale read goes unnoticed: the values are plausible numbers.
-    ASSERT_EQ(values_of((*out)[0].value).size(), 8u);
-    for (float v : values_of((*out)[0].value)) EXPECT_FALSE(std::isnan(v));
+    ASSERT_EQ(f32_values((*out)[0].value).size(), 8u);
+    for (float v : f32_values((*out)[0].value)) EXPECT_FALSE(std::isnan(v));
   }
 }
 
@@ -431,7 +419,7 @@ TEST(ExecutorTest, ListArgumentsAndListOutputs) {
   ASSERT_NE(executor, nullptr);
   auto out = executor->run(NamedInputs{{"x", f32({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}});
   ASSERT_TRUE(out.ok()) << out.error().to_string();
-  EXPECT_EQ(values_of((*out)[0].value), (std::vector<float>{1 + 5 + 1, 2 + 6 + 2, 3 + 7 + 3, 4 + 8 + 4}));
+  EXPECT_EQ(f32_values((*out)[0].value), (std::vector<float>{1 + 5 + 1, 2 + 6 + 2, 3 + 7 + 3, 4 + 8 + 4}));
   EXPECT_EQ(std::get<int64_t>((*out)[1].value), 4 + 5);
 }
 
@@ -549,8 +537,8 @@ TEST(ExecutorTest, LongChainPlansFarBelowTheNaiveSum) {
   std::vector<float> ones(64, 1.0f);
   auto out = executor->run(NamedInputs{{"x", f32({64}, ones)}});
   ASSERT_TRUE(out.ok());
-  ASSERT_EQ(values_of((*out)[0].value).size(), 64u);
-  for (float v : values_of((*out)[0].value)) EXPECT_FLOAT_EQ(v, 101.0f);
+  ASSERT_EQ(f32_values((*out)[0].value).size(), 64u);
+  for (float v : f32_values((*out)[0].value)) EXPECT_FLOAT_EQ(v, 101.0f);
 }
 
 // The compact run path trusts a slot it verified on an earlier run; a node whose results were
@@ -571,15 +559,15 @@ TEST(ExecutorTest, RecoversFromRefusedResultsOfAMultiOutputNode) {
   for (int round = 0; round < 2; ++round) {
     auto good = executor->run(NamedInputs{{"x", f32({4}, {1, 2, 3, 4})}});
     ASSERT_TRUE(good.ok()) << good.error().to_string();
-    EXPECT_EQ(values_of((*good)[0].value), (std::vector<float>{1, 2, 3, 4}));
-    EXPECT_EQ(values_of((*good)[1].value), (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(f32_values((*good)[0].value), (std::vector<float>{1, 2, 3, 4}));
+    EXPECT_EQ(f32_values((*good)[1].value), (std::vector<float>{1, 2, 3, 4}));
     auto bad = executor->run(NamedInputs{{"x", f32({4}, {-1, 2, 3, 4})}});
     ASSERT_FALSE(bad.ok());
     EXPECT_EQ(bad.error().code, ErrorCode::KernelResultMismatch) << bad.error().to_string();
   }
   auto again = executor->run(NamedInputs{{"x", f32({4}, {5, 6, 7, 8})}});
   ASSERT_TRUE(again.ok()) << again.error().to_string();
-  EXPECT_EQ(values_of((*again)[1].value), (std::vector<float>{5, 6, 7, 8}));
+  EXPECT_EQ(f32_values((*again)[1].value), (std::vector<float>{5, 6, 7, 8}));
 }
 
 // A re-plan that fails (sizes beyond addressable memory) must not leave the frame believing the

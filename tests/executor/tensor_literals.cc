@@ -1,0 +1,30 @@
+#include "tests/executor/tensor_literals.h"
+
+#include <cstring>
+#include <stdexcept>
+
+#include "executor/tensor_copy.h"
+
+namespace nrt::testing {
+
+exec::Tensor f32(const std::vector<int64_t>& sizes, const std::vector<float>& values) {
+  exec::Tensor t = exec::Tensor::empty(exec::ScalarType::FLOAT32, sizes);
+  if (static_cast<size_t>(t.numel()) != values.size()) throw std::invalid_argument("f32: values do not fill the sizes");
+  if (!values.empty()) std::memcpy(t.raw_data(), values.data(), values.size() * sizeof(float));
+  return t;
+}
+
+exec::Tensor f32(const std::vector<float>& values) { return f32({static_cast<int64_t>(values.size())}, values); }
+
+std::vector<float> f32_values(const exec::Tensor& t) {
+  const exec::Tensor dense = exec::contiguous_copy(t);
+  return std::vector<float>(dense.data<float>(), dense.data<float>() + dense.numel());
+}
+
+std::vector<float> f32_values(const exec::RuntimeValue& value) {
+  const auto* t = std::get_if<exec::Tensor>(&value);
+  if (t == nullptr || !t->defined()) return {};
+  return f32_values(*t);
+}
+
+}  // namespace nrt::testing
