@@ -24,6 +24,9 @@ assert d["missing_kernels"]["model"] == ["nrt_corpus::enum_probe.default"], d["m
 ' < <("$BIN" info --check-ops --json "$TMP/custom.nrt")
 "$BIN" info --check-ops --kernel-library "$LIB" "$TMP/custom.nrt" > /dev/null
 check "custom op: supported once its kernel library is loaded, exit 0" [ $? -eq 0 ]
+# A bare file name is the file in the working directory, not a search of the library path.
+(cd "$(dirname "$LIB")" && "$OLDPWD/$BIN" info --check-ops --kernel-library "$(basename "$LIB")" "$TMP/custom.nrt") > /dev/null
+check "a kernel library given by bare name in the working directory loads, exit 0" [ $? -eq 0 ]
 "$BIN" info --check-ops --kernel-library "$TMP/custom.nrt" "$TMP/custom.nrt" > /dev/null 2>&1; status=$?
 check "a file that is not a kernel library is an error, not a crash (exit $status)" [ "$status" -ge 1 ] && [ "$status" -le 2 ]
 echo "$failures failures"

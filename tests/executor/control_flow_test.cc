@@ -241,6 +241,45 @@ TEST(ControlFlowTest, ErrorsNameTheNodeAndTheSubgraph) {
       << out.error().message;
 }
 
+// Each level's cond passes the same subgraph as both branches, 24 levels deep: one runner per
+// subgraph makes that 25 executors (one per level) rather than 2^24, so it loads at once.
+TEST(ControlFlowTest, ASubgraphUsedTwiceAtEveryLevelIsLoadedOnce) {
+  constexpr int kLevels = 24;
+  ProgramBuilder p("control_flow_test: shared subgraphs");
+  const uint32_t cond = p.op("higher_order::cond", "");
+  const uint32_t mul = p.op("aten::mul", "Scalar");
+  auto leaf = p.graph("main/level" + std::to_string(kLevels), false);
+  {
+    const uint32_t x = leaf.tensor("x", ScalarType::FLOAT32, {3});
+    const uint32_t flag = leaf.tensor("flag", ScalarType::BOOL, {});
+    const uint32_t y = leaf.tensor("y", ScalarType::FLOAT32, {3});
+    leaf.user_input(arg::tensor(x));
+    leaf.user_input(arg::tensor(flag));
+    leaf.node("y", mul, Args{{"self", arg::tensor(x)}, {"other", arg::real(2.0)}}, {}, {arg::tensor(y)});
+    leaf.user_output(arg::tensor(y));
+  }
+  for (int level = kLevels - 1; level >= 0; --level) {
+    const std::string name = level == 0 ? "main" : "main/level" + std::to_string(level);
+    auto g = p.graph(name, level == 0);
+    const uint32_t x = g.tensor("x", ScalarType::FLOAT32, {3});
+    const uint32_t flag = g.tensor("flag", ScalarType::BOOL, {});
+    const uint32_t y = g.tensor("y", ScalarType::FLOAT32, {3});
+    g.user_input(arg::tensor(x));
+    g.user_input(arg::tensor(flag));
+    const uint32_t next = p.graph_index("main/level" + std::to_string(level + 1));
+    g.node("y", cond,
+           Args{{"pred", arg::tensor(flag)}, {"true_fn", arg::graph(next)}, {"false_fn", arg::graph(next)},
+                {"operands", arg::tensors({x, flag})}},
+           {}, {arg::tensor(y)});
+    g.user_output(arg::tensor(y));
+  }
+  auto executor = load(p.finish());
+  ASSERT_NE(executor, nullptr);
+  auto out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"flag", scalar<uint8_t>(ScalarType::BOOL, 1)}});
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  EXPECT_EQ(f32_values((*out)[0].value), (std::vector<float>{2, 4, 6}));
+}
+
 TEST(ControlFlowTest, MissingKernelsInSubgraphsAreListedAtLoad) {
   ProgramBuilder p("control_flow_test: missing");
   const uint32_t cond = p.op("higher_order::cond", "");
