@@ -25,6 +25,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_timing.h"
 #include "bench/scratch_dir.h"
 #include "bench/synthetic_program.h"
 #include "serializer/program_file.h"
@@ -43,17 +44,7 @@ struct Config {
 // Removes --smoke from argv (Google Benchmark rejects flags it does not know).
 Config parse_config(int* argc, char** argv) {
   Config config;
-  const char* env = std::getenv("NRT_BENCH_SMOKE");
-  config.smoke = env != nullptr && std::strcmp(env, "1") == 0;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    if (std::strcmp(argv[i], "--smoke") == 0) {
-      config.smoke = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
+  config.smoke = nrt::bench::take_smoke_flag(argc, argv);
   if (config.smoke) config.weight_bytes = 64 * kMiB;
   return config;
 }

@@ -20,6 +20,7 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_timing.h"
 #include "bench/scratch_dir.h"
 #include "bench/synthetic_program.h"
 #include "serializer/program_file.h"
@@ -36,17 +37,7 @@ struct Config {
 // Removes --smoke from argv (Google Benchmark rejects flags it does not know).
 Config parse_config(int* argc, char** argv) {
   Config config;
-  const char* env = std::getenv("NRT_BENCH_SMOKE");
-  config.smoke = env != nullptr && std::strcmp(env, "1") == 0;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    if (std::strcmp(argv[i], "--smoke") == 0) {
-      config.smoke = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
+  config.smoke = nrt::bench::take_smoke_flag(argc, argv);
   if (config.smoke) {
     config.nodes = 10'000;
     config.repetitions = 1;

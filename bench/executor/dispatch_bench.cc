@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "bench/executor/bench_timing.h"
+#include "bench/bench_timing.h"
 #include "serializer/convert_program.h"
 #include "executor/executor.h"
 #include "testdata/program_builder.h"

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "bench/executor/bench_timing.h"
+#include "bench/bench_timing.h"
 #include "serializer/convert_program.h"
 #include "executor/executor.h"
 #include "executor/random_inputs.h"

@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_timing.h"
 #include "bench/scratch_dir.h"
 #include "bench/synthetic_program.h"
 #include "serializer/program_file.h"
@@ -48,9 +49,7 @@ uint64_t sum_words(const nrt::ProgramFile& file) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const char* env = std::getenv("NRT_BENCH_SMOKE");
-  bool smoke = env != nullptr && std::strcmp(env, "1") == 0;
-  for (int i = 1; i < argc; ++i) smoke = smoke || std::strcmp(argv[i], "--smoke") == 0;
+  const bool smoke = nrt::bench::smoke_requested(argc, argv);
   const uint32_t storages = smoke ? 4 : 16;
   const uint64_t storage_bytes = uint64_t{16} << 20;  // 16 MiB each: 256 MiB full, 64 MiB smoke
   const uint32_t nodes = smoke ? 10'000 : 100'000;

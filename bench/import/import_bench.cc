@@ -24,6 +24,7 @@
 #include <benchmark/benchmark.h>
 #include <nlohmann/json.hpp>
 
+#include "bench/bench_timing.h"
 #include "bench/import/torch_json_ladder.h"
 #include "serializer/torch_export/import_json.h"
 
@@ -45,17 +46,7 @@ struct Input {
 
 Config parse_config(int* argc, char** argv) {
   Config config;
-  const char* env = std::getenv("NRT_BENCH_SMOKE");
-  config.smoke = env != nullptr && std::strcmp(env, "1") == 0;
-  int kept = 1;
-  for (int i = 1; i < *argc; ++i) {
-    if (std::strcmp(argv[i], "--smoke") == 0) {
-      config.smoke = true;
-    } else {
-      argv[kept++] = argv[i];
-    }
-  }
-  *argc = kept;
+  config.smoke = nrt::bench::take_smoke_flag(argc, argv);
   if (config.smoke) {
     config.nodes = 10'000;
     config.repetitions = 1;

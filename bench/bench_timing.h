@@ -1,5 +1,5 @@
-// Timing and flags shared by the executor benchmarks: median wall time of repeated calls, and
-// the smoke switch (--smoke or NRT_BENCH_SMOKE=1) that shrinks every benchmark to seconds.
+// Timing and flags shared by the benchmarks: median wall time of repeated calls, and the smoke
+// switch (--smoke or NRT_BENCH_SMOKE=1) that shrinks every benchmark to seconds.
 #pragma once
 
 #include <algorithm>
@@ -14,6 +14,17 @@ inline bool smoke_requested(int argc, char** argv) {
   const char* env = std::getenv("NRT_BENCH_SMOKE");
   bool smoke = env != nullptr && std::strcmp(env, "1") == 0;
   for (int i = 1; i < argc; ++i) smoke = smoke || std::strcmp(argv[i], "--smoke") == 0;
+  return smoke;
+}
+
+// smoke_requested, and --smoke removed from argv (Google Benchmark rejects flags it does not know).
+inline bool take_smoke_flag(int* argc, char** argv) {
+  const bool smoke = smoke_requested(*argc, argv);
+  int kept = 1;
+  for (int i = 1; i < *argc; ++i) {
+    if (std::strcmp(argv[i], "--smoke") != 0) argv[kept++] = argv[i];
+  }
+  *argc = kept;
   return smoke;
 }
 
