@@ -100,6 +100,7 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   executor->frame_ = std::make_unique<ExecutionFrame>(executor->plan_, frame_options);
   if (Status s = executor->bind_weights(); !s) return s.error();
   executor->build_compact_nodes();
+  for (const InputDescription& input : executor->user_inputs()) executor->user_input_names_.push_back(input.name);
   // Static shapes are planned now, so the first run allocates nothing either.
   if (Status s = executor->frame_->prepare({}); !s) return s.error();
   return executor;
@@ -173,14 +174,13 @@ Status Executor::bind_subgraphs() {
 }
 
 Result<std::vector<RuntimeValue>> Executor::run_graph(std::span<const RuntimeValue> inputs) {
-  const auto described = user_inputs();
-  if (inputs.size() != described.size()) {
+  if (inputs.size() != user_input_names_.size()) {
     return make_error(ErrorCode::InputMismatch, "graph '" + plan_.graph_name + "' takes " +
-                                                      std::to_string(described.size()) + " inputs, given " +
+                                                      std::to_string(user_input_names_.size()) + " inputs, given " +
                                                       std::to_string(inputs.size()));
   }
   NamedInputs named;
-  for (size_t i = 0; i < inputs.size(); ++i) named.emplace(described[i].name, inputs[i]);
+  for (size_t i = 0; i < inputs.size(); ++i) named.emplace(user_input_names_[i], inputs[i]);
   auto outputs = run(named);
   if (!outputs) return outputs.error();
   std::vector<RuntimeValue> values;

@@ -80,7 +80,7 @@ class Executor final : public GraphRunner {
 
   // GraphRunner: the user inputs by position, the user outputs in order.
   const std::string& graph_name() const override { return plan_.graph_name; }
-  size_t num_graph_inputs() const override { return user_inputs().size(); }
+  size_t num_graph_inputs() const override { return user_input_names_.size(); }
   Result<std::vector<RuntimeValue>> run_graph(std::span<const RuntimeValue> inputs) override;
 
  private:
@@ -136,6 +136,7 @@ class Executor final : public GraphRunner {
   std::vector<CompactOutput> compact_outputs_;
   std::vector<CompactRelease> compact_releases_;
   std::vector<int32_t> user_input_slots_;  // cleared after every run
+  std::vector<std::string> user_input_names_;  // in graph order, for run_graph
 };
 
 }  // namespace nrt::exec
