@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include "serializer/regular_file.h"
+
 namespace nrt::exec {
 namespace {
 
@@ -21,6 +23,11 @@ void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo
 Result<std::vector<std::string>> load_kernel_library(const std::string& path, KernelRegistry& registry) {
   // A name without '/' would be searched on the library path: the caller means this file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
+  // Only a regular file: dlopen would block on a FIFO. (It reopens the path; the check is about
+  // mistakes, not about a racing attacker, who could swap any library anyway.)
+  if (auto opened = open_regular_file(file); !opened) {
+    return make_error(ErrorCode::IoOpen, "kernel library " + opened.error().message);
+  }
   // RTLD_LOCAL: the library's own symbols (its copy of nrt, if any) do not leak into the host.
   void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (handle == nullptr) {

@@ -5,10 +5,11 @@
 #include <optional>
 #include <string_view>
 
+#include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
 #include "serializer/atomic_file.h"
-#include "serializer/read_file.h"
+#include "serializer/regular_file.h"
 #include "serializer/scalar_type_info.h"
 
 namespace nrt::exec {
@@ -283,9 +284,14 @@ Result<Tensor> parse_npy(std::span<const uint8_t> bytes, const std::string& what
 }
 
 Result<Tensor> read_npy(const std::string& path) {
-  auto text = read_file(path);
-  if (!text) return text.error();
-  return parse_npy(std::span(reinterpret_cast<const uint8_t*>(text->data()), text->size()), path);
+  // Mapped, not read: only the header and the data it declares are ever touched.
+  auto file = MappedFile::open(path);
+  if (!file) return file.error();
+  try {
+    return parse_npy((*file)->bytes(), path);
+  } catch (const std::bad_alloc& failure) {
+    return memory_error(path, failure);
+  }
 }
 
 Result<std::vector<uint8_t>> encode_npy(const Tensor& tensor) {

@@ -5,6 +5,7 @@
 
 #include "serializer/atomic_file.h"
 #include "serializer/container.h"
+#include "serializer/input_limits.h"
 #include "serializer/read_file.h"
 #include "serializer/write_program.h"
 
@@ -54,11 +55,10 @@ std::optional<ProgramFormat> format_from_extension(std::string_view path) {
 }
 
 Result<ProgramFormat> sniff_format(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return make_error(ErrorCode::IoOpen, "cannot open '" + path + "'");
-  uint8_t head[256];
-  const size_t n = std::fread(head, 1, sizeof head, f);
-  std::fclose(f);
+  auto text = read_file_head(path, 256);
+  if (!text) return text.error();
+  const auto* head = reinterpret_cast<const uint8_t*>(text->data());
+  const size_t n = text->size();
   if (has_container_magic({head, n})) return ProgramFormat::kNrt;
   for (size_t i = 0; i < n; ++i) {
     if (head[i] == ' ' || head[i] == '\n' || head[i] == '\r' || head[i] == '\t') continue;
@@ -81,7 +81,7 @@ Result<ProgramWithWeights> load_program(const std::string& path, std::optional<P
     if (!file) return file.error();
     return unpack_program(*file);
   }
-  auto text = read_file(path);
+  auto text = read_file(path, kMaxNrtJsonBytes);
   if (!text) return text.error();
   auto parsed = program_from_json(*text);
   if (!parsed) return make_error(parsed.error().code, path + ": " + parsed.error().message);

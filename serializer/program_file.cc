@@ -1,26 +1,11 @@
 #include "serializer/program_file.h"
 
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
-
 #include "flatbuffers/flatbuffers.h"
+#include "serializer/regular_file.h"
 #include "serializer/verify_program.h"
 
 namespace nrt {
 namespace {
-
-struct Mapping {
-  void* address = nullptr;
-  size_t size = 0;
-  ~Mapping() {
-    if (address != nullptr && size != 0) munmap(address, size);
-  }
-};
 
 // A table needs at least 4 bytes, so the buffer size bounds the table count; the budget only
 // stops pathological buffers from costing more than a linear walk.
@@ -70,28 +55,10 @@ Result<ProgramFile> ProgramFile::verify(std::shared_ptr<const void> owner, std::
 }
 
 Result<ProgramFile> ProgramFile::open(const std::string& path, const VerifyOptions& options) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return make_error(ErrorCode::IoOpen, "cannot open '" + path + "': " + std::strerror(errno));
-  struct stat st {};
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return make_error(ErrorCode::IoOpen, "'" + path + "' is not a regular file");
-  }
-  auto mapping = std::make_shared<Mapping>();
-  mapping->size = static_cast<size_t>(st.st_size);
-  if (mapping->size > 0) {
-    void* address = mmap(nullptr, mapping->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    if (address == MAP_FAILED) {
-      int err = errno;
-      ::close(fd);
-      mapping->size = 0;
-      return make_error(ErrorCode::IoOpen, "cannot map '" + path + "': " + std::strerror(err));
-    }
-    mapping->address = address;
-  }
-  ::close(fd);
-  std::span<const uint8_t> bytes(static_cast<const uint8_t*>(mapping->address), mapping->size);
-  auto file = verify(mapping, bytes, options);
+  auto mapping = MappedFile::open(path);
+  if (!mapping) return mapping.error();
+  const std::span<const uint8_t> bytes = (*mapping)->bytes();
+  auto file = verify(*mapping, bytes, options);
   if (!file) return make_error(file.error().code, path + ": " + file.error().message);
   return file;
 }

@@ -8,7 +8,9 @@
 #include <simdjson.h>
 
 #include "serializer/atomic_file.h"
+#include "serializer/input_limits.h"
 #include "serializer/program_file.h"
+#include "serializer/read_file.h"
 #include "serializer/torch_export/export_json.h"
 #include "serializer/torch_export/export_pt2.h"
 #include "serializer/torch_export/import_json.h"
@@ -96,12 +98,9 @@ std::optional<AnyFormat> any_format_from_extension(std::string_view path) {
 }
 
 Result<AnyFormat> sniff_any_format(const std::string& path) {
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) return make_error(ErrorCode::IoOpen, "cannot open '" + path + "'");
-  std::vector<char> head(kSniffBytes);
-  head.resize(std::fread(head.data(), 1, head.size(), f));
-  std::fclose(f);
-  if (head.size() >= 4 && std::memcmp(head.data(), "PK\3\4", 4) == 0) return AnyFormat::kPt2;
+  auto head = read_file_head(path, kSniffBytes);
+  if (!head) return head.error();
+  if (head->size() >= 4 && std::memcmp(head->data(), "PK\3\4", 4) == 0) return AnyFormat::kPt2;
   auto nrt = sniff_format(path);
   if (!nrt) {
     return make_error(ErrorCode::UnknownFormat, "'" + path +
@@ -111,7 +110,7 @@ Result<AnyFormat> sniff_any_format(const std::string& path) {
   if (*nrt == ProgramFormat::kNrt) return AnyFormat::kNrt;
   // JSON: torch's if it has a top-level "graph_module", nrt's if it has nrt's Program members;
   // otherwise the name decides (".json" is torch's, ".nrt.json" nrt's).
-  const std::string_view text(head.data(), head.size());
+  const std::string_view text(*head);
   if (looks_like_member(text, "graph_module")) return AnyFormat::kTorchJson;
   if (looks_like_member(text, "entry_points") || looks_like_member(text, "graphs")) return AnyFormat::kNrtJson;
   return any_format_from_extension(path) == AnyFormat::kTorchJson ? AnyFormat::kTorchJson : AnyFormat::kNrtJson;
@@ -135,10 +134,11 @@ Result<ProgramWithWeights> load_any_program(const std::string& path, const AnyCo
   if (format == AnyFormat::kPt2) {
     imported = import_pt2_file(path, options.model);
   } else {
-    simdjson::padded_string text;
-    if (simdjson::padded_string::load(path).get(text) != simdjson::SUCCESS) {
-      return make_error(ErrorCode::IoOpen, "cannot read '" + path + "'");
-    }
+    auto read = read_file(path, kMaxTorchJsonBytes);
+    if (!read) return read.error();
+    const simdjson::padded_string text(*read);
+    read->clear();
+    read->shrink_to_fit();
     imported = import_torch_json(text, options.model.empty() ? "model" : options.model);
     if (!imported) return make_error(imported.error().code, path + ": " + imported.error().message);
   }

@@ -1,0 +1,136 @@
+// Every reader of the tools refuses what is not a regular file (a FIFO, a device, a directory, a
+// socket) at once, with NRT-E101 naming what it is: none blocks in open() or reads forever.
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <functional>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "executor/kernel_library.h"
+#include "executor/npy.h"
+#include "serializer/program_file.h"
+#include "serializer/read_file.h"
+#include "serializer/regular_file.h"
+#include "serializer/torch_export/convert_any.h"
+#include "serializer/torch_export/pt2_archive.h"
+#include "tests/torch_export/test_files.h"
+
+namespace nrt {
+namespace {
+
+struct Special {
+  std::string path;
+  std::string kind;  // what the message must call it
+};
+
+// A FIFO (no writer: opening it blocking would wait forever), a directory, a listening Unix
+// socket and /dev/zero (a character device that never ends).
+std::vector<Special> special_files() {
+  static const std::string dir = test::scratch_dir("special_files");
+  static bool made = false;
+  if (!made) {
+    made = true;
+    EXPECT_EQ(::mkfifo((dir + "/fifo.nrt").c_str(), 0644), 0);
+    std::filesystem::create_directory(dir + "/directory.nrt");
+    const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    const std::string socket_path = dir + "/socket.nrt";
+    if (socket_path.size() < sizeof address.sun_path) {
+      std::strcpy(address.sun_path, socket_path.c_str());
+      EXPECT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+    }
+  }
+  std::vector<Special> files = {{dir + "/fifo.nrt", "a FIFO"}, {dir + "/directory.nrt", "a directory"},
+                                {"/dev/zero", "a character device"}};
+  if (std::filesystem::exists(dir + "/socket.nrt")) files.push_back({dir + "/socket.nrt", "a socket"});
+  return files;
+}
+
+void expect_refused(const Error& error, const Special& file, const std::string& reader) {
+  EXPECT_EQ(error.code, ErrorCode::IoOpen) << reader << " " << file.path << ": " << error.to_string();
+  EXPECT_NE(error.message.find(file.kind), std::string::npos) << reader << ": " << error.message;
+}
+
+TEST(SpecialFiles, EveryReaderRefusesThemAtOnce) {
+  const std::vector<std::pair<std::string, std::function<std::optional<Error>(const std::string&)>>> readers = {
+      {"open_regular_file", [](const std::string& p) -> std::optional<Error> {
+         auto r = open_regular_file(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"read_file", [](const std::string& p) -> std::optional<Error> {
+         auto r = read_file(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"read_file_head", [](const std::string& p) -> std::optional<Error> {
+         auto r = read_file_head(p, 16);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"MappedFile", [](const std::string& p) -> std::optional<Error> {
+         auto r = MappedFile::open(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"ProgramFile", [](const std::string& p) -> std::optional<Error> {
+         auto r = ProgramFile::open(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"sniff_any_format", [](const std::string& p) -> std::optional<Error> {
+         auto r = torch_export::sniff_any_format(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"load_any_program", [](const std::string& p) -> std::optional<Error> {
+         auto r = torch_export::load_any_program(p, {});
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"Pt2Reader", [](const std::string& p) -> std::optional<Error> {
+         auto r = torch_export::Pt2Reader::open(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"read_npy", [](const std::string& p) -> std::optional<Error> {
+         auto r = exec::read_npy(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+      {"load_kernel_library", [](const std::string& p) -> std::optional<Error> {
+         auto r = exec::load_kernel_library(p);
+         return r ? std::nullopt : std::optional(r.error());
+       }},
+  };
+  for (const Special& file : special_files()) {
+    for (const auto& [name, read] : readers) {
+      auto error = read(file.path);
+      ASSERT_TRUE(error.has_value()) << name << " accepted " << file.path;
+      expect_refused(*error, file, name);
+    }
+  }
+}
+
+TEST(RegularFiles, ReadsStopAtTheFileAndAtTheCallersCap) {
+  const std::string dir = test::scratch_dir("regular_files");
+  test::write_bytes(dir + "/a.txt", {'h', 'e', 'l', 'l', 'o'});
+  EXPECT_EQ(*read_file(dir + "/a.txt"), "hello");
+  EXPECT_EQ(*read_file_head(dir + "/a.txt", 3), "hel");
+  EXPECT_EQ(*read_file_head(dir + "/a.txt", 100), "hello");
+  auto capped = read_file(dir + "/a.txt", 4);
+  ASSERT_FALSE(capped.ok());
+  EXPECT_EQ(capped.error().code, ErrorCode::IoOpen);
+  EXPECT_NE(capped.error().message.find("holds 5 bytes, more than the 4"), std::string::npos) << capped.error().message;
+  auto missing = read_file(dir + "/none.txt");
+  ASSERT_FALSE(missing.ok());
+  EXPECT_NE(missing.error().message.find("No such file"), std::string::npos) << missing.error().message;
+  auto mapped = MappedFile::open(dir + "/a.txt");
+  ASSERT_TRUE(mapped.ok());
+  EXPECT_EQ((*mapped)->bytes().size(), 5u);
+  test::write_bytes(dir + "/empty.txt", {});
+  auto empty = MappedFile::open(dir + "/empty.txt");
+  ASSERT_TRUE(empty.ok());
+  EXPECT_TRUE((*empty)->bytes().empty());
+}
+
+}  // namespace
+}  // namespace nrt
