@@ -5,33 +5,74 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <vector>
+#include <random>
+
+#include "serializer/regular_file.h"
+#include "serializer/signal_cleanup.h"
 
 namespace nrt {
+namespace {
+
+// A new file next to `path` that no one else has: O_EXCL with a random suffix. Created with
+// mode 0666 so that the umask applies as it would to any new file.
+int create_temporary(const std::string& path, std::string* temp) {
+  static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  std::mt19937_64 random(std::random_device{}() ^
+                         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    *temp = path + ".tmp.";
+    for (int i = 0; i < 6; ++i) *temp += kLetters[random() % (sizeof kLetters - 1)];
+    const int fd = ::open(temp->c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0 || errno != EEXIST) return fd;
+  }
+  errno = EEXIST;
+  return -1;
+}
+
+}  // namespace
 
 Result<AtomicFile> AtomicFile::create(const std::string& path) {
-  std::string temp = path + ".tmp.XXXXXX";
-  std::vector<char> name(temp.begin(), temp.end());
-  name.push_back('\0');
-  int fd = mkstemp(name.data());
+  // Only a regular file is replaced: renaming over a FIFO or a device (/dev/null as root) would
+  // destroy it. A replaced file keeps its permission bits.
+  struct stat target {};
+  const bool exists = ::stat(path.c_str(), &target) == 0;
+  if (!exists && errno != ENOENT) {
+    return make_error(ErrorCode::IoWrite, "cannot write '" + path + "': " + std::strerror(errno));
+  }
+  if (exists && !S_ISREG(target.st_mode)) {
+    return make_error(ErrorCode::IoWrite, "'" + path + "' is " + file_kind_name(target.st_mode) +
+                                              "; nrt writes only to a regular file or a new path");
+  }
+  std::string temp;
+  const int fd = create_temporary(path, &temp);
   if (fd < 0) {
     return make_error(ErrorCode::IoWrite, "cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
   }
-  fchmod(fd, 0644);
-  return AtomicFile(path, std::string(name.data()), fd);
+  const int cleanup = register_temporary_file(temp);
+  if (exists && ::fchmod(fd, target.st_mode & 07777) != 0) {
+    const int err = errno;
+    unregister_temporary_file(cleanup);
+    ::close(fd);
+    ::unlink(temp.c_str());
+    return make_error(ErrorCode::IoWrite, "cannot give '" + temp + "' the mode of '" + path + "': " + std::strerror(err));
+  }
+  return AtomicFile(path, std::move(temp), fd, cleanup);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
-    : path_(std::move(other.path_)), temp_path_(std::move(other.temp_path_)), fd_(other.fd_) {
+    : path_(std::move(other.path_)), temp_path_(std::move(other.temp_path_)), fd_(other.fd_), cleanup_(other.cleanup_) {
   other.fd_ = -1;
+  other.cleanup_ = -1;
   other.temp_path_.clear();
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
   if (!temp_path_.empty()) ::unlink(temp_path_.c_str());
+  unregister_temporary_file(cleanup_);
 }
 
 Status AtomicFile::write(std::span<const uint8_t> bytes) {
@@ -55,6 +96,8 @@ Status AtomicFile::commit() {
   if (std::rename(temp_path_.c_str(), path_.c_str()) != 0) {
     return make_error(ErrorCode::IoWrite, "cannot rename '" + temp_path_ + "' to '" + path_ + "': " + std::strerror(errno));
   }
+  unregister_temporary_file(cleanup_);
+  cleanup_ = -1;
   temp_path_.clear();
   return {};
 }

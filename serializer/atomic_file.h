@@ -1,6 +1,9 @@
 // Writes a file so that readers see either the old file or the complete new one, never half of
 // it: a temporary file in the same directory, written, flushed (fsync) and renamed over `path`.
-// If commit() is never reached, the destructor removes the temporary file.
+// If commit() is never reached, the destructor removes the temporary file, and so does SIGINT,
+// SIGTERM or SIGHUP meanwhile (serializer/signal_cleanup.h). Only a regular file (or a new
+// path) is replaced, and a replaced file keeps its permission bits; a new one gets 0666 less
+// the umask, like any file a program creates.
 #pragma once
 
 #include <cstdint>
@@ -23,10 +26,12 @@ class AtomicFile {
   Status commit();
 
  private:
-  AtomicFile(std::string path, std::string temp_path, int fd) : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd) {}
+  AtomicFile(std::string path, std::string temp_path, int fd, int cleanup)
+      : path_(std::move(path)), temp_path_(std::move(temp_path)), fd_(fd), cleanup_(cleanup) {}
   std::string path_;
   std::string temp_path_;
   int fd_ = -1;
+  int cleanup_ = -1;  // signal_cleanup handle
 };
 
 // Convenience: the whole file from one buffer.

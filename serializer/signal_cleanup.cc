@@ -1,0 +1,74 @@
+#include "serializer/signal_cleanup.h"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+namespace nrt {
+namespace {
+
+// Fixed storage: the handler may not allocate or lock. A slot is published (kReady) only after
+// its path is written, and taken back (kFree) before its owner reuses the name.
+enum SlotState : int { kFree = 0, kWriting = 1, kReady = 2 };
+constexpr int kSlots = 64;
+constexpr size_t kPathBytes = 4096;
+
+struct Slot {
+  std::atomic<int> state{kFree};
+  char path[kPathBytes];
+};
+
+Slot g_slots[kSlots];
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+struct sigaction g_previous[sizeof kSignals / sizeof kSignals[0]];
+bool g_installed[sizeof kSignals / sizeof kSignals[0]];
+
+void remove_temporary_files(int signal_number) {
+  for (Slot& slot : g_slots) {
+    if (slot.state.load(std::memory_order_acquire) == kReady) ::unlink(slot.path);
+  }
+  for (size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i) {
+    if (kSignals[i] != signal_number || !g_installed[i]) continue;
+    ::sigaction(signal_number, &g_previous[i], nullptr);
+    ::raise(signal_number);  // delivered once this handler returns: the previous course
+  }
+}
+
+void install_handlers() {
+  for (size_t i = 0; i < sizeof kSignals / sizeof kSignals[0]; ++i) {
+    struct sigaction previous {};
+    if (::sigaction(kSignals[i], nullptr, &previous) != 0) continue;
+    if (!(previous.sa_flags & SA_SIGINFO) && previous.sa_handler == SIG_IGN) continue;
+    struct sigaction action {};
+    action.sa_handler = remove_temporary_files;
+    sigemptyset(&action.sa_mask);
+    for (int other : kSignals) sigaddset(&action.sa_mask, other);
+    g_previous[i] = previous;
+    g_installed[i] = ::sigaction(kSignals[i], &action, nullptr) == 0;
+  }
+}
+
+}  // namespace
+
+int register_temporary_file(const std::string& path) {
+  static std::once_flag once;
+  std::call_once(once, install_handlers);
+  if (path.size() >= kPathBytes) return -1;
+  for (int i = 0; i < kSlots; ++i) {
+    int expected = kFree;
+    if (!g_slots[i].state.compare_exchange_strong(expected, kWriting, std::memory_order_acq_rel)) continue;
+    std::memcpy(g_slots[i].path, path.c_str(), path.size() + 1);
+    g_slots[i].state.store(kReady, std::memory_order_release);
+    return i;
+  }
+  return -1;
+}
+
+void unregister_temporary_file(int handle) {
+  if (handle >= 0 && handle < kSlots) g_slots[handle].state.store(kFree, std::memory_order_release);
+}
+
+}  // namespace nrt

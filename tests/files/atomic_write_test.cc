@@ -1,0 +1,113 @@
+// Writes that replace an output: only a regular file or a new path is replaced (never a FIFO, a
+// directory or a socket), a replaced file keeps its mode, a new one gets 0666 less the umask,
+// and SIGINT, SIGTERM or SIGHUP during the write leave no temporary file behind.
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "serializer/atomic_file.h"
+#include "tests/torch_export/test_files.h"
+
+namespace nrt {
+namespace {
+
+std::span<const uint8_t> bytes_of(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+
+mode_t mode_of(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_mode;
+}
+
+TEST(AtomicWrite, RefusesToReplaceWhatIsNotARegularFile) {
+  const std::string dir = test::scratch_dir("atomic_special");
+  ASSERT_EQ(::mkfifo((dir + "/fifo").c_str(), 0644), 0);
+  std::filesystem::create_directory(dir + "/directory");
+  for (const auto& [name, kind] : {std::pair<std::string, std::string>{"fifo", "a FIFO"}, {"directory", "a directory"}}) {
+    const std::string path = dir + "/" + name;
+    Status status = write_file_atomically(path, bytes_of("data"));
+    ASSERT_FALSE(status.ok()) << name;
+    EXPECT_EQ(status.error().code, ErrorCode::IoWrite);
+    EXPECT_NE(status.error().message.find(kind), std::string::npos) << status.error().message;
+  }
+  EXPECT_TRUE(S_ISFIFO(mode_of(dir + "/fifo")));
+  EXPECT_TRUE(S_ISDIR(mode_of(dir + "/directory")));
+  EXPECT_EQ(test::list_dir(dir), (std::vector<std::string>{"directory", "fifo"}));  // no temporary file
+}
+
+TEST(AtomicWrite, AReplacedFileKeepsItsModeAndANewOneFollowsTheUmask) {
+  const std::string dir = test::scratch_dir("atomic_mode");
+  for (const mode_t mode : {mode_t{0600}, mode_t{0755}, mode_t{0640}}) {
+    const std::string path = dir + "/kept";
+    ASSERT_TRUE(write_file_atomically(path, bytes_of("old")).ok());
+    ASSERT_EQ(::chmod(path.c_str(), mode), 0);
+    ASSERT_TRUE(write_file_atomically(path, bytes_of("new")).ok());
+    EXPECT_EQ(mode_of(path) & 07777, mode);
+    EXPECT_EQ(test::read_text(path), "new");
+  }
+  const mode_t saved = ::umask(027);
+  ASSERT_TRUE(write_file_atomically(dir + "/fresh", bytes_of("x")).ok());
+  ::umask(saved);
+  EXPECT_EQ(mode_of(dir + "/fresh") & 07777, mode_t{0640});
+}
+
+// The child process creates an output, writes part of it and is signalled before committing.
+void write_then_signal(const std::string& path, int signal_number) {
+  auto file = AtomicFile::create(path);
+  if (!file) _exit(3);
+  if (!file->write(bytes_of(std::string(1 << 20, 'x')))) _exit(4);
+  ::raise(signal_number);
+  _exit(5);  // not reached unless the signal is ignored
+}
+
+void exit_with_42(int) { _exit(42); }
+
+class AtomicWriteSignal : public ::testing::TestWithParam<int> {};
+
+TEST_P(AtomicWriteSignal, LeavesNoTemporaryFile) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");  // a fresh process: no handler installed yet
+  const int signal_number = GetParam();
+  const std::string dir = test::scratch_dir("atomic_signal_" + std::to_string(signal_number));
+  EXPECT_EXIT(write_then_signal(dir + "/out.nrt", signal_number), ::testing::KilledBySignal(signal_number), "");
+  EXPECT_TRUE(test::list_dir(dir).empty()) << test::list_dir(dir).front();
+}
+
+INSTANTIATE_TEST_SUITE_P(Signals, AtomicWriteSignal, ::testing::Values(SIGINT, SIGTERM, SIGHUP),
+                         [](const auto& info) { return std::string(sigabbrev_np(info.param)); });
+
+TEST(AtomicWrite, AHandlerInstalledBeforeStillRunsAfterTheCleanup) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string dir = test::scratch_dir("atomic_signal_chained");
+  EXPECT_EXIT(
+      {
+        ::signal(SIGTERM, exit_with_42);
+        write_then_signal(dir + "/out.nrt", SIGTERM);
+      },
+      ::testing::ExitedWithCode(42), "");
+  EXPECT_TRUE(test::list_dir(dir).empty());
+}
+
+TEST(AtomicWrite, AnIgnoredSignalStaysIgnored) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string dir = test::scratch_dir("atomic_signal_ignored");
+  EXPECT_EXIT(
+      {
+        ::signal(SIGHUP, SIG_IGN);  // as under nohup
+        auto file = AtomicFile::create(dir + "/out.nrt");
+        if (!file || !file->write(bytes_of("data"))) _exit(3);
+        ::raise(SIGHUP);
+        _exit(file->commit().ok() ? 6 : 7);
+      },
+      ::testing::ExitedWithCode(6), "");
+  EXPECT_EQ(test::list_dir(dir), std::vector<std::string>{"out.nrt"});
+}
+
+}  // namespace
+}  // namespace nrt
