@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "serializer/input_limits.h"
 #include "serializer/scalar_type_info.h"
 #include "serializer/torch_export/payload_config.h"
 #include "serializer/torch_export/torch_error_codes.h"
@@ -13,7 +14,6 @@ namespace {
 constexpr std::string_view kModelsDir = "models/";
 constexpr std::string_view kWeightsDir = "data/weights/";
 constexpr std::string_view kConstantsDir = "data/constants/";
-constexpr uint64_t kMaxJsonBytes = uint64_t{1} << 31;  // a model.json beyond 2 GiB is not a model
 
 bool starts_with(std::string_view s, std::string_view prefix) { return s.substr(0, prefix.size()) == prefix; }
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -111,10 +111,19 @@ class PayloadReader {
   Status read(std::string_view dir, const std::string& config_name) {
     const std::string config_path = std::string(dir) + config_name;
     const std::string where = archive_.root() + "/" + config_path;
-    auto text = archive_.read_text(config_path, kMaxJsonBytes);
+    auto text = archive_.read_text(config_path, kMaxTorchJsonBytes);
     if (!text) return text.error();
     auto entries = read_payload_config(*text, where, &result_->warnings);
     if (!entries) return entries.error();
+    // A record is read only as far as the tensors that view it reach: a record that inflates to
+    // more is neither allocated nor written out (a small archive cannot make a huge program).
+    for (const auto& entry : *entries) {
+      if (!entry.tensor_meta) continue;
+      auto needed = view_bytes(*entry.tensor_meta, where);
+      if (!needed) continue;  // add() reports it
+      uint64_t& reach = reach_[std::string(dir) + entry.path_name];
+      reach = std::max(reach, *needed);
+    }
     for (auto& entry : *entries) {
       if (Status s = add(dir, where, std::move(entry)); !s) return s;
     }
@@ -141,17 +150,25 @@ class PayloadReader {
     if (auto it = storages_.find(record); it != storages_.end()) {
       storage = it->second;
     } else {
-      auto bytes = archive_.read(record);
+      const uint64_t reach = reach_[record];
+      auto bytes = archive_.read_prefix(record, reach);
       if (!bytes) return make_error(bytes.error().code, where + ": " + bytes.error().message);
+      if (auto held = archive_.size(record); held && *held > reach) {
+        result_->warnings.push_back(archive_.root() + "/" + record + " holds " + std::to_string(*held) +
+                                    " bytes; its tensors use the first " + std::to_string(reach) +
+                                    ", the rest is not read");
+      }
       storage = static_cast<uint32_t>(program.storages.size());
       program.storages.push_back(std::move(*bytes));
       program.program.storages.push_back(std::make_unique<fb::StorageT>());
       storages_.emplace(record, storage);
     }
     const uint64_t held = program.storages[storage].size();
+    const auto size = archive_.size(record);
+    const uint64_t recorded = size ? *size : held;
     const size_t element = element_size(entry.tensor_meta->dtype);
-    if (element != 0 && held % element != 0) {
-      return make_error(codes::kWeightsConfigMismatch, where + ": the record holds " + std::to_string(held) +
+    if (element != 0 && recorded % element != 0) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": the record holds " + std::to_string(recorded) +
                                                            " bytes, not a whole number of " + std::to_string(element) +
                                                            "-byte elements");
     }
@@ -178,6 +195,7 @@ class PayloadReader {
   TorchImport* result_;
   std::unordered_map<std::string, uint32_t>* fqns_;
   std::unordered_map<std::string, uint32_t> storages_;  // record -> storage
+  std::unordered_map<std::string, uint64_t> reach_;     // record -> bytes its tensors reach
 };
 
 }  // namespace
@@ -210,7 +228,7 @@ Result<TorchImport> import_pt2(const Pt2Reader& archive, const std::string& mode
   PayloadReader weights(archive, &result, &fqns), constants(archive, &result, &fqns);
   for (const auto& m : models) {
     const std::string json_path = std::string(kModelsDir) + m + ".json";
-    auto text = archive.read_text(json_path, kMaxJsonBytes);
+    auto text = archive.read_text(json_path, kMaxTorchJsonBytes);
     if (!text) return text.error();
     if (Status s = add_exported_program(*text, m, &result.program.program, &result.warnings); !s) {
       return make_error(s.error().code, archive.root() + "/" + json_path + ": " + s.error().message);

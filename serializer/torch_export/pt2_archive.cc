@@ -2,10 +2,11 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cstring>
-#include <sys/stat.h>
 #include <unordered_map>
 
+#include "serializer/regular_file.h"
 #include "serializer/torch_export/torch_error_codes.h"
 
 namespace nrt::torch_export {
@@ -31,6 +32,26 @@ uint32_t le32(const uint8_t* p) { return p[0] | (p[1] << 8) | (p[2] << 16) | (st
 uint16_t le16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 uint64_t le64(const uint8_t* p) { return le32(p) | (static_cast<uint64_t>(le32(p + 4)) << 32); }
 
+// Why an entry name cannot be trusted as a path below the root, or an empty string: an empty
+// name, an absolute one, a drive letter or backslash (Windows paths), an empty, "." or ".."
+// component (which would leave the root once joined).
+std::string unsafe_name_reason(const std::string& name) {
+  if (name.empty()) return "has an empty name";
+  if (name.front() == '/') return "has an absolute name (a .pt2 keeps everything under one root folder)";
+  if (name.find('\\') != std::string::npos || (name.size() >= 2 && name[1] == ':')) return "is a Windows path";
+  size_t start = 0;
+  while (start < name.size()) {
+    size_t end = name.find('/', start);
+    if (end == std::string::npos) end = name.size();
+    const std::string_view part(name.data() + start, end - start);
+    const bool last = end == name.size() || end + 1 == name.size();
+    if (part == ".." || part == ".") return "has a '" + std::string(part) + "' component";
+    if (part.empty() && !last) return "has an empty path component";
+    start = end + 1;
+  }
+  return "";
+}
+
 }  // namespace
 
 struct Pt2Reader::State {
@@ -51,20 +72,19 @@ Pt2Reader& Pt2Reader::operator=(Pt2Reader&&) noexcept = default;
 Pt2Reader::~Pt2Reader() = default;
 
 Result<Pt2Reader> Pt2Reader::open(const std::string& path) {
-  struct stat info {};
-  if (::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) {
-    return make_error(ErrorCode::IoOpen, "cannot open '" + path + "' (not a readable regular file)");
-  }
+  auto file = open_regular_file(path);
+  if (!file) return file.error();
   int error = 0;
   auto state = std::make_unique<State>();
-  state->archive = zip_open(path.c_str(), ZIP_RDONLY | ZIP_CHECKCONS, &error);
+  state->archive_size = file->size;
+  state->archive = zip_fdopen(file->fd.get(), ZIP_RDONLY | ZIP_CHECKCONS, &error);
   if (state->archive == nullptr) {
     if (error == ZIP_ER_OPEN || error == ZIP_ER_READ || error == ZIP_ER_NOENT) {
       return make_error(ErrorCode::IoOpen, "cannot open '" + path + "': " + zip_error_text(error));
     }
     return corrupt("'" + path + "' is not a readable zip archive: " + zip_error_text(error));
   }
-  state->archive_size = static_cast<uint64_t>(info.st_size);
+  file->fd.release();  // the archive owns the descriptor now
   return index(std::move(state));
 }
 
@@ -121,16 +141,21 @@ Result<Pt2Reader> Pt2Reader::index(std::unique_ptr<State> state) {
       return corrupt("entry '" + name + "' declares " + std::to_string(st.size) + " bytes from " +
                      std::to_string(st.comp_size) + " compressed bytes (a zip bomb)");
     }
+    if (const std::string why = unsafe_name_reason(name); !why.empty()) {
+      return corrupt("entry " + std::to_string(i) + " '" + name + "' " + why);
+    }
     reader.raw_names_.push_back(name);
     if (i == 0) {
       const size_t slash = name.find('/');
       if (slash != std::string::npos && slash > 0) reader.root_ = name.substr(0, slash);
     }
-    if (reader.root_.empty() || name.size() <= reader.root_.size() + 1 ||
-        name.compare(0, reader.root_.size() + 1, reader.root_ + "/") != 0) {
-      continue;
+    if (reader.root_.empty()) continue;  // import reports an archive without a root folder
+    if (name.compare(0, reader.root_.size() + 1, reader.root_ + "/") != 0) {
+      return corrupt("entry '" + name + "' lies outside the archive's root folder '" + reader.root_ +
+                     "/' (taken from the first entry); a .pt2 keeps everything under one root folder");
     }
     std::string below = name.substr(reader.root_.size() + 1);
+    if (below.empty() || below.back() == '/') continue;  // a folder entry holds no data
     if (!state->index.emplace(below, static_cast<zip_uint64_t>(i)).second) {
       return corrupt("entry '" + name + "' appears twice");
     }
@@ -152,28 +177,39 @@ Result<uint64_t> Pt2Reader::size(std::string_view name) const {
 }
 
 Result<std::vector<uint8_t>> Pt2Reader::read(std::string_view name, uint64_t max_bytes) const {
-  const std::string full = root_ + "/" + std::string(name);
-  auto it = state_->index.find(std::string(name));
-  if (it == state_->index.end()) return make_error(codes::kArchiveEntryMissing, "the archive has no entry '" + full + "'");
-  const uint64_t size = state_->sizes.at(std::string(name));
-  if (size > max_bytes) {
-    return corrupt("entry '" + full + "' holds " + std::to_string(size) + " bytes, more than the " +
-                   std::to_string(max_bytes) + " allowed for it");
+  auto size = this->size(name);
+  if (!size) return size.error();
+  if (*size > max_bytes) {
+    return corrupt("entry '" + root_ + "/" + std::string(name) + "' holds " + std::to_string(*size) +
+                   " bytes, more than the " + std::to_string(max_bytes) + " allowed for it");
   }
-  zip_file_t* file = zip_fopen_index(state_->archive, it->second, 0);
+  return read_bytes(name, *size);
+}
+
+Result<std::vector<uint8_t>> Pt2Reader::read_prefix(std::string_view name, uint64_t count) const {
+  auto size = this->size(name);
+  if (!size) return size.error();
+  return read_bytes(name, std::min(count, *size));
+}
+
+Result<std::vector<uint8_t>> Pt2Reader::read_bytes(std::string_view name, uint64_t count) const {
+  const std::string full = root_ + "/" + std::string(name);
+  const zip_uint64_t entry = state_->index.at(std::string(name));
+  const uint64_t size = state_->sizes.at(std::string(name));
+  zip_file_t* file = zip_fopen_index(state_->archive, entry, 0);
   if (file == nullptr) return corrupt("cannot open entry '" + full + "': " + zip_strerror(state_->archive));
-  std::vector<uint8_t> bytes(size);
+  std::vector<uint8_t> bytes(count);
   uint64_t done = 0;
   std::string failure;
-  while (done < size) {
-    const zip_int64_t n = zip_fread(file, bytes.data() + done, size - done);
+  while (done < count) {
+    const zip_int64_t n = zip_fread(file, bytes.data() + done, count - done);
     if (n <= 0) {
       failure = n < 0 ? zip_file_strerror(file) : "it ends after " + std::to_string(done) + " bytes";
       break;
     }
     done += static_cast<uint64_t>(n);
   }
-  if (failure.empty()) {
+  if (failure.empty() && count == size) {
     uint8_t extra = 0;
     const zip_int64_t n = zip_fread(file, &extra, 1);  // reaching the end checks the CRC
     if (n != 0) failure = n < 0 ? zip_file_strerror(file) : "it holds more bytes than it declares";

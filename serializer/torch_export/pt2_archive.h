@@ -1,11 +1,13 @@
 // The zip layer of a .pt2 archive (libzip). Reading: every entry sits under one root folder,
 // taken from the first entry's first path component as torch does; entries are looked up by
-// their name below the root. Sizes are checked before anything is allocated: an entry may not
-// declare more bytes than the archive could hold (stored entries: no more than the file;
-// compressed ones: no more than the deflate ratio allows), names are unique, and reads must
-// return exactly the declared size with a matching CRC. Writing: entries uncompressed, each
-// record's data 64-byte aligned in the file (padding in an "FB" local extra field, as
-// PyTorch's writer does), fixed timestamps, so the same program gives the same bytes.
+// their name below the root. A name that is absolute, empty, holds "." or ".." components or
+// lies outside the root folder makes the archive corrupt. Sizes are checked before anything is
+// allocated: an entry may not declare more bytes than the archive could hold (stored entries:
+// no more than the file; compressed ones: no more than the deflate ratio allows), names are
+// unique, and reads stop at what the caller needs, return exactly the declared size and check
+// the CRC when they read a whole entry. Writing: entries uncompressed, each record's data
+// 64-byte aligned in the file (padding in an "FB" local extra field, as PyTorch's writer does),
+// fixed timestamps, so the same program gives the same bytes.
 #pragma once
 
 #include <cstdint>
@@ -39,11 +41,15 @@ class Pt2Reader {
   // The whole entry; fails if it is larger than `max_bytes`.
   Result<std::vector<uint8_t>> read(std::string_view name, uint64_t max_bytes = UINT64_MAX) const;
   Result<std::string> read_text(std::string_view name, uint64_t max_bytes = UINT64_MAX) const;
+  // At most the first `count` bytes of the entry: inflation stops there. The CRC is checked only
+  // when that is the whole entry.
+  Result<std::vector<uint8_t>> read_prefix(std::string_view name, uint64_t count) const;
 
  private:
   struct State;
   explicit Pt2Reader(std::unique_ptr<State> state);
   static Result<Pt2Reader> index(std::unique_ptr<State> state);
+  Result<std::vector<uint8_t>> read_bytes(std::string_view name, uint64_t count) const;
 
   std::unique_ptr<State> state_;
   std::string root_;

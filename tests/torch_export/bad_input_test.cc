@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "serializer/input_limits.h"
 #include "serializer/torch_export/convert_any.h"
 #include "serializer/torch_export/import_json.h"
 #include "serializer/torch_export/import_pt2.h"
@@ -121,6 +122,50 @@ std::vector<uint8_t> zip_bomb(uint32_t claimed) {
     if (le32(&bytes[at]) == 0x02014b50) put32(&bytes[at + 24], claimed);  // central directory
   }
   return bytes;
+}
+
+struct ZipEntry {
+  std::string name;  // as stored, root included
+  std::string content;
+  bool deflate = false;
+};
+
+// A zip of exactly these entries (names as given, unlike write_pt2_archive's root/name).
+std::vector<uint8_t> raw_zip(const std::vector<ZipEntry>& entries) {
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* sink = zip_source_buffer_create(nullptr, 0, 0, &error);
+  zip_t* za = zip_open_from_source(sink, ZIP_TRUNCATE, &error);
+  zip_source_keep(sink);
+  for (const auto& e : entries) {
+    zip_source_t* data = zip_source_buffer(za, e.content.data(), e.content.size(), 0);
+    const zip_int64_t i = zip_file_add(za, e.name.c_str(), data, 0);
+    EXPECT_GE(i, 0) << e.name;
+    zip_set_file_compression(za, static_cast<zip_uint64_t>(i), e.deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 1);
+  }
+  EXPECT_EQ(zip_close(za), 0);
+  zip_source_open(sink);
+  zip_stat_t st;
+  zip_source_stat(sink, &st);
+  std::vector<uint8_t> bytes(st.size);
+  zip_source_read(sink, bytes.data(), st.size);
+  zip_source_close(sink);
+  zip_source_free(sink);
+  zip_error_fini(&error);
+  return bytes;
+}
+
+// The entries of the relu program's archive under root m/, plus `extra`.
+std::vector<ZipEntry> relu_entries(std::vector<ZipEntry> extra = {}) {
+  std::vector<ZipEntry> entries = {
+      {"m/archive_format", "pt2"},
+      {"m/archive_version", "0"},
+      {"m/models/model.json", test::relu_program().dump()},
+      {"m/data/weights/model_weights_config.json", R"({"config": {}})"},
+      {"m/data/constants/model_constants_config.json", R"({"config": {}})"},
+  };
+  for (auto& e : extra) entries.push_back(std::move(e));
+  return entries;
 }
 
 std::vector<Case> cases() {
@@ -268,6 +313,18 @@ std::vector<Case> cases() {
       {"LegacyPickledWeights", "m.pt2", [] { return archive({{"data/weights/model.pt", "pickle"}}); }, codes::kLegacyArchive,
        {"legacy", "data/weights/model.pt"}},
       {"ZipBombDeflated", "m.pt2", [] { return zip_bomb(0x7fffffff); }, codes::kArchiveCorrupt, {"zip bomb"}},
+      {"EntryInASecondRoot", "m.pt2", [] { return raw_zip(relu_entries({{"other/x", "1"}})); }, codes::kArchiveCorrupt,
+       {"'other/x' lies outside the archive's root folder 'm/'"}},
+      {"EntryWithAnAbsoluteName", "m.pt2", [] { return raw_zip(relu_entries({{"/m/x", "1"}})); },
+       codes::kArchiveCorrupt, {"'/m/x' has an absolute name"}},
+      {"EntryLeavingTheRoot", "m.pt2", [] { return raw_zip(relu_entries({{"m/../x", "1"}})); }, codes::kArchiveCorrupt,
+       {"'m/../x' has a '..' component"}},
+      {"EntryWithAnEmptyComponent", "m.pt2", [] { return raw_zip(relu_entries({{"m//x", "1"}})); },
+       codes::kArchiveCorrupt, {"'m//x' has an empty path component"}},
+      {"EntryWithADotComponent", "m.pt2", [] { return raw_zip(relu_entries({{"m/./x", "1"}})); },
+       codes::kArchiveCorrupt, {"has a '.' component"}},
+      {"EntryWithAWindowsPath", "m.pt2", [] { return raw_zip(relu_entries({{"m\\x", "1"}})); },
+       codes::kArchiveCorrupt, {"Windows path"}},
       {"ModelJsonSchemaError", "m.pt2",
        [] { return archive({{"models/model.json", with([](Json& p) { p["schema_version"]["major"] = 9; }).dump()}}); },
        codes::kSchemaVersion, {"m/models/model.json", "9.20"}},
@@ -304,6 +361,67 @@ TEST(BadInput, FailedConversionLeavesAnExistingOutputUntouched) {
   ASSERT_FALSE(convert_any_program(dir + "/m.json", dir + "/out.nrt", {}).ok());
   EXPECT_EQ(test::read_text(dir + "/out.nrt"), "previous");
   EXPECT_EQ(test::list_dir(dir).size(), 2u);
+}
+
+// A model.json that inflates past the JSON cap is refused by its declared size, before inflating.
+TEST(BadInput, ModelJsonOverTheCapIsRefusedBeforeInflating) {
+  std::string json = test::relu_program().dump();
+  json.resize(kMaxTorchJsonBytes + 1, ' ');
+  std::vector<ZipEntry> entries = relu_entries();
+  entries[2] = {"m/models/model.json", std::move(json), true};
+  auto reader = Pt2Reader::from_bytes(raw_zip(entries));
+  ASSERT_TRUE(reader.ok()) << reader.error().to_string();
+  auto imported = import_pt2(*reader, "");
+  ASSERT_FALSE(imported.ok());
+  EXPECT_EQ(imported.error().code, codes::kArchiveCorrupt) << imported.error().to_string();
+  EXPECT_NE(imported.error().message.find("more than the 268435456 allowed"), std::string::npos)
+      << imported.error().message;
+}
+
+// A weight record that inflates far beyond what its tensor needs (64 MiB for 24 bytes, inside
+// the deflate ratio) is read only as far as the tensor reaches: the program holds 24 bytes.
+TEST(BadInput, WeightRecordIsReadOnlyAsFarAsItsTensorReaches) {
+  auto stored = Pt2Reader::from_bytes(archive_with_weight("data/weights/weight_0", 24, payload("weight_0")));
+  ASSERT_TRUE(stored.ok()) << stored.error().to_string();
+  std::vector<ZipEntry> entries;
+  for (const auto& name : stored->names()) {
+    auto bytes = stored->read(name);
+    ASSERT_TRUE(bytes.ok());
+    entries.push_back({"m/" + name, std::string(bytes->begin(), bytes->end())});
+    if (name == "data/weights/weight_0") entries.back() = {"m/" + name, std::string(64 << 20, '\1'), true};
+  }
+  const auto zip = raw_zip(entries);
+  EXPECT_LT(zip.size(), 1u << 20);
+  auto reader = Pt2Reader::from_bytes(zip);
+  ASSERT_TRUE(reader.ok()) << reader.error().to_string();
+  auto imported = import_pt2(*reader, "");
+  ASSERT_TRUE(imported.ok()) << imported.error().to_string();
+  ASSERT_EQ(imported->program.storages.size(), 1u);
+  EXPECT_EQ(imported->program.storages[0].size(), 24u);
+  EXPECT_EQ(imported->program.storages[0], std::vector<uint8_t>(24, 1));
+  bool warned = false;
+  for (const auto& w : imported->warnings) warned = warned || w.find("use the first 24") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+// Text files over their reader's cap are refused by their size, before anything is read
+// (sparse files: they cost no disk).
+TEST(BadInput, JsonFilesOverTheCapAreRefusedUnread) {
+  const std::string dir = test::scratch_dir("bad_json_cap");
+  struct Text {
+    std::string name, content;
+    uint64_t cap;
+  };
+  for (const auto& [name, content, cap] : {Text{"m.json", "{\"graph_module\": {}}", kMaxTorchJsonBytes},
+                                           Text{"m.nrt.json", "{\"graphs\": []}", kMaxNrtJsonBytes}}) {
+    test::write_bytes(dir + "/" + name, text_bytes(content));
+    std::filesystem::resize_file(dir + "/" + name, cap + 1);
+    auto status = convert_any_program(dir + "/" + name, dir + "/out.nrt", {});
+    ASSERT_FALSE(status.ok()) << name;
+    EXPECT_EQ(status.error().code, ErrorCode::IoOpen) << status.error().to_string();
+    EXPECT_NE(status.error().message.find("more than the " + std::to_string(cap)), std::string::npos)
+        << status.error().message;
+  }
 }
 
 TEST(BadInput, StoredEntryDeclaringMoreThanTheFile) {
