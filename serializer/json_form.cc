@@ -5,7 +5,9 @@
 #include "flatbuffers/idl.h"
 #include "flatbuffers/reflection.h"
 #include "schema/nrt_bfbs.h"
+#include "serializer/inline_data_text.h"
 #include "serializer/json_printer.h"
+#include "serializer/verify_program.h"
 
 namespace nrt {
 namespace {
@@ -103,8 +105,9 @@ Result<std::string> program_to_json(const ProgramFile& file) {
 Result<ProgramWithWeights> program_from_json(std::string_view text) {
   auto parser = make_parser();
   if (!parser) return parser.error();
-  const std::string source(text);  // the parser wants a NUL-terminated buffer
-  if (!(*parser)->ParseJson(source.c_str())) {
+  auto extracted = extract_inline_data(text);  // also the NUL-terminated copy the parser wants
+  if (!extracted) return extracted.error();
+  if (!(*parser)->ParseJson(extracted->text.c_str())) {
     return make_error(ErrorCode::JsonParse, (*parser)->error_);
   }
   const auto& builder = (*parser)->builder_;
@@ -116,8 +119,19 @@ Result<ProgramWithWeights> program_from_json(std::string_view text) {
   if (const std::string place = find_empty_union(*parsed); !place.empty()) {
     return make_error(ErrorCode::MissingField, place + ": a union type is given without its value");
   }
+  // Packing rewrites schema_version with this build's, so the text's own claim is checked here.
+  const auto* version = parsed->schema_version();
+  if (version == nullptr) return make_error(ErrorCode::MissingField, "program has no schema_version");
+  if (version->major() != kSchemaMajor) {
+    return make_error(ErrorCode::UnsupportedSchemaVersion,
+                      "schema version " + std::to_string(version->major()) + "." + std::to_string(version->minor()) +
+                          "; this build reads major version " + std::to_string(kSchemaMajor));
+  }
   ProgramWithWeights out;
   parsed->UnPackTo(&out.program);
+  for (auto& [index, bytes] : extracted->storages) {
+    if (index < out.program.storages.size()) out.program.storages[index]->inline_data = std::move(bytes);
+  }
   for (size_t i = 0; i < out.program.storages.size(); ++i) {
     auto& storage = *out.program.storages[i];
     if (storage.size != 0 && storage.size != storage.inline_data.size()) {

@@ -7,6 +7,7 @@
 
 #include "serializer/argument_values.h"
 #include "serializer/checksum.h"
+#include "serializer/input_limits.h"
 #include "serializer/scalar_type_info.h"
 
 namespace nrt {
@@ -101,6 +102,18 @@ Status check_tensor_meta(const fb::TensorMeta* meta, WorkBudget& budget, WhatOf&
   if (meta->storage_offset()) {
     if (std::string problem = extent_problem(meta->storage_offset()); !problem.empty()) {
       return make_error(ErrorCode::InvalidShape, what() + " storage offset " + problem);
+    }
+  }
+  // Literal sizes whose bytes no process could address: such a value can never be computed, and
+  // a tool that believed it would try to allocate it. (Symbolic sizes are bounded at run time.)
+  uint64_t bytes = std::max<uint64_t>(element_size(meta->dtype()), 1);
+  for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+    const auto* dim = meta->sizes()->Get(d);
+    if (dim->expr() != nullptr && dim->expr()->size() > 0) continue;
+    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim->literal()), &bytes) || bytes > kMaxAddressableBytes) {
+      return make_error(ErrorCode::InvalidShape, what() + " sizes need more than " +
+                                                     std::to_string(kMaxAddressableBytes) +
+                                                     " bytes, more than any process can address");
     }
   }
   return {};
@@ -882,6 +895,11 @@ Status check_storages(const fb::Program& program, std::span<const uint8_t> segme
                         at + "carries inline data, which only the .nrt.json form may hold");
     }
     const uint32_t alignment = storage->alignment();
+    if (alignment > kMaxStorageAlignment) {
+      return make_error(ErrorCode::StorageMisaligned, at + "alignment " + std::to_string(alignment) +
+                                                          " exceeds the limit of " +
+                                                          std::to_string(kMaxStorageAlignment));
+    }
     if (alignment == 0 || (alignment & (alignment - 1)) != 0 || storage->offset() % alignment != 0) {
       return make_error(ErrorCode::StorageMisaligned, at + "offset " + std::to_string(storage->offset()) +
                                                           " is not a multiple of its alignment " +

@@ -7,6 +7,7 @@
 #include "serializer/atomic_file.h"
 #include "serializer/checksum.h"
 #include "serializer/container.h"
+#include "serializer/input_limits.h"
 #include "serializer/verify_program.h"
 
 namespace nrt {
@@ -40,9 +41,10 @@ Status emit_program(fb::ProgramT program, StorageSpans storages, const Sink& sin
                         "storage " + std::to_string(i) + " still holds inline data; pass its bytes separately");
     }
     uint32_t alignment = storage.alignment < kDefaultStorageAlignment ? kDefaultStorageAlignment : storage.alignment;
-    if ((alignment & (alignment - 1)) != 0) {
-      return make_error(ErrorCode::StorageMisaligned,
-                        "storage " + std::to_string(i) + " alignment " + std::to_string(alignment) + " is not a power of two");
+    if ((alignment & (alignment - 1)) != 0 || alignment > kMaxStorageAlignment) {
+      return make_error(ErrorCode::StorageMisaligned, "storage " + std::to_string(i) + " alignment " +
+                                                          std::to_string(alignment) + " is not a power of two up to " +
+                                                          std::to_string(kMaxStorageAlignment));
     }
     if (!align_up(cursor, alignment, &cursor)) {
       return make_error(ErrorCode::InvalidArgument, "weight segment exceeds 64-bit offsets");

@@ -737,6 +737,37 @@ std::vector<Case> weight_cases() {
          return open_bytes(std::move(*bytes));
        },
        {"storage 1", "alignment 48"}},
+      {"StorageAlignmentBeyondAPage",
+       ErrorCode::StorageMisaligned,
+       [] {
+         auto program = make_sample_program();
+         program.program.storages[1]->alignment = 128;
+         auto bytes = serialize(program);
+         if (!bytes) return bytes.error();
+         set_scalar<uint32_t>(fb::GetProgram(bytes->data() + kContainerHeaderSize)->storages()->Get(1),
+                              fb::Storage::VT_ALIGNMENT, 1u << 30);
+         return open_bytes(std::move(*bytes));
+       },
+       {"storage 1", "alignment 1073741824 exceeds the limit of 4096"}},
+      {"WriterRejectsAlignmentBeyondAPage",
+       ErrorCode::StorageMisaligned,
+       [] {
+         auto program = make_sample_program();
+         program.program.storages[1]->alignment = 8192;  // would pad the segment by up to 8 KiB a storage
+         return error_of(serialize_and_open(program));
+       },
+       {"storage 1", "alignment 8192", "up to 4096"}},
+      {"ValueSizesBeyondAddressableMemory",
+       ErrorCode::InvalidShape,
+       [] {
+         return verify_mutated([](auto& p) {
+           auto& meta = *main_graph(p).values[0]->tensor;  // x: f32[2, 8] -> f32[1e8, 1e7]
+           meta.sizes[0]->literal = 100000000;
+           meta.sizes[1]->literal = 10000000;
+           meta.strides[0]->literal = 10000000;
+         });
+       },
+       {"'x'", "more than 281474976710656 bytes"}},
       {"WriterRejectsInlineData",
        ErrorCode::InlineDataMismatch,
        [] {
@@ -1229,6 +1260,21 @@ std::vector<Case> json_cases() {
        {"no_such_field"}},
       // FlatBuffers' parser accepts a union tag without its value; the object API would then hold
       // a null member that copying or serializing the program dereferences.
+      {"JsonSchemaMajorUnknown",
+       ErrorCode::UnsupportedSchemaVersion,
+       [parse] { return parse(R"({ "schema_version": { "major": 99, "minor": 0 }, "graphs": [] })"); },
+       {"schema version 99.0", "major version 1"}},
+      {"JsonWithoutSchemaVersion",
+       ErrorCode::MissingField,
+       [parse] { return parse(R"({ "graphs": [] })"); },
+       {"schema_version"}},
+      {"JsonInlineDataNotAByte",
+       ErrorCode::JsonParse,
+       [parse] {
+         return parse(R"({ "schema_version": { "major": 1, "minor": 0 },
+                           "storages": [ { "size": 2, "inline_data": [1, 256] } ] })");
+       },
+       {"storage 0 inline_data", "expected a byte value 0..255"}},
       {"JsonUnionTagWithoutValue",
        ErrorCode::MissingField,
        [parse] {
