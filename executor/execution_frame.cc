@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
 #include "serializer/scalar_type_info.h"
 
@@ -149,7 +150,16 @@ Status ExecutionFrame::prepare(const SymbolBindings& bindings) {
 
   memory_ = plan_memory(requests);
   if (memory_.arena_bytes > arena_capacity()) {
-    arena_ = Storage::allocate(memory_.arena_bytes, plan_.device);
+    // The plan is checked against the budget before any of it is allocated.
+    const std::string what = "graph '" + plan_.graph_name + "': the memory plan for these input sizes (" +
+                             std::to_string(requests.size()) + " planned values, arena of " +
+                             std::to_string(memory_.arena_bytes) + " bytes)";
+    arena_.reset();
+    try {
+      arena_ = Storage::allocate(memory_.arena_bytes, plan_.device);
+    } catch (const std::bad_alloc& failure) {
+      return memory_error(what, failure);
+    }
     ++arena_allocations_;
   }
   for (size_t r = 0; r < requesters.size(); ++r) {

@@ -518,7 +518,7 @@ Status Executor::execute_compact(size_t n) {
   }
   KernelContext context(node.target, frame_->arguments(n),
                         std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_.device);
-  if (Status s = node.fn(context); !s) {
+  if (Status s = call_kernel(node.fn, context); !s) {
     for (uint32_t i = 0; i < node.num_outputs; ++i) outputs[i].placed_generation = 0;
     return node_error(plan_.nodes[n], s.error().message, s.error().code);
   }
@@ -644,7 +644,7 @@ Status Executor::execute_node(size_t n) {
   KernelContext context(node.target, frame_->arguments(n),
                         std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
                         plan_.device);
-  if (Status s = node.kernel.fn(context); !s) return node_error(node, s.error().message, s.error().code);
+  if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
 
   for (const PlannedOutput& out : node.outputs) {
     RuntimeValue& slot = slots[static_cast<size_t>(out.slot)];

@@ -5,6 +5,8 @@
 #include <mutex>
 #include <string>
 
+#include "executor/memory_budget.h"
+
 namespace nrt::exec {
 namespace {
 
@@ -31,6 +33,10 @@ const RuntimeValue* KernelContext::find(std::string_view name, int position) con
 
 Error KernelContext::error(const std::string& message) const {
   return make_error(ErrorCode::KernelError, std::string(target_) + ": " + message);
+}
+
+Error kernel_memory_error(const KernelContext& context, const std::bad_alloc& failure) {
+  return memory_error(std::string(context.target()), failure);
 }
 
 Result<Tensor> KernelContext::tensor(std::string_view name, int position) const {

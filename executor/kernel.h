@@ -14,6 +14,8 @@
 // an output aliasing planned memory other than its own).
 #pragma once
 
+#include <new>
+
 #include <span>
 #include <string_view>
 
@@ -63,6 +65,19 @@ class KernelContext {
 };
 
 using KernelFn = Status (*)(KernelContext&);
+
+// The MemoryBudgetExceeded error of a kernel whose allocation was refused.
+Error kernel_memory_error(const KernelContext& context, const std::bad_alloc& failure);
+
+// Runs a kernel. An allocation it cannot make (past the memory budget, or refused by the
+// system) ends it with an error naming the target and the bytes, never an exception.
+inline Status call_kernel(KernelFn fn, KernelContext& context) {
+  try {
+    return fn(context);
+  } catch (const std::bad_alloc& failure) {
+    return kernel_memory_error(context, failure);
+  }
+}
 
 struct KernelInfo {
   KernelFn fn = nullptr;

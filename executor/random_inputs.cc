@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
 #include "serializer/scalar_type_info.h"
 
@@ -68,7 +69,12 @@ Result<NamedInputs> random_inputs(const std::vector<InputDescription>& inputs, u
         return make_error(ErrorCode::InvalidArgument, what + " is too large to generate");
       }
     }
-    Tensor t = Tensor::empty(input.dtype, sizes);
+    Tensor t;
+    try {
+      t = Tensor::empty(input.dtype, sizes);
+    } catch (const std::bad_alloc& failure) {
+      return memory_error(what, failure);
+    }
     switch (input.dtype) {
       case ScalarType::FLOAT32:
         fill<float>(t, rng, [](SplitMix64& r) { return static_cast<float>(r.uniform()); });

@@ -4,14 +4,27 @@
 #include <cstring>
 #include <new>
 
+#include "executor/memory_budget.h"
+
 namespace nrt::exec {
 
 std::shared_ptr<Storage> Storage::allocate(size_t bytes, Device device) {
+  if (bytes > SIZE_MAX - 63) throw MemoryBudgetExceeded(bytes, memory_in_use(), memory_budget());
   const size_t rounded = (bytes + 63) / 64 * 64;
+  reserve_memory(rounded);  // throws MemoryBudgetExceeded before anything is allocated
   void* data = rounded ? std::aligned_alloc(64, rounded) : nullptr;
-  if (rounded && data == nullptr) throw std::bad_alloc();
+  if (rounded && data == nullptr) {
+    release_memory(rounded);
+    throw std::bad_alloc();
+  }
   if (data) std::memset(data, 0, rounded);
-  return std::shared_ptr<Storage>(new Storage(static_cast<uint8_t*>(data), bytes, device, true, nullptr));
+  try {
+    return std::shared_ptr<Storage>(new Storage(static_cast<uint8_t*>(data), bytes, device, true, nullptr));
+  } catch (...) {
+    std::free(data);
+    release_memory(rounded);
+    throw;
+  }
 }
 
 std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_ptr<const void> owner, Device device) {
@@ -19,7 +32,10 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_p
 }
 
 Storage::~Storage() {
-  if (owned_) std::free(data_);
+  if (owned_) {
+    std::free(data_);
+    release_memory((bytes_ + 63) / 64 * 64);
+  }
 }
 
 }  // namespace nrt::exec

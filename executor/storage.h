@@ -13,7 +13,9 @@ namespace nrt::exec {
 
 class Storage {
  public:
-  // Allocates `bytes` zero-initialised bytes on the CPU (64-byte aligned).
+  // Allocates `bytes` zero-initialised bytes on the CPU (64-byte aligned), within the process's
+  // memory budget (executor/memory_budget.h): throws MemoryBudgetExceeded past it, std::bad_alloc
+  // when the system refuses.
   static std::shared_ptr<Storage> allocate(size_t bytes, Device device = {});
   // Views bytes owned by `owner` (kept alive while the storage lives).
   static std::shared_ptr<Storage> borrow(void* data, size_t bytes, std::shared_ptr<const void> owner,

@@ -20,8 +20,10 @@ Result<Tensor> allocate(const KernelContext& ctx, ScalarType dtype, std::span<co
   }
   try {
     return Tensor::empty(dtype, std::vector<int64_t>(sizes.begin(), sizes.end()), ctx.device());
-  } catch (const std::bad_alloc&) {
-    return ctx.error("cannot allocate " + std::to_string(bytes) + " bytes for an output");
+  } catch (const std::bad_alloc& failure) {
+    Error error = kernel_memory_error(ctx, failure);
+    error.message += " (an output of shape " + shape_string(sizes) + ")";
+    return error;
   }
 }
 
