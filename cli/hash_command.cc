@@ -39,7 +39,8 @@ CLI::App* add_hash_command(CLI::App& app, HashCommand& command) {
   sub->add_flag("--json", command.json, R"(Print {"structure", "weights", "full", ...} as JSON on stdout)");
   sub->add_flag("--explain", command.explain, "Also print one digest per graph, signature, node and storage");
   sub->add_option("--algo", command.algorithm, "Digest algorithm")->check(CLI::IsMember({"xxh3", "sha256"}));
-  sub->add_option("--threads", command.threads, "Threads hashing weights (default: one per core)");
+  sub->add_option("--threads", command.threads, "Threads hashing weights, 1 to 1024 (default: one per core)")
+      ->check(CLI::Range(1, 1024));
   return sub;
 }
 

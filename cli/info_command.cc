@@ -7,7 +7,9 @@
 #include <iostream>
 #include <iterator>
 #include <nlohmann/json.hpp>
+#include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "cli/exit_status.h"
@@ -64,6 +66,24 @@ json slot_json(const SlotSummary& slot) {
   return out;
 }
 
+// A JSON object of (key, value) pairs in their order, built in linear time: ordered_json's own
+// insertion searches the keys so far. A repeated key keeps its first place and last value.
+template <typename Pairs>
+json object_of_pairs(const Pairs& pairs) {
+  json out = json::object();
+  auto& entries = static_cast<json::object_t::Container&>(out.get_ref<json::object_t&>());
+  std::unordered_map<std::string_view, size_t> seen;
+  for (const auto& [key, value] : pairs) {
+    auto [at, fresh] = seen.emplace(key, entries.size());
+    if (fresh) {
+      entries.emplace_back(key, value);
+    } else {
+      entries[at->second].second = value;
+    }
+  }
+  return out;
+}
+
 json summary_json(const ProgramSummary& summary) {
   json graphs = json::array();
   for (const auto& graph : summary.graphs) {
@@ -71,8 +91,7 @@ json summary_json(const ProgramSummary& summary) {
     json outputs = json::array();
     for (const auto& slot : graph.inputs) inputs.push_back(slot_json(slot));
     for (const auto& slot : graph.outputs) outputs.push_back(slot_json(slot));
-    json ops = json::object();
-    for (const auto& [target, n] : graph.ops) ops[target] = n;
+    json ops = object_of_pairs(graph.ops);
     graphs.push_back({
         {"name", graph.name},
         {"entry_point", graph.entry_point},
@@ -103,8 +122,7 @@ json summary_json(const ProgramSummary& summary) {
         {"mesh_dim", group.mesh_dim >= 0 ? json(group.mesh_dim) : json(nullptr)},
     });
   }
-  json metadata = json::object();
-  for (const auto& [key, value] : summary.metadata) metadata[key] = value;
+  json metadata = object_of_pairs(summary.metadata);
   return {
       {"schema_version", summary.schema_version},
       {"producer", summary.producer},

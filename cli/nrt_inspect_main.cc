@@ -8,6 +8,7 @@
 #include "cli/convert_command.h"
 #include "cli/diff_command.h"
 #include "cli/exit_status.h"
+#include "cli/flag_checks.h"
 #include "cli/hash_command.h"
 #include "cli/info_command.h"
 #include "cli/log_level.h"
@@ -55,6 +56,7 @@ int main(int argc, char** argv) {
   app.footer("Diagnostics go to stderr (level: warn, NRT_LOG_LEVEL, -v/-q). Color only on a terminal, "
              "never with NO_COLOR set.");
 
+  print_usage_errors_with_code(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -64,11 +66,16 @@ int main(int argc, char** argv) {
 
   configure_logging(verbosity, quiet);
   const TerminalStyle style = TerminalStyle::for_stdout();
-  if (info_app->parsed()) return run_info_command(info, style);
-  if (print_app->parsed()) return run_print_command(print, style);
-  if (verify_app->parsed()) return run_verify_command(verify, style);
-  if (convert_app->parsed()) return run_convert_command(convert);
-  if (hash_app->parsed()) return run_hash_command(hash, style);
-  if (diff_app->parsed()) return run_diff_command(diff, style);
+  try {
+    if (info_app->parsed()) return run_info_command(info, style);
+    if (print_app->parsed()) return run_print_command(print, style);
+    if (verify_app->parsed()) return run_verify_command(verify, style);
+    if (convert_app->parsed()) return run_convert_command(convert);
+    if (hash_app->parsed()) return run_hash_command(hash, style);
+    if (diff_app->parsed()) return run_diff_command(diff, style);
+  } catch (const std::bad_alloc& failure) {
+    report_escaped_bad_alloc("nrt-inspect", failure);
+    return kExitUsage;
+  }
   return kExitUsage;  // unreachable: require_subcommand(1)
 }

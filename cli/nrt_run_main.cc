@@ -10,6 +10,7 @@
 
 #include <cstdlib>
 
+#include "cli/flag_checks.h"
 #include "cli/run_command.h"
 #include "cli/run_options.h"
 
@@ -55,11 +56,17 @@ int main(int argc, char** argv) {
       "Custom operators: --kernel-library PATH loads a shared library that registers kernels through "
       "nrt_register_kernels (docs/EXECUTOR.md); nrt-inspect info --check-ops --kernel-library PATH checks coverage "
       "without running.");
+  nrt::cli::print_usage_errors_with_code(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? nrt::cli::kRunOk : nrt::cli::kRunFailed;
   }
   configure_logging(options.verbosity, options.quiet);
-  return nrt::cli::run_program_command(options);
+  try {
+    return nrt::cli::run_program_command(options);
+  } catch (const std::bad_alloc& failure) {
+    nrt::cli::report_escaped_bad_alloc("nrt-run", failure);
+    return nrt::cli::kRunFailed;
+  }
 }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "cli/run_world.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
+#include "executor/memory_budget.h"
 #include "executor/mpi_process_group.h"
 #include "executor/npy.h"
 
@@ -236,9 +238,31 @@ int finish(const RunOptions& options, const RunWorld& world, const RankOutcome& 
   return outcome.exit_code;
 }
 
+// --max-memory, else NRT_MAX_MEMORY, else the executor's default (the available memory). A bad
+// value is a usage error, never a silent default.
+Status apply_memory_budget(const RunOptions& options) {
+  std::string text = options.max_memory;
+  std::string source = "--max-memory";
+  if (text.empty()) {
+    const char* variable = std::getenv("NRT_MAX_MEMORY");
+    if (variable == nullptr || variable[0] == '\0') return {};
+    text = variable;
+    source = "NRT_MAX_MEMORY";
+  }
+  auto bytes = exec::parse_memory_size(text);
+  if (!bytes) return make_error(bytes.error().code, source + ": " + bytes.error().message);
+  exec::set_memory_budget(*bytes);
+  return {};
+}
+
 }  // namespace
 
 int run_program_command(const RunOptions& given) {
+  if (Status s = apply_memory_budget(given); !s) {
+    spdlog::error("{}", s.error().to_string());
+    if (given.json) std::printf("%s\n", error_json(s.error(), kRunFailed).c_str());
+    return kRunFailed;
+  }
   auto world = join_run_world();
   if (!world) {
     spdlog::error("{}", world.error().to_string());

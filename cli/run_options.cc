@@ -1,5 +1,7 @@
 #include "cli/run_options.h"
 
+#include "cli/flag_checks.h"
+
 namespace nrt::cli {
 
 void add_run_options(CLI::App& app, RunOptions& options) {
@@ -25,8 +27,15 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "(repeatable; docs/EXECUTOR.md)")
       ->type_name("PATH")
       ->check(CLI::ExistingFile);
-  app.add_option("--atol", options.atol, "Absolute tolerance (default 1e-5)")->check(CLI::NonNegativeNumber);
-  app.add_option("--rtol", options.rtol, "Relative tolerance (default 1e-5)")->check(CLI::NonNegativeNumber);
+  app.add_option("--atol", options.atol, "Absolute tolerance, a finite number >= 0 (default 1e-5)")
+      ->check(finite_non_negative());
+  app.add_option("--rtol", options.rtol, "Relative tolerance, a finite number >= 0 (default 1e-5)")
+      ->check(finite_non_negative());
+  app.add_option("--max-memory", options.max_memory,
+                 "Memory budget for the tensors of the run, e.g. 512M or 8G (default: NRT_MAX_MEMORY, else the "
+                 "machine's available memory); a plan or allocation past it fails with NRT-E1008")
+      ->type_name("SIZE")
+      ->check(memory_size());
   app.add_option("--repeat", options.repeat, "Run N times and report the median time (default 1)")
       ->check(CLI::Range(1, 1000000));
   app.add_flag("--json", options.json,

@@ -21,6 +21,7 @@ struct RunOptions {
   double atol = 1e-5;
   double rtol = 1e-5;
   int repeat = 1;
+  std::string max_memory;              // --max-memory SIZE; empty: NRT_MAX_MEMORY or the default
   bool json = false;
   bool poison_freed = false;
   int verbosity = 0;

@@ -1,0 +1,47 @@
+#include "cli/flag_checks.h"
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "executor/memory_budget.h"
+#include "serializer/error.h"
+
+namespace nrt::cli {
+
+const CLI::Validator& finite_non_negative() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        double value = 0;
+        if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < 0) {
+          return "Value " + text + " is not a finite number >= 0";
+        }
+        return {};
+      },
+      "FINITE>=0");
+  return validator;
+}
+
+const CLI::Validator& memory_size() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        auto bytes = exec::parse_memory_size(text);
+        return bytes ? std::string() : bytes.error().message;
+      },
+      "SIZE");
+  return validator;
+}
+
+void print_usage_errors_with_code(CLI::App& app) {
+  app.failure_message([](const CLI::App* failed, const CLI::Error& error) {
+    return error_id(ErrorCode::InvalidArgument) + " " + std::string(error_name(ErrorCode::InvalidArgument)) + ": " +
+           CLI::FailureMessage::simple(failed, error);
+  });
+}
+
+void report_escaped_bad_alloc(const char* tool, const std::bad_alloc& failure) {
+  const Error error = exec::memory_error("out of memory", failure);
+  std::fprintf(stderr, "%s: error: %s\n", tool, error.to_string().c_str());
+}
+
+}  // namespace nrt::cli

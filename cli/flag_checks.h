@@ -1,0 +1,25 @@
+// What both tools do with flags CLI11 parses: numeric checks CLI11 lacks (its NonNegativeNumber
+// lets NaN through, since NaN < 0 is false), and one form for every usage error, with the
+// stable code NRT-E104 in front, as every other error nrt prints has.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <new>
+
+namespace nrt::cli {
+
+// A finite number >= 0 (tolerances).
+const CLI::Validator& finite_non_negative();
+
+// A memory size for --max-memory (executor/memory_budget.h: parse_memory_size).
+const CLI::Validator& memory_size();
+
+// Usage errors print as "NRT-E104 InvalidArgument: <what CLI11 says>".
+void print_usage_errors_with_code(CLI::App& app);
+
+// The last line of defence of a tool's main: an allocation that escaped every check is reported
+// (NRT-E1008) instead of aborting the process.
+void report_escaped_bad_alloc(const char* tool, const std::bad_alloc& failure);
+
+}  // namespace nrt::cli
