@@ -12,10 +12,14 @@
 # What a target links comes from Bazel's graph: the cc_library that lists each project header the
 # target includes, with that library's dependencies (their sources, defines and linkopts).
 # Seeds: open_verify_fuzzer testdata/*.nrt, json_form_fuzzer testdata/*.nrt.json (both also the
-# verifier tests' sample program), pt2_archive_fuzzer testdata/torch/*/model.pt2,
+# verifier tests' sample program), execution_plan_fuzzer testdata/*.nrt.json and the torch corpus
+# converted to .nrt.json, pt2_archive_fuzzer testdata/torch/*/model.pt2,
 # torch_json_fuzzer ../shared/conformance/torch_export/*.json; other targets start empty.
 #
 # Usage: scripts/fuzz.sh [SECONDS]
+# A campaign (by hand): NRT_FUZZ_RUNS=1000000 scripts/fuzz.sh 7200 runs each target until one
+# million executions or two hours, whichever comes first; NRT_FUZZ_TARGETS="a_fuzzer b_fuzzer"
+# runs only those. Inputs the campaign found interesting stay in out/fuzz/corpus/<target>/.
 # Environment: CXX (default clang++-14); NRT_SERIALIZER_DIR compiles serializer/'s sources from
 # another directory (e.g. a patched copy of serializer/) instead.
 set -uo pipefail
@@ -32,7 +36,12 @@ rm -f "$out"/targets/*
 : >"$out/logs/bazel.log"
 
 targets=()
-for f in tests/fuzz/*_fuzzer.cc; do targets+=("$(basename "$f" .cc)"); done
+for f in tests/fuzz/*_fuzzer.cc; do
+  t=$(basename "$f" .cc)
+  # NRT_FUZZ_TARGETS (space-separated names) picks a subset, e.g. for a campaign.
+  if [ -n "${NRT_FUZZ_TARGETS:-}" ] && [[ " $NRT_FUZZ_TARGETS " != *" $t "* ]]; then continue; fi
+  targets+=("$t")
+done
 status=0
 declare -A broken  # target -> why it cannot be built
 not_built() {
@@ -133,6 +142,15 @@ seed() {  # target, files...
 shopt -s nullglob
 seed open_verify_fuzzer testdata/*.nrt
 seed json_form_fuzzer testdata/*.nrt.json
+seed execution_plan_fuzzer testdata/*.nrt.json
+# Programs torch exported, as .nrt.json: real op mixes for the executor (when nrt-inspect is built).
+if [ -x bazel-bin/cli/nrt-inspect ]; then
+  for f in testdata/torch/*/model.pt2; do
+    name=$(basename "$(dirname "$f")")
+    mkdir -p "$out/corpus/execution_plan_fuzzer"
+    bazel-bin/cli/nrt-inspect convert "$f" -o "$out/corpus/execution_plan_fuzzer/torch_$name.nrt.json" -q 2>/dev/null || true
+  done
+fi
 seed pt2_archive_fuzzer testdata/torch/*/model.pt2
 seed torch_json_fuzzer ../shared/conformance/torch_export/*.json
 shopt -u nullglob
@@ -169,7 +187,9 @@ for t in "${targets[@]}"; do
   mkdir -p "$out/corpus/$t"
   log="$out/logs/$t.log"
   before=$(find "$out/artifacts" -name "$t-*" | wc -l)
-  "$out/$t" -max_total_time="$duration" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
+  # shellcheck disable=SC2046  # -runs only when NRT_FUZZ_RUNS asks for a number of executions
+  "$out/$t" -max_total_time="$duration" $([ -n "${NRT_FUZZ_RUNS:-}" ] && echo "-runs=$NRT_FUZZ_RUNS") \
+    -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix="$out/artifacts/$t-" "$out/corpus/$t" >"$log" 2>&1
   rc=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *\([0-9]*\).*/\1/p' "$log" | tail -1)

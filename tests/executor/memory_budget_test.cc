@@ -129,5 +129,43 @@ TEST(MemoryBudget, AKernelOutputOverTheBudgetNamesTheNode) {
   ASSERT_TRUE(fits.ok()) << fits.error().to_string();
 }
 
+// A view never materializes: x f32[1] expanded to [s0, s0] with s0 = 1e6 (4 TB if it were
+// copied) runs within a 1 MiB budget.
+TEST(MemoryBudget, AViewOfAnySizeAllocatesNothing) {
+  ProgramBuilder p("memory_budget_test: view");
+  const uint32_t size = p.op("aten::sym_size", "int");
+  const uint32_t expand = p.op("aten::expand", "default");
+  auto g = p.graph("main", true);
+  const uint32_t x = g.tensor("x", ScalarType::FLOAT32, {1});
+  fb::TensorMetaT s_meta = testdata::tensor_meta(ScalarType::FLOAT32, {0});
+  s_meta.sizes[0] = testdata::symbolic_dim("s0", 2);
+  const uint32_t shape = g.tensor("shape", std::move(s_meta));
+  const uint32_t n = g.sym_int("n", "s0", 2);
+  fb::TensorMetaT y_meta = testdata::tensor_meta(ScalarType::FLOAT32, {0, 0});
+  for (auto& s : y_meta.sizes) s = testdata::symbolic_dim("s0", 2);
+  y_meta.strides[0] = testdata::literal_dim(0);
+  y_meta.strides[1] = testdata::literal_dim(0);
+  const uint32_t y = g.tensor("y", std::move(y_meta));
+  g.user_input(arg::tensor(x));
+  g.user_input(arg::tensor(shape));
+  g.node("n", size, Args{{"self", arg::tensor(shape)}, {"dim", arg::integer(0)}}, {},
+         {arg::sym_int(static_cast<int32_t>(n))});
+  const auto item = fb::SymIntItem(static_cast<int32_t>(n), 0);
+  g.node("y", expand, Args{{"self", arg::tensor(x)}, {"size", arg::sym_ints({item, item})}}, {}, {arg::tensor(y)});
+  g.user_output(arg::tensor(y));
+  auto file = verify_in_memory(p.finish());
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  exec::ExecutorOptions options;
+  options.copy_outputs = false;  // a caller that keeps the view (nrt-run writes it, and copies)
+  auto executor = Executor::load(std::move(*file), options);
+  ASSERT_TRUE(executor.ok()) << executor.error().to_string();
+  BudgetGuard guard(exec::memory_in_use() + (1 << 20));
+  const int64_t big = 1000000;
+  auto shape_input = Tensor(exec::Storage::allocate(0), ScalarType::FLOAT32, {big}, {0}, 0);  // a view too
+  auto out = (*executor)->run(NamedInputs{{"x", Tensor::empty(ScalarType::FLOAT32, {1})}, {"shape", shape_input}});
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  EXPECT_EQ(std::get<Tensor>((*out)[0].value).sizes(), (std::vector<int64_t>{big, big}));
+}
+
 }  // namespace
 }  // namespace nrt::testing
