@@ -10,7 +10,8 @@
 #include <string_view>
 
 #include "executor/executor.h"
-#include "executor/kernels/cpu/gemm.h"  // links the CPU kernels (scripts/fuzz.sh links by headers)
+// scripts/fuzz.sh links the libraries of the headers a target includes: this one brings the CPU kernels.
+#include "executor/kernels/cpu/gemm.h"
 #include "executor/memory_budget.h"
 #include "executor/random_inputs.h"
 #include "serializer/convert_program.h"
