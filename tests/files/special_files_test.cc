@@ -53,53 +53,30 @@ std::vector<Special> special_files() {
   return files;
 }
 
+template <typename T>
+std::optional<Error> error_of(const Result<T>& result) {
+  if (result) return std::nullopt;
+  return result.error();
+}
+
 void expect_refused(const Error& error, const Special& file, const std::string& reader) {
   EXPECT_EQ(error.code, ErrorCode::IoOpen) << reader << " " << file.path << ": " << error.to_string();
   EXPECT_NE(error.message.find(file.kind), std::string::npos) << reader << ": " << error.message;
 }
 
 TEST(SpecialFiles, EveryReaderRefusesThemAtOnce) {
-  const std::vector<std::pair<std::string, std::function<std::optional<Error>(const std::string&)>>> readers = {
-      {"open_regular_file", [](const std::string& p) -> std::optional<Error> {
-         auto r = open_regular_file(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"read_file", [](const std::string& p) -> std::optional<Error> {
-         auto r = read_file(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"read_file_head", [](const std::string& p) -> std::optional<Error> {
-         auto r = read_file_head(p, 16);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"MappedFile", [](const std::string& p) -> std::optional<Error> {
-         auto r = MappedFile::open(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"ProgramFile", [](const std::string& p) -> std::optional<Error> {
-         auto r = ProgramFile::open(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"sniff_any_format", [](const std::string& p) -> std::optional<Error> {
-         auto r = torch_export::sniff_any_format(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"load_any_program", [](const std::string& p) -> std::optional<Error> {
-         auto r = torch_export::load_any_program(p, {});
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"Pt2Reader", [](const std::string& p) -> std::optional<Error> {
-         auto r = torch_export::Pt2Reader::open(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"read_npy", [](const std::string& p) -> std::optional<Error> {
-         auto r = exec::read_npy(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
-      {"load_kernel_library", [](const std::string& p) -> std::optional<Error> {
-         auto r = exec::load_kernel_library(p);
-         return r ? std::nullopt : std::optional(r.error());
-       }},
+  using Reader = std::function<std::optional<Error>(const std::string&)>;
+  const std::vector<std::pair<std::string, Reader>> readers = {
+      {"open_regular_file", [](const std::string& p) { return error_of(open_regular_file(p)); }},
+      {"read_file", [](const std::string& p) { return error_of(read_file(p)); }},
+      {"read_file_head", [](const std::string& p) { return error_of(read_file_head(p, 16)); }},
+      {"MappedFile", [](const std::string& p) { return error_of(MappedFile::open(p)); }},
+      {"ProgramFile", [](const std::string& p) { return error_of(ProgramFile::open(p)); }},
+      {"sniff_any_format", [](const std::string& p) { return error_of(torch_export::sniff_any_format(p)); }},
+      {"load_any_program", [](const std::string& p) { return error_of(torch_export::load_any_program(p, {})); }},
+      {"Pt2Reader", [](const std::string& p) { return error_of(torch_export::Pt2Reader::open(p)); }},
+      {"read_npy", [](const std::string& p) { return error_of(exec::read_npy(p)); }},
+      {"load_kernel_library", [](const std::string& p) { return error_of(exec::load_kernel_library(p)); }},
   };
   for (const Special& file : special_files()) {
     for (const auto& [name, read] : readers) {

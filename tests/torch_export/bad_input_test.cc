@@ -97,33 +97,6 @@ void put32(uint8_t* p, uint32_t v) {
   for (int i = 0; i < 4; ++i) p[i] = static_cast<uint8_t>(v >> (8 * i));
 }
 
-// One deflated entry of 1 MiB of zeros whose headers then claim `claimed` bytes.
-std::vector<uint8_t> zip_bomb(uint32_t claimed) {
-  zip_error_t error;
-  zip_error_init(&error);
-  zip_source_t* sink = zip_source_buffer_create(nullptr, 0, 0, &error);
-  zip_t* za = zip_open_from_source(sink, ZIP_TRUNCATE, &error);
-  zip_source_keep(sink);
-  static const std::vector<uint8_t> zeros(1 << 20, 0);
-  zip_source_t* data = zip_source_buffer(za, zeros.data(), zeros.size(), 0);
-  const zip_int64_t i = zip_file_add(za, "m/models/model.json", data, 0);
-  zip_set_file_compression(za, static_cast<zip_uint64_t>(i), ZIP_CM_DEFLATE, 9);
-  zip_close(za);
-  zip_source_open(sink);
-  zip_stat_t st;
-  zip_source_stat(sink, &st);
-  std::vector<uint8_t> bytes(st.size);
-  zip_source_read(sink, bytes.data(), st.size);
-  zip_source_close(sink);
-  zip_source_free(sink);
-  zip_error_fini(&error);
-  for (size_t at = 0; at + 46 <= bytes.size(); ++at) {
-    if (le32(&bytes[at]) == 0x04034b50) put32(&bytes[at + 22], claimed);  // local header
-    if (le32(&bytes[at]) == 0x02014b50) put32(&bytes[at + 24], claimed);  // central directory
-  }
-  return bytes;
-}
-
 struct ZipEntry {
   std::string name;  // as stored, root included
   std::string content;
@@ -152,6 +125,16 @@ std::vector<uint8_t> raw_zip(const std::vector<ZipEntry>& entries) {
   zip_source_close(sink);
   zip_source_free(sink);
   zip_error_fini(&error);
+  return bytes;
+}
+
+// One deflated entry of 1 MiB of zeros whose headers then claim `claimed` bytes.
+std::vector<uint8_t> zip_bomb(uint32_t claimed) {
+  std::vector<uint8_t> bytes = raw_zip({{"m/models/model.json", std::string(1 << 20, '\0'), true}});
+  for (size_t at = 0; at + 46 <= bytes.size(); ++at) {
+    if (le32(&bytes[at]) == 0x04034b50) put32(&bytes[at + 22], claimed);  // local header
+    if (le32(&bytes[at]) == 0x02014b50) put32(&bytes[at + 24], claimed);  // central directory
+  }
   return bytes;
 }
 
