@@ -5,13 +5,15 @@
 # cat(x0 + x1, x0 + x1) * 2. Also: a wrong expectation exits 1, a single process (no launcher)
 # fails to load naming group '0', one rank is too few, --output-dir without {rank} is a usage error, and
 # only rank 0 prints the text report. Skipped (exit 0, a <skipped/> test case) without mpirun or
-# python3 with NumPy.
+# NumPy for the Debian interpreter scripts/setup.sh provides ($NRT_PYTHON, default /usr/bin/python3:
+# the python3 first on PATH may be another one, without NumPy).
 set -u
 
 source tests/executor/mpi_test_support.sh
 skip() { skip_test torch_collectives_test "$1"; }
 require_mpirun torch_collectives_test
-python3 -c 'import numpy' > /dev/null 2>&1 || skip "python3 with numpy is not installed"
+PYTHON="${NRT_PYTHON:-/usr/bin/python3}"
+"$PYTHON" -c 'import numpy' > /dev/null 2>&1 || skip "$PYTHON with numpy is not installed (Debian: python3-numpy)"
 
 INSPECT="$PWD/cli/nrt-inspect"
 RUN="$PWD/cli/nrt-run"
@@ -26,7 +28,7 @@ contains() { grep -qF -- "$2" "$1" || { echo "--- $1 lacks: $2"; cat "$1"; retur
 "$INSPECT" convert "$MODEL" -o model.nrt 2> convert.err
 check "nrt-inspect converts the .pt2" [ $? -eq 0 ]
 
-python3 - <<'EOF'
+"$PYTHON" - <<'EOF'
 import os
 import numpy as np
 x0 = (np.arange(6, dtype=np.float32).reshape(2, 3) * 0.5 - 1.25).astype(np.float32)
@@ -51,7 +53,7 @@ mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' --
 status=$?
 check "two ranks match the expectation (exit 0)" [ "$status" -eq 0 ]
 [ "$status" -eq 0 ] || cat run.err
-check "one JSON line per rank, rank order, every output matching" python3 - <<'EOF'
+check "one JSON line per rank, rank order, every output matching" "$PYTHON" - <<'EOF'
 import json
 lines = [json.loads(line) for line in open("run.json") if line.strip()]
 assert [j["rank"] for j in lines] == [0, 1], lines
@@ -63,7 +65,7 @@ for j in lines:
     assert out["comparison"]["expected"] == "exp_%d/mul.npy" % j["rank"], out
     assert out["path"] == "out_%d/mul.npy" % j["rank"], out
 EOF
-check "each rank wrote exactly the expected output" python3 -c '
+check "each rank wrote exactly the expected output" "$PYTHON" -c '
 import numpy as np
 e = np.load("exp_0/mul.npy")
 for r in (0, 1):
@@ -73,7 +75,7 @@ for r in (0, 1):
 # A wrong expectation: exit 1 from both ranks, reported in JSON.
 mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect wrong --json > wrong.json 2> wrong.err
 check "a wrong expectation exits 1" [ $? -eq 1 ]
-check "the mismatch is one element on each rank" python3 - <<'EOF'
+check "the mismatch is one element on each rank" "$PYTHON" - <<'EOF'
 import json
 lines = [json.loads(line) for line in open("wrong.json") if line.strip()]
 assert len(lines) == 2, lines
