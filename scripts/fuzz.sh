@@ -14,7 +14,8 @@
 # Seeds: open_verify_fuzzer testdata/*.nrt, json_form_fuzzer testdata/*.nrt.json (both also the
 # verifier tests' sample program), execution_plan_fuzzer testdata/*.nrt.json and the torch corpus
 # converted to .nrt.json, pt2_archive_fuzzer testdata/torch/*/model.pt2,
-# torch_json_fuzzer ../shared/conformance/torch_export/*.json; other targets start empty.
+# torch_json_fuzzer ../shared/conformance/torch_export/*.json; every target also tests/fuzz/seeds/<target>/
+# (inputs a campaign found interesting).
 #
 # Usage: scripts/fuzz.sh [SECONDS]
 # A campaign (by hand): NRT_FUZZ_RUNS=1000000 scripts/fuzz.sh 7200 runs each target until one
@@ -143,6 +144,8 @@ shopt -s nullglob
 seed open_verify_fuzzer testdata/*.nrt
 seed json_form_fuzzer testdata/*.nrt.json
 seed execution_plan_fuzzer testdata/*.nrt.json
+# Inputs earlier campaigns found interesting (small files, committed).
+for t in "${targets[@]}"; do seed "$t" tests/fuzz/seeds/"$t"/*; done
 # Programs torch exported, as .nrt.json: real op mixes for the executor (when nrt-inspect is built).
 if [ -x bazel-bin/cli/nrt-inspect ]; then
   for f in testdata/torch/*/model.pt2; do
