@@ -4,6 +4,7 @@
 #include <cstring>
 #include <set>
 
+#include "executor/memory_budget.h"
 #include "executor/single_process_group.h"
 #include "executor/tensor_copy.h"
 #include "serializer/scalar_type_info.h"
@@ -246,7 +247,12 @@ Status Executor::bind_weights() {
     }
     if (elem > 0 && reinterpret_cast<uintptr_t>(storage->data() + offset * static_cast<int64_t>(elem)) % elem != 0) {
       // A storage aligned below its element size: kernels may not read it in place.
-      auto copy = Storage::allocate(storage->bytes());
+      std::shared_ptr<Storage> copy;
+      try {
+        copy = Storage::allocate(storage->bytes());
+      } catch (const std::bad_alloc& failure) {
+        return memory_error("weight '" + input.target + "' (copied: its storage is aligned below its element size)", failure);
+      }
       if (storage->bytes()) std::memcpy(copy->data(), storage->data(), storage->bytes());
       storage = std::move(copy);
     }
@@ -697,7 +703,13 @@ Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
       RuntimeValue value = out.value >= 0 ? slots[static_cast<size_t>(plan_.values[static_cast<size_t>(out.value)].slot)]
                                           : out.constant.value_or(RuntimeValue{});
       if (options_.copy_outputs) {
-        if (auto* t = std::get_if<Tensor>(&value); t && t->defined()) value = contiguous_copy(*t);
+        // A view of any size costs nothing until here; its copy is within the budget or an error.
+        try {
+          if (auto* t = std::get_if<Tensor>(&value); t && t->defined()) value = contiguous_copy(*t);
+        } catch (const std::bad_alloc& failure) {
+          status = memory_error("graph '" + plan_.graph_name + "': output '" + out.name + "'", failure);
+          break;
+        }
       }
       outputs.push_back(NamedOutput{out.name, std::move(value)});
     }

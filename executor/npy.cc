@@ -9,7 +9,7 @@
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
 #include "serializer/atomic_file.h"
-#include "serializer/regular_file.h"
+#include "serializer/read_file.h"
 #include "serializer/scalar_type_info.h"
 
 namespace nrt::exec {
@@ -284,11 +284,12 @@ Result<Tensor> parse_npy(std::span<const uint8_t> bytes, const std::string& what
 }
 
 Result<Tensor> read_npy(const std::string& path) {
-  // Mapped, not read: only the header and the data it declares are ever touched.
-  auto file = MappedFile::open(path);
-  if (!file) return file.error();
+  // Read, not mapped: a file truncated meanwhile (numpy.save rewrites in place) must give a
+  // short read and a clean error, not SIGBUS. The read is bounded by the regular file's size.
+  auto text = read_file(path);
+  if (!text) return text.error();
   try {
-    return parse_npy((*file)->bytes(), path);
+    return parse_npy(std::span(reinterpret_cast<const uint8_t*>(text->data()), text->size()), path);
   } catch (const std::bad_alloc& failure) {
     return memory_error(path, failure);
   }

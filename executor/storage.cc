@@ -18,13 +18,17 @@ std::shared_ptr<Storage> Storage::allocate(size_t bytes, Device device) {
     throw std::bad_alloc();
   }
   if (data) std::memset(data, 0, rounded);
+  std::unique_ptr<Storage> storage;
   try {
-    return std::shared_ptr<Storage>(new Storage(static_cast<uint8_t*>(data), bytes, device, true, nullptr));
+    storage.reset(new Storage(static_cast<uint8_t*>(data), bytes, device, true, nullptr));
   } catch (...) {
     std::free(data);
     release_memory(rounded);
     throw;
   }
+  // From here the Storage owns data and reservation: if the control block cannot be allocated,
+  // the unique_ptr's destructor gives both back, once.
+  return std::shared_ptr<Storage>(std::move(storage));
 }
 
 std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_ptr<const void> owner, Device device) {

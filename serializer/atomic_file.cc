@@ -20,8 +20,14 @@ namespace {
 // mode 0666 so that the umask applies as it would to any new file.
 int create_temporary(const std::string& path, std::string* temp) {
   static constexpr char kLetters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
-  std::mt19937_64 random(std::random_device{}() ^
-                         static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()));
+  uint64_t seed = static_cast<uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+                  static_cast<uint64_t>(::getpid()) << 32;
+  try {
+    seed ^= std::random_device{}();
+  } catch (const std::exception&) {
+    // No entropy source: the clock and the pid still differ between writers, and O_EXCL decides.
+  }
+  std::mt19937_64 random(seed);
   for (int attempt = 0; attempt < 100; ++attempt) {
     *temp = path + ".tmp.";
     for (int i = 0; i < 6; ++i) *temp += kLetters[random() % (sizeof kLetters - 1)];

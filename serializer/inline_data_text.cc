@@ -12,8 +12,12 @@ class Scanner {
   Result<InlineDataExtraction> run() {
     while (at_ < json_.size()) {
       const char c = json_[at_];
-      if (c == '"') {
-        if (Status s = string_token(); !s) return s.error();
+      if (c == '"' || c == '\'') {
+        if (Status s = string_token(c); !s) return s.error();
+        continue;
+      }
+      if (c == '/' && at_ + 1 < json_.size() && (json_[at_ + 1] == '/' || json_[at_ + 1] == '*')) {
+        comment();
         continue;
       }
       out_.text += c;
@@ -28,10 +32,22 @@ class Scanner {
   }
 
  private:
-  // A string; when it is a key that matters here, what follows it too.
-  Status string_token() {
+  // FlatBuffers' lexer skips // and /* */ comments even in strict mode: so does this scanner
+  // (copying them), so that it never sees structure the parser does not.
+  void comment() {
+    const bool line = json_[at_ + 1] == '/';
+    const size_t end = line ? json_.find('\n', at_ + 2) : json_.find("*/", at_ + 2);
+    const size_t stop = end == std::string_view::npos ? json_.size() : end + (line ? 0 : 2);
+    out_.text += json_.substr(at_, stop - at_);
+    at_ = stop;
+  }
+
+  // A string in double or single quotes (FlatBuffers' lexer takes both); when it is a key that
+  // matters here, what follows it too. Only the double-quoted keys nrt prints are recognised:
+  // anything else stays in the text for the parser.
+  Status string_token(char quote) {
     const size_t start = at_++;
-    while (at_ < json_.size() && json_[at_] != '"') at_ += json_[at_] == '\\' ? 2 : 1;
+    while (at_ < json_.size() && json_[at_] != quote) at_ += json_[at_] == '\\' ? 2 : 1;
     at_ = std::min(at_ + 1, json_.size());
     const std::string_view token = json_.substr(start, at_ - start);
     out_.text += token;
@@ -86,8 +102,8 @@ class Scanner {
       }
       first = false;
     }
+    if (!out_.storages.emplace(storage_index_, std::move(bytes)).second) return refuse("given twice");
     out_.text += "[]";
-    out_.storages[storage_index_] = std::move(bytes);
     return {};
   }
 

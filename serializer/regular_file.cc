@@ -36,8 +36,16 @@ std::string file_kind_name(mode_t mode) {
 Result<RegularFile> open_regular_file(const std::string& path) {
   RegularFile file;
   file.fd = FileDescriptor(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
-  if (file.fd.get() < 0) return make_error(ErrorCode::IoOpen, "cannot open '" + path + "': " + std::strerror(errno));
   struct stat st {};
+  if (file.fd.get() < 0) {
+    const int err = errno;
+    // open() itself refuses some kinds (a socket: ENXIO): say what the path is, not "no device".
+    if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+      return make_error(ErrorCode::IoOpen, "'" + path + "' is " + file_kind_name(st.st_mode) +
+                                               ", not a regular file; nrt reads only regular files");
+    }
+    return make_error(ErrorCode::IoOpen, "cannot open '" + path + "': " + std::strerror(err));
+  }
   if (::fstat(file.fd.get(), &st) != 0) {
     return make_error(ErrorCode::IoOpen, "cannot stat '" + path + "': " + std::strerror(errno));
   }

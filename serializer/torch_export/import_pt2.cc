@@ -147,10 +147,10 @@ class PayloadReader {
     }
     auto& program = result_->program;
     uint32_t storage = 0;
-    if (auto it = storages_.find(record); it != storages_.end()) {
-      storage = it->second;
-    } else {
-      const uint64_t reach = reach_[record];
+    const uint64_t reach = reach_[record];
+    auto cached = storages_.find(record);
+    if (cached == storages_.end() || program.storages[cached->second].size() < reach) {
+      // First use, or a later model's tensors reach further into a record an earlier one read.
       auto bytes = archive_.read_prefix(record, reach);
       if (!bytes) return make_error(bytes.error().code, where + ": " + bytes.error().message);
       if (auto held = archive_.size(record); held && *held > reach) {
@@ -158,10 +158,17 @@ class PayloadReader {
                                     " bytes; its tensors use the first " + std::to_string(reach) +
                                     ", the rest is not read");
       }
-      storage = static_cast<uint32_t>(program.storages.size());
-      program.storages.push_back(std::move(*bytes));
-      program.program.storages.push_back(std::make_unique<fb::StorageT>());
-      storages_.emplace(record, storage);
+      if (cached != storages_.end()) {
+        storage = cached->second;
+        program.storages[storage] = std::move(*bytes);
+      } else {
+        storage = static_cast<uint32_t>(program.storages.size());
+        program.storages.push_back(std::move(*bytes));
+        program.program.storages.push_back(std::make_unique<fb::StorageT>());
+        storages_.emplace(record, storage);
+      }
+    } else {
+      storage = cached->second;
     }
     const uint64_t held = program.storages[storage].size();
     const auto size = archive_.size(record);

@@ -6,6 +6,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 #include <string>
@@ -38,19 +39,25 @@ std::vector<Special> special_files() {
     made = true;
     EXPECT_EQ(::mkfifo((dir + "/fifo.nrt").c_str(), 0644), 0);
     std::filesystem::create_directory(dir + "/directory.nrt");
+  }
+  // A socket's path must fit sockaddr_un (108 bytes): Bazel's TEST_TMPDIR is too deep for it.
+  static const std::string socket_path = [] {
+    char name[] = "/tmp/nrt_socket_XXXXXX";
+    const char* made = ::mkdtemp(name);
+    EXPECT_NE(made, nullptr);
+    const std::string path = std::string(made ? made : "/tmp") + "/socket.nrt";
     const int sock = ::socket(AF_UNIX, SOCK_STREAM, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
-    const std::string socket_path = dir + "/socket.nrt";
-    if (socket_path.size() < sizeof address.sun_path) {
-      std::strcpy(address.sun_path, socket_path.c_str());
-      EXPECT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
-    }
-  }
-  std::vector<Special> files = {{dir + "/fifo.nrt", "a FIFO"}, {dir + "/directory.nrt", "a directory"},
-                                {"/dev/zero", "a character device"}};
-  if (std::filesystem::exists(dir + "/socket.nrt")) files.push_back({dir + "/socket.nrt", "a socket"});
-  return files;
+    std::strncpy(address.sun_path, path.c_str(), sizeof address.sun_path - 1);
+    EXPECT_EQ(::bind(sock, reinterpret_cast<sockaddr*>(&address), sizeof address), 0) << path;
+    ::close(sock);  // the socket file stays
+    return path;
+  }();
+  return {{dir + "/fifo.nrt", "a FIFO"},
+          {dir + "/directory.nrt", "a directory"},
+          {"/dev/zero", "a character device"},
+          {socket_path, "a socket"}};
 }
 
 template <typename T>

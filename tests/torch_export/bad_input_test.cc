@@ -387,6 +387,34 @@ TEST(BadInput, WeightRecordIsReadOnlyAsFarAsItsTensorReaches) {
   EXPECT_TRUE(warned);
 }
 
+// Two models viewing one record (nrt's own exporter shares records): the second reaches further
+// than the first, so the record is read again to the larger extent.
+TEST(BadInput, ARecordSharedByModelsIsReadAsFarAsAnyReaches) {
+  auto model_with_weight = [](std::vector<int64_t> sizes, const std::string& fqn) {
+    Json program = test::relu_program();
+    auto& g = graph_of(program);
+    g["inputs"].insert(g["inputs"].begin(), as_tensor("p_w"));
+    g["tensor_values"]["p_w"] = test::tensor_meta(sizes);
+    auto& specs = program["graph_module"]["signature"]["input_specs"];
+    specs.insert(specs.begin(), Json{{"parameter", {{"arg", {{"name", "p_w"}}}, {"parameter_name", fqn}}}});
+    return program.dump();
+  };
+  auto config = [](std::vector<int64_t> sizes, const std::string& fqn) {
+    return Json{{"config", {{fqn, payload("weight_0", test::tensor_meta(sizes))}}}}.dump();
+  };
+  auto reader = Pt2Reader::from_bytes(archive({{"models/model.json", model_with_weight({2, 3}, "w")},
+                                               {"data/weights/model_weights_config.json", config({2, 3}, "w")},
+                                               {"models/model2.json", model_with_weight({4, 3}, "w2")},
+                                               {"data/weights/model2_weights_config.json", config({4, 3}, "w2")},
+                                               {"data/constants/model2_constants_config.json", R"({"config": {}})"},
+                                               {"data/weights/weight_0", std::string(48, '\2')}}));
+  ASSERT_TRUE(reader.ok()) << reader.error().to_string();
+  auto imported = import_pt2(*reader, "");
+  ASSERT_TRUE(imported.ok()) << imported.error().to_string();
+  ASSERT_EQ(imported->program.storages.size(), 1u);
+  EXPECT_EQ(imported->program.storages[0], std::vector<uint8_t>(48, 2));
+}
+
 // Text files over their reader's cap are refused by their size, before anything is read
 // (sparse files: they cost no disk).
 TEST(BadInput, JsonFilesOverTheCapAreRefusedUnread) {

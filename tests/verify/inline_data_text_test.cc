@@ -28,6 +28,27 @@ TEST(InlineDataText, LeavesArraysElsewhereToTheParser) {
   EXPECT_EQ(out->text, json);
 }
 
+// Comments and single-quoted strings are lexed as FlatBuffers lexes them: nothing inside them
+// counts, so the scanner never sees a storage or an array the parser does not.
+TEST(InlineDataText, SkipsCommentsAndSingleQuotedStrings) {
+  const std::string json = R"({"storages": [ {"size": 1, "inline_data": [5] /* ,"inline_data": [6] {} */ },
+      // {"inline_data": [7]},
+      {"key": 'x"storages": [{"inline_data": [9]}]', "inline_data": [8]} ]})";
+  auto out = extract_inline_data(json);
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  ASSERT_EQ(out->storages.size(), 2u);
+  EXPECT_EQ(out->storages.at(0), std::vector<uint8_t>{5});
+  EXPECT_EQ(out->storages.at(1), std::vector<uint8_t>{8});
+  EXPECT_NE(out->text.find(R"('x"storages": [{"inline_data": [9]}]')"), std::string::npos) << out->text;
+  EXPECT_NE(out->text.find("/* ,\"inline_data\": [6] {} */"), std::string::npos) << out->text;
+}
+
+TEST(InlineDataText, RefusesAStoragesBytesGivenTwice) {
+  auto out = extract_inline_data(R"({"storages": [{"inline_data": [1], "inline_data": [2]}]})");
+  ASSERT_FALSE(out.ok());
+  EXPECT_NE(out.error().message.find("given twice"), std::string::npos) << out.error().message;
+}
+
 TEST(InlineDataText, RefusesWhatIsNotAByte) {
   for (const char* bad : {R"({"storages": [{"inline_data": [256]}]})", R"({"storages": [{"inline_data": [-1]}]})",
                           R"({"storages": [{"inline_data": [1.5]}]})", R"({"storages": [{"inline_data": [1,]}]})",
