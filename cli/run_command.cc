@@ -18,6 +18,8 @@
 #include "executor/memory_budget.h"
 #include "executor/mpi_process_group.h"
 #include "executor/npy.h"
+#include "executor/rank_agreement.h"
+#include "serializer/structure_hash.h"
 
 namespace nrt::cli {
 namespace {
@@ -75,6 +77,19 @@ std::optional<RankOutcome> agree(const RunOptions& options, const RunWorld& worl
                                                  rank_list(*failed) + " failed " + stage));
 }
 
+// Collective: every rank must hold the same program (its structure digest: topology, targets,
+// constants, types, meshes, process groups) before the first collective; otherwise every rank
+// stops, naming which ranks hold which digest.
+std::optional<RankOutcome> agree_on_program(const RunOptions& options, const RunWorld& world, const ProgramFile& file) {
+  if (!world.launched()) return std::nullopt;
+  const std::string digest = hash_structure(file.program(), HashAlgorithm::kXxh3).program.to_string();
+  auto digests = world.gather_texts("structure " + digest);
+  if (!digests) abandon_job(options, failure(options, world, digests.error()));
+  auto disagreement = exec::rank_disagreement(*digests, "program");
+  if (!disagreement) return std::nullopt;
+  return failure(options, world, make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+}
+
 // Output names become file names: only plain names are accepted.
 bool safe_file_name(const std::string& name) {
   if (name.empty() || name[0] == '.' || name.size() > 200) return false;
@@ -128,6 +143,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   auto file = open_run_program(options.file);
   if (!file && !problem) problem = file.error();
   if (auto stop = agree(options, world, problem, "opening the program")) return *stop;
+  if (auto stop = agree_on_program(options, world, *file)) return *stop;
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;

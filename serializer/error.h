@@ -81,7 +81,8 @@ namespace nrt {
   X(WeightMismatch, 1005, "a parameter, buffer or constant is absent or disagrees with its value") \
   X(NpyInvalid, 1006, "a .npy file is malformed or holds a dtype nrt cannot read")               \
   X(CollectiveFailed, 1007, "a collective failed, or its process group is unbound or mismatched") \
-  X(MemoryBudgetExceeded, 1008, "a run would need more memory than its budget, or an allocation failed")
+  X(MemoryBudgetExceeded, 1008, "a run would need more memory than its budget, or an allocation failed") \
+  X(RankMismatch, 1009, "the ranks of one job hold different programs")
 
 enum class ErrorCode : int {
 #define NRT_ERROR_ENUM(name, number, summary) name = number,

@@ -4,7 +4,8 @@
 # nrt-inspect (import) and nrt-run. Rank r reads in_r.npy; NumPy computes the expectation
 # cat(x0 + x1, x0 + x1) * 2. Also: a wrong expectation exits 1, a single process (no launcher)
 # fails to load naming group '0', one rank is too few, --output-dir without {rank} is a usage error, and
-# only rank 0 prints the text report. Skipped (exit 0, a <skipped/> test case) without mpirun or
+# only rank 0 prints the text report, and ranks holding different programs (one constant apart, or
+# another program) stop before the first collective naming the rank that differs. Skipped (exit 0, a <skipped/> test case) without mpirun or
 # NumPy for the Debian interpreter scripts/setup.sh provides ($NRT_PYTHON, default /usr/bin/python3:
 # the python3 first on PATH may be another one, without NumPy).
 set -u
@@ -18,6 +19,7 @@ PYTHON="${NRT_PYTHON:-/usr/bin/python3}"
 INSPECT="$PWD/cli/nrt-inspect"
 RUN="$PWD/cli/nrt-run"
 MODEL="$PWD/testdata/torch/collectives/model.pt2"
+MLP="$PWD/testdata/mlp.nrt"
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/collectives.XXXXXX")
 cd "$work" || exit 1
 
@@ -120,6 +122,32 @@ check "text mode exits 0" [ $? -eq 0 ]
 check "one report, rank 0's" [ "$(grep -c '^program: ' text.out)" -eq 1 ]
 check "the report says how many ranks ran" contains text.out "ranks: 2 (this report is rank 0's)"
 check "the report shows the match" contains text.out "matches exp_0/mul.npy"
+
+# Ranks that hold different programs stop before the first collective, each saying who differs:
+# the same program with the constant 2 of its mul made 3 (one constant), and another program.
+"$INSPECT" convert model.nrt -o model.nrt.json
+"$PYTHON" - <<'EOF'
+import json
+d = json.load(open("model.nrt.json"))
+changed = 0
+for node in d["graphs"][0]["nodes"]:
+    for a in node.get("inputs", []):
+        if a.get("name") == "other" and a.get("arg_type") == "IntArg" and a["arg"].get("value") == 2:
+            a["arg"]["value"] = 3
+            changed += 1
+assert changed == 1, changed
+json.dump(d, open("times3.nrt.json", "w"))
+EOF
+"$INSPECT" convert times3.nrt.json -o times3.nrt
+for other in times3.nrt "$MLP"; do
+  mpi 60 -np 1 "$RUN" model.nrt --input x=in_0.npy : -np 1 "$RUN" "$other" --input x=in_1.npy \
+    > differ.out 2> differ.err
+  status=$?
+  check "ranks with $(basename "$other") beside model.nrt stop with exit 2, not a timeout (exit $status)" [ "$status" -eq 2 ]
+  check "rank 0 names the rank that differs" contains differ.err "rank 0: error: NRT-E1009 RankMismatch: not running: ranks [1] hold a different program than ranks [0]: structure nrt1-xxh3:"
+  check "rank 1 says the same" contains differ.err "rank 1: error: NRT-E1009"
+  check "no rank ran" [ "$(grep -c '^program: ' differ.out)" -eq 0 ]
+done
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]
