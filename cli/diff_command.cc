@@ -74,8 +74,8 @@ CLI::App* add_diff_command(CLI::App& app, DiffCommand& command) {
   sub->footer(
       "Nodes are aligned canonically: renamed values and reordered independent nodes are not differences. "
       "Changed weights report the largest absolute element difference.");
-  sub->add_option("a", command.a, "First program (.nrt or .nrt.json)")->required();
-  sub->add_option("b", command.b, "Second program (.nrt or .nrt.json)")->required();
+  sub->add_option("a", command.a, "First program (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
+  sub->add_option("b", command.b, "Second program (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_flag("--json", command.json, "Print the complete diff as one JSON object on stdout");
   return sub;
 }

@@ -35,7 +35,7 @@ CLI::App* add_hash_command(CLI::App& app, HashCommand& command) {
   sub->footer(
       "Digests are facts about the program, never about a process: renaming values, reordering independent "
       "nodes, metadata, map key order, file layout and memory addresses in reprs do not change them.");
-  sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
+  sub->add_option("file", command.path, "Program file (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_flag("--json", command.json, R"(Print {"structure", "weights", "full", ...} as JSON on stdout)");
   sub->add_flag("--explain", command.explain, "Also print one digest per graph, signature, node and storage");
   sub->add_option("--algo", command.algorithm, "Digest algorithm")->check(CLI::IsMember({"xxh3", "sha256"}));

@@ -262,7 +262,7 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
       "Per graph: node count, op histogram by target, inputs and outputs with dtype, shape, DTensor "
       "placements and mesh, and signature kind. Then meshes, process groups, weight bytes and the number "
       "of parameters (elements of weights marked as parameters).");
-  sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
+  sub->add_option("file", command.path, "Program file (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_flag("--json", command.json, "Print one JSON object on stdout instead of text");
   sub->add_flag("--check-ops", command.check_ops,
                 "Also list the targets the CPU executor has no kernel for; exit 1 if any (nothing runs)");

@@ -28,7 +28,7 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
   using namespace nrt::cli;
-  CLI::App app{"Inspect, verify, convert, hash and diff nrt programs (.nrt and .nrt.json).\n"
+  CLI::App app{"Inspect, verify, convert, hash and diff nrt programs (.nrt, .nrt.json, torch.export .pt2 and ExportedProgram JSON).\n"
                "Exit status: 0 ok/valid/same, 1 invalid input/different, 2 usage or I/O trouble.",
                "nrt-inspect"};
   app.set_version_flag("--version", version_text(), "Print the version and exit");

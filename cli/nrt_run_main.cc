@@ -35,7 +35,7 @@ void configure_logging(int verbosity, bool quiet) {
 
 int main(int argc, char** argv) {
   nrt::cli::RunOptions options;
-  CLI::App app{"Run an nrt program (.nrt or .nrt.json) on the CPU, in one process or under mpirun; inputs and "
+  CLI::App app{"Run a program (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON) on the CPU, in one process or under mpirun; inputs and "
                "outputs are NumPy .npy files.\n"
                "Exit status: 0 ok, 1 outputs differ from --expect, 2 usage, I/O, invalid program or failed run.",
                "nrt-run"};

@@ -24,7 +24,7 @@ CLI::App* add_print_command(CLI::App& app, PrintCommand& command) {
   sub->footer(
       "Nodes read `%y : f32[8,64] = aten::add.Tensor(%x, %w, alpha=1)`. Entry points come first, each with "
       "its signature as `# input` / `# output` lines, then subgraphs.");
-  sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
+  sub->add_option("file", command.path, "Program file (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_option("--graph", command.graph, "Print only the graph with this name");
   return sub;
 }

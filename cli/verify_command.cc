@@ -16,7 +16,7 @@ CLI::App* add_verify_command(CLI::App& app, VerifyCommand& command) {
   sub->footer(
       "Checks the container, the FlatBuffer, every index, enum and weight range, SSA order, signatures, "
       "meshes, process groups and DTensor placements. Prints `valid: FILE` or `invalid: NRT-Ennn Name: message`.");
-  sub->add_option("file", command.path, "Program file (.nrt or .nrt.json)")->required();
+  sub->add_option("file", command.path, "Program file (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_flag("--deep", command.deep, "Also check every storage's XXH3-128 checksum (reads all weights)");
   sub->add_flag("--json", command.json, R"(Print {"valid", "code", "name", "message"} as JSON on stdout)");
   return sub;
