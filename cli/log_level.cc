@@ -24,8 +24,8 @@ spdlog::level::level_enum level_from_environment(spdlog::level::level_enum fallb
 
 }  // namespace
 
-void configure_logging(int verbosity, bool quiet) {
-  auto logger = spdlog::stderr_logger_mt("nrt-inspect");
+void configure_logging(const char* tool, int verbosity, bool quiet) {
+  auto logger = spdlog::stderr_logger_mt(tool);
   logger->set_pattern("%n: %l: %v");
   spdlog::set_default_logger(logger);
 

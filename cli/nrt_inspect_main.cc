@@ -64,7 +64,7 @@ int main(int argc, char** argv) {
     return app.exit(e) == 0 ? kExitOk : kExitUsage;
   }
 
-  configure_logging(verbosity, quiet);
+  configure_logging("nrt-inspect", verbosity, quiet);
   const TerminalStyle style = TerminalStyle::for_stdout();
   try {
     if (info_app->parsed()) return run_info_command(info, style);

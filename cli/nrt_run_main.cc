@@ -5,38 +5,16 @@
 // NRT_LOG_LEVEL, -v/-q; "nrt-run: rank R: <level>: ..." under a launcher); --json output is the
 // only thing on stdout.
 #include <CLI/CLI.hpp>
-#include <spdlog/sinks/stdout_sinks.h>
-#include <spdlog/spdlog.h>
-
-#include <cstdlib>
 
 #include "cli/flag_checks.h"
+#include "cli/log_level.h"
 #include "cli/run_command.h"
 #include "cli/run_options.h"
 
-namespace {
-
-void configure_logging(int verbosity, bool quiet) {
-  auto logger = spdlog::stderr_logger_mt("nrt-run");
-  logger->set_pattern("%n: %l: %v");
-  spdlog::set_default_logger(logger);
-  auto level = spdlog::level::warn;
-  if (const char* text = std::getenv("NRT_LOG_LEVEL"); text != nullptr && text[0] != '\0') {
-    const auto parsed = spdlog::level::from_str(text);
-    if (parsed != spdlog::level::off || std::string_view(text) == "off") level = parsed;
-  }
-  if (quiet) level = spdlog::level::err;
-  if (verbosity == 1) level = spdlog::level::info;
-  if (verbosity >= 2) level = spdlog::level::debug;
-  spdlog::set_level(level);
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   nrt::cli::RunOptions options;
-  CLI::App app{"Run a program (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON) on the CPU, in one process or under mpirun; inputs and "
-               "outputs are NumPy .npy files.\n"
+  CLI::App app{"Run a program (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON) on the CPU, in one "
+               "process or under mpirun; inputs and outputs are NumPy .npy files.\n"
                "Exit status: 0 ok, 1 outputs differ from --expect, 2 usage, I/O, invalid program or failed run.",
                "nrt-run"};
   nrt::cli::add_run_options(app, options);
@@ -64,7 +42,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? nrt::cli::kRunOk : nrt::cli::kRunFailed;
   }
-  configure_logging(options.verbosity, options.quiet);
+  nrt::cli::configure_logging("nrt-run", options.verbosity, options.quiet);
   try {
     return nrt::cli::run_program_command(options);
   } catch (const std::bad_alloc& failure) {

@@ -44,7 +44,7 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                "before the job is ended)");
   app.add_flag("--poison-freed", options.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
-  auto* verbose = app.add_flag("-v,--verbose", options.verbosity, "More diagnostics on stderr: -v info, -vv debug");
+  auto* verbose = app.add_flag("-v,--verbose", options.verbosity, "More diagnostics on stderr: -v info, -vv debug, -vvv trace");
   app.add_flag("-q,--quiet", options.quiet, "Only errors on stderr")->excludes(verbose);
 }
 
