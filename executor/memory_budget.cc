@@ -6,8 +6,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
-#include <limits>
 
 namespace nrt::exec {
 namespace {
@@ -29,8 +27,7 @@ std::string bytes_text(uint64_t bytes) {
 }  // namespace
 
 MemoryBudgetExceeded::MemoryBudgetExceeded(uint64_t bytes, uint64_t in_use, uint64_t limit)
-    : bytes_(bytes),
-      message_("allocating " + bytes_text(bytes) + " would exceed the memory budget of " + bytes_text(limit) + " (" +
+    : message_("allocating " + bytes_text(bytes) + " would exceed the memory budget of " + bytes_text(limit) + " (" +
                bytes_text(in_use) + " in use; --max-memory or NRT_MAX_MEMORY sets it)") {}
 
 uint64_t available_memory_bytes() {
@@ -100,11 +97,6 @@ uint64_t memory_budget() {
 void set_memory_budget(uint64_t bytes) { g_limit.store(bytes == 0 ? 1 : bytes, std::memory_order_relaxed); }
 
 uint64_t memory_in_use() { return g_in_use.load(std::memory_order_relaxed); }
-
-bool memory_budget_allows(uint64_t bytes) {
-  const uint64_t limit = memory_budget(), in_use = memory_in_use();
-  return in_use <= limit && bytes <= limit - in_use;
-}
 
 void reserve_memory(uint64_t bytes) {
   const uint64_t limit = memory_budget();

@@ -22,10 +22,8 @@ class MemoryBudgetExceeded : public std::bad_alloc {
  public:
   MemoryBudgetExceeded(uint64_t bytes, uint64_t in_use, uint64_t limit);
   const char* what() const noexcept override { return message_.c_str(); }
-  uint64_t bytes() const { return bytes_; }
 
  private:
-  uint64_t bytes_;
   std::string message_;
 };
 
@@ -41,8 +39,6 @@ uint64_t memory_budget();
 void set_memory_budget(uint64_t bytes);
 // Bytes nrt's own allocations hold now.
 uint64_t memory_in_use();
-// Whether `bytes` more would still fit.
-bool memory_budget_allows(uint64_t bytes);
 
 // Reserves `bytes` or throws MemoryBudgetExceeded; release gives them back. For Storage.
 void reserve_memory(uint64_t bytes);

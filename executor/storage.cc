@@ -7,10 +7,16 @@
 #include "executor/memory_budget.h"
 
 namespace nrt::exec {
+namespace {
+
+// What an owned storage of `bytes` allocates (and reserves): whole 64-byte lines.
+size_t allocated_bytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
+
+}  // namespace
 
 std::shared_ptr<Storage> Storage::allocate(size_t bytes, Device device) {
   if (bytes > SIZE_MAX - 63) throw MemoryBudgetExceeded(bytes, memory_in_use(), memory_budget());
-  const size_t rounded = (bytes + 63) / 64 * 64;
+  const size_t rounded = allocated_bytes(bytes);
   reserve_memory(rounded);  // throws MemoryBudgetExceeded before anything is allocated
   void* data = rounded ? std::aligned_alloc(64, rounded) : nullptr;
   if (rounded && data == nullptr) {
@@ -38,7 +44,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_p
 Storage::~Storage() {
   if (owned_) {
     std::free(data_);
-    release_memory((bytes_ + 63) / 64 * 64);
+    release_memory(allocated_bytes(bytes_));
   }
 }
 

@@ -148,13 +148,15 @@ class PayloadReader {
     auto& program = result_->program;
     uint32_t storage = 0;
     const uint64_t reach = reach_[record];
+    auto recorded = archive_.size(record);
+    if (!recorded) return make_error(recorded.error().code, where + ": " + recorded.error().message);
     auto cached = storages_.find(record);
     if (cached == storages_.end() || program.storages[cached->second].size() < reach) {
       // First use, or a later model's tensors reach further into a record an earlier one read.
       auto bytes = archive_.read_prefix(record, reach);
       if (!bytes) return make_error(bytes.error().code, where + ": " + bytes.error().message);
-      if (auto held = archive_.size(record); held && *held > reach) {
-        result_->warnings.push_back(archive_.root() + "/" + record + " holds " + std::to_string(*held) +
+      if (*recorded > reach) {
+        result_->warnings.push_back(archive_.root() + "/" + record + " holds " + std::to_string(*recorded) +
                                     " bytes; its tensors use the first " + std::to_string(reach) +
                                     ", the rest is not read");
       }
@@ -171,11 +173,9 @@ class PayloadReader {
       storage = cached->second;
     }
     const uint64_t held = program.storages[storage].size();
-    const auto size = archive_.size(record);
-    const uint64_t recorded = size ? *size : held;
     const size_t element = element_size(entry.tensor_meta->dtype);
-    if (element != 0 && recorded % element != 0) {
-      return make_error(codes::kWeightsConfigMismatch, where + ": the record holds " + std::to_string(recorded) +
+    if (element != 0 && *recorded % element != 0) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": the record holds " + std::to_string(*recorded) +
                                                            " bytes, not a whole number of " + std::to_string(element) +
                                                            "-byte elements");
     }
