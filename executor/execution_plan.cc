@@ -114,14 +114,16 @@ class PlanBuilder {
     std::map<std::string, std::vector<std::string>> missing;  // target -> node names
     kernels_.resize(count(graph_.nodes()));
     targets_.resize(count(graph_.nodes()));
+    in_place_.resize(count(graph_.nodes()));
     for (uint32_t n = 0; n < count(graph_.nodes()); ++n) {
       const auto* node = graph_.nodes()->Get(n);
       targets_[n] = target_of(*program_.operators()->Get(node->op()));
-      const KernelInfo* info = registry_.find(targets_[n], plan_.device.kind);
-      if (info == nullptr || info->fn == nullptr) {
+      ResolvedKernel resolved = resolve_kernel(registry_, targets_[n], plan_.device.kind);
+      if (resolved.kernel == nullptr) {
         missing[targets_[n]].push_back(node->name() ? node->name()->str() : "#" + std::to_string(n));
       } else {
-        kernels_[n] = *info;
+        kernels_[n] = *resolved.kernel;
+        if (resolved.mutation != MutationKind::kNone) in_place_[n] = std::move(resolved);
       }
     }
     if (missing.empty()) return {};
@@ -430,12 +432,28 @@ class PlanBuilder {
     planned.kernel = kernels_[n];
 
     std::vector<int32_t> tensor_refs;
+    const std::optional<ResolvedKernel>& in_place = in_place_[n];
+    const int64_t mutated_arg = in_place ? mutated_argument(*node, in_place->mutation) : -1;
+    if (in_place && mutated_arg < 0) {
+      return fail(std::string(in_place->mutation == MutationKind::kOut ? "an out= variant" : "an in-place op") +
+                  " run as " + in_place->functional_target + " needs its " +
+                  (in_place->mutation == MutationKind::kOut ? "'out'" : "'self'") + " argument to name a tensor");
+    }
+    int32_t mutated_value = -1, mutated_slot = -1;
     for (uint32_t i = 0; i < count(node->inputs()); ++i) {
       const auto* named = node->inputs()->Get(i);
       const std::string name = named->name() ? named->name()->str() : "";
       const std::string what = "argument " + std::to_string(i) + (name.empty() ? "" : " '" + name + "'");
-      auto slot = argument_slot(named->arg_type(), named->arg(), step, what, &planned.gathers, &tensor_refs);
+      std::vector<int32_t> refs;
+      auto slot = argument_slot(named->arg_type(), named->arg(), step, what, &planned.gathers, &refs);
       if (!slot) return slot.error();
+      if (static_cast<int64_t>(i) == mutated_arg) {
+        mutated_value = refs.front();
+        mutated_slot = *slot;
+        // The functional op has no `out` parameter: it must not see one.
+        if (in_place->mutation == MutationKind::kOut) continue;
+      }
+      tensor_refs.insert(tensor_refs.end(), refs.begin(), refs.end());
       planned.arg_names.push_back(name);
       planned.arg_slots.push_back(*slot);
     }
@@ -475,9 +493,11 @@ class PlanBuilder {
       }
     }
 
-    // Views may alias any tensor they were given (conservative: a view of a list aliases every
-    // element); their roots must live as long as they do.
-    if (planned.kernel.is_view) {
+    if (in_place) {
+      if (Status s = plan_in_place(planned, *in_place, mutated_value, mutated_slot, defined, step); !s) return s;
+    } else if (planned.kernel.is_view) {
+      // Views may alias any tensor they were given (conservative: a view of a list aliases every
+      // element); their roots must live as long as they do.
       std::set<int32_t> roots;
       for (int32_t ref : tensor_refs) {
         const auto& info = plan_.values[static_cast<size_t>(ref)];
@@ -491,12 +511,70 @@ class PlanBuilder {
     }
     for (int32_t v : defined) {
       ValueInfo& info = plan_.values[static_cast<size_t>(v)];
-      info.planned = !planned.kernel.is_view && !info.defined_by_list && info.has_meta &&
-                     (info.kind == fb::ValueKind::TENSOR || info.kind == fb::ValueKind::DTENSOR) &&
-                     nrt::element_size(info.dtype) > 0;
+      info.planned = !planned.kernel.is_view && !in_place && !info.defined_by_list && plannable(info);
     }
     plan_.nodes.push_back(std::move(planned));
     node_ = -1;
+    return {};
+  }
+
+  static bool plannable(const ValueInfo& info) {
+    return info.has_meta && (info.kind == fb::ValueKind::TENSOR || info.kind == fb::ValueKind::DTENSOR) &&
+           nrt::element_size(info.dtype) > 0;
+  }
+
+  // The input a mutating node writes into: `self` (in-place) or `out`, by name, else `self` at
+  // position 0. -1 when there is none or it is not a tensor reference.
+  static int64_t mutated_argument(const fb::Node& node, MutationKind mutation) {
+    const std::string_view wanted = mutation == MutationKind::kOut ? "out" : "self";
+    int64_t found = -1;
+    for (uint32_t i = 0; i < count(node.inputs()); ++i) {
+      const auto* named = node.inputs()->Get(i);
+      if (named->name() != nullptr && named->name()->string_view() == wanted) found = i;
+    }
+    if (found < 0 && mutation == MutationKind::kInPlace && count(node.inputs()) > 0) {
+      const auto* first = node.inputs()->Get(0);
+      if (first->name() == nullptr || first->name()->size() == 0) found = 0;
+    }
+    if (found < 0) return -1;
+    const auto type = node.inputs()->Get(static_cast<uint32_t>(found))->arg_type();
+    return type == fb::Argument::TensorArg ? found : -1;
+  }
+
+  // The node's one output is the mutated tensor: a view of its roots, which live as long as it
+  // does. Graph inputs among them are marked; the functional result gets scratch memory.
+  Status plan_in_place(PlannedNode& planned, const ResolvedKernel& resolved, int32_t mutated_value,
+                       int32_t mutated_slot, const std::vector<int32_t>& defined, int64_t step) {
+    if (planned.outputs.size() != 1 || defined.size() != 1 || planned.outputs[0].kind != OutputSlotKind::kValue) {
+      return fail("an in-place op run as " + resolved.functional_target + " must have exactly one tensor output");
+    }
+    const ValueInfo& target = plan_.values[static_cast<size_t>(mutated_value)];
+    std::vector<int32_t> roots = target.alias_roots;
+    if (roots.empty()) roots.push_back(mutated_value);
+    for (int32_t root : roots) {
+      if (plan_.values[static_cast<size_t>(root)].def_step == -1) plan_.values[static_cast<size_t>(root)].mutated_in_place = true;
+    }
+    ValueInfo& output = plan_.values[static_cast<size_t>(defined[0])];
+    output.alias_roots = roots;
+
+    InPlaceWrite write;
+    write.target_slot = mutated_slot;
+    write.functional_target = resolved.functional_target;
+    const KernelInfo* copy = registry_.find(kWriteBackTarget, plan_.device.kind);
+    write.write_back = copy ? copy->fn : nullptr;
+    if (plannable(output)) {
+      ValueInfo scratch = output;
+      scratch.name = output.name + " (in-place result)";
+      scratch.slot = -1;
+      scratch.def_step = step;
+      scratch.last_use = step;
+      scratch.alias_roots.clear();
+      scratch.planned = true;
+      write.scratch_value = static_cast<int32_t>(plan_.values.size());
+      plan_.values.push_back(std::move(scratch));
+    }
+    planned.kernel.is_view = true;  // its output aliases the mutated tensor
+    planned.in_place = std::move(write);
     return {};
   }
 
@@ -539,7 +617,7 @@ class PlanBuilder {
     const int64_t end = plan_.num_steps();
     for (size_t v = 0; v < plan_.values.size(); ++v) {
       const ValueInfo& info = plan_.values[v];
-      if (info.def_step < 0) continue;  // graph inputs and values never defined stay bound
+      if (info.def_step < 0 || info.slot < 0) continue;  // graph inputs, undefined and scratch values
       const int64_t release = info.alias_roots.empty() ? info.lifetime_end : info.last_use;
       if (release < end) plan_.nodes[static_cast<size_t>(release)].releases.push_back(static_cast<int32_t>(v));
     }
@@ -551,6 +629,7 @@ class PlanBuilder {
   ExecutionPlan plan_;
   std::vector<KernelInfo> kernels_;
   std::vector<std::string> targets_;
+  std::vector<std::optional<ResolvedKernel>> in_place_;  // nodes run through their functional op
   int64_t node_ = -1;
 };
 
@@ -605,8 +684,7 @@ Result<std::vector<std::string>> missing_kernels(const fb::Program& program, std
   if (!graph) return graph.error();
   std::vector<std::string> missing;
   for (const auto& target : collect_targets(program, *graph)) {
-    const KernelInfo* info = registry.find(target, device.kind);
-    if (info == nullptr || info->fn == nullptr) missing.push_back(target);
+    if (resolve_kernel(registry, target, device.kind).kernel == nullptr) missing.push_back(target);
   }
   return missing;
 }

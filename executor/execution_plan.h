@@ -14,6 +14,14 @@
 // Steps: graph inputs are defined at step -1, node i runs at step i, and graph outputs are read at
 // step num_nodes (so they outlive every node).
 //
+// In-place ops (aten::relu_, add_.Tensor, ...) and out= variants without a kernel of their own run
+// as their functional op (executor/in_place_target.h): the functional kernel writes into a scratch
+// value planned like the node's output, then aten::copy.default writes that into the mutated
+// argument (through its strides, into its base storage), and the node's output is the mutated
+// tensor itself, planned as a view of it. Later readers of the mutated value, of its views and of
+// the node's output all see the new values. A graph input the graph mutates is marked so that the
+// executor gives it memory of its own.
+//
 // Every node's target must have a kernel for the device; otherwise building fails with ONE error
 // that lists every missing target (and the nodes using it). `missing_kernels` reports the same
 // list without failing. Subgraph arguments become GraphRef constants (the executor binds them to
@@ -28,6 +36,7 @@
 #include <vector>
 
 #include "executor/device.h"
+#include "executor/in_place_target.h"
 #include "executor/kernel.h"
 #include "executor/runtime_value.h"
 #include "schema/nrt_generated.h"
@@ -61,6 +70,7 @@ struct ValueInfo {
   std::string sym_expr;  // SYM_INT / SYM_FLOAT / SYM_BOOL values: SymInfo.expr, when recorded
   std::optional<int64_t> sym_hint;
   std::optional<ProcessGroupRef> process_group;  // PROCESS_GROUP values
+  bool mutated_in_place = false;  // a graph input an in-place node writes into (or a view of it)
 };
 
 // A list argument built from slots before a node runs.
@@ -90,6 +100,14 @@ struct PlannedOutput {
   std::vector<int32_t> elements;  // kList: value index per element
 };
 
+// An in-place or out= node run through its functional kernel (see the top of this file).
+struct InPlaceWrite {
+  int32_t target_slot = -1;    // slot of the mutated tensor (`self`, or `out`)
+  int32_t scratch_value = -1;  // hidden value receiving the functional result; -1 when unplanned
+  std::string functional_target;
+  KernelFn write_back = nullptr;  // aten::copy.default for the device
+};
+
 struct PlannedNode {
   uint32_t node_index = 0;
   std::string name;
@@ -101,6 +119,7 @@ struct PlannedNode {
   int32_t first_output_slot = 0;  // outputs occupy [first_output_slot, + outputs.size())
   std::vector<PlannedOutput> outputs;
   std::vector<int32_t> releases;  // values whose lifetime ends after this node
+  std::optional<InPlaceWrite> in_place;
 };
 
 struct PlannedInput {
@@ -128,7 +147,8 @@ struct ExecutionPlan {
   std::string graph_name;
   Device device;
   int32_t num_slots = 0;
-  std::vector<ValueInfo> values;  // by graph value index
+  // By graph value index; hidden scratch values of in-place nodes follow the graph's values.
+  std::vector<ValueInfo> values;
   std::vector<ConstantSlot> constants;
   std::vector<PlannedNode> nodes;
   std::vector<PlannedInput> inputs;

@@ -256,6 +256,20 @@ Status Executor::bind_weights() {
       if (storage->bytes()) std::memcpy(copy->data(), storage->data(), storage->bytes());
       storage = std::move(copy);
     }
+    if (info.mutated_in_place) {
+      // The graph writes into this weight: it gets bytes of its own, reset from the file before
+      // every run (each run sees the program's weights, as the functional form of the program would).
+      auto& own = mutable_storages_[weight->storage()];
+      if (!own) {
+        try {
+          own = Storage::allocate(storage->bytes());
+        } catch (const std::bad_alloc& failure) {
+          return memory_error("weight '" + input.target + "' (copied: the graph mutates it)", failure);
+        }
+        mutable_weights_.push_back({own, storage});
+      }
+      storage = own;
+    }
     Tensor tensor(storage, meta->dtype(), sizes, strides, offset);
     if (info.has_meta) {
       bool matches = info.dtype == meta->dtype() && info.sizes.size() == sizes.size();
@@ -294,6 +308,12 @@ std::vector<InputDescription> Executor::user_inputs() const {
     out.push_back(std::move(d));
   }
   return out;
+}
+
+void Executor::refresh_mutated_weights() {
+  for (const auto& [own, source] : mutable_weights_) {
+    if (source->bytes()) std::memcpy(own->data(), source->data(), source->bytes());
+  }
 }
 
 Status Executor::bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings) {
@@ -378,6 +398,15 @@ Status Executor::bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings
     }
     slots[static_cast<size_t>(info.slot)] = given;
     user_input_slots_.push_back(info.slot);
+    if (const auto* tensor = std::get_if<Tensor>(&given); tensor && info.mutated_in_place) {
+      // The graph writes into this input. It writes into a copy: a run never changes the caller's
+      // tensors (which may be read-only, or reused for the next run).
+      try {
+        slots[static_cast<size_t>(info.slot)] = contiguous_copy(*tensor);
+      } catch (const std::bad_alloc& failure) {
+        return memory_error(where + "input '" + info.name + "' (copied: the graph mutates it)", failure);
+      }
+    }
   }
   if (!missing.empty()) {
     std::string names;
@@ -465,7 +494,7 @@ void Executor::build_compact_nodes() {
     compact.first_output_slot = node.first_output_slot;
     compact.num_outputs = static_cast<uint32_t>(node.outputs.size());
     compact.outputs_begin = static_cast<uint32_t>(compact_outputs_.size());
-    compact.compact = node.gathers.empty();
+    compact.compact = node.gathers.empty() && !node.in_place;
     for (const PlannedOutput& out : node.outputs) {
       compact.compact = compact.compact && out.kind != OutputSlotKind::kList;
       CompactOutput o;
@@ -551,6 +580,46 @@ Status Executor::execute_compact(size_t n) {
   for (uint32_t r = node.releases_begin; r < node.releases_end; ++r) {
     const CompactRelease& release = compact_releases_[r];
     if (!release.planned->defined()) slots[release.slot] = RuntimeValue{};
+  }
+  return {};
+}
+
+// The functional result in the node's output slot goes into the mutated tensor (through its
+// strides, with torch's dtype conversion), which then becomes the node's output.
+Status Executor::write_in_place(const PlannedNode& node) {
+  auto& slots = frame_->slots();
+  const InPlaceWrite& write = *node.in_place;
+  RuntimeValue& out = slots[static_cast<size_t>(node.first_output_slot)];
+  const RuntimeValue& target_value = slots[static_cast<size_t>(write.target_slot)];
+  const auto* result = std::get_if<Tensor>(&out);
+  const auto* target = std::get_if<Tensor>(&target_value);
+  if (result == nullptr || !result->defined()) {
+    return node_error(node, write.functional_target + " produced no tensor to write in place",
+                      ErrorCode::KernelResultMismatch);
+  }
+  if (target == nullptr || !target->defined()) {
+    return node_error(node, "the tensor written in place holds no tensor", ErrorCode::KernelResultMismatch);
+  }
+  if (result->sizes() != target->sizes()) {
+    return node_error(node,
+                      "the result of " + write.functional_target + ", " + result->type_string() +
+                          ", does not have the shape of the tensor it is written into, " + target->type_string(),
+                      ErrorCode::KernelResultMismatch);
+  }
+  if (target->storage()->read_only()) {
+    return node_error(node, "writes into " + target->type_string() + " held in read-only memory",
+                      ErrorCode::KernelError);
+  }
+  const RuntimeValue source = out;
+  out = target_value;
+  const std::array<NamedValue, 2> arguments{NamedValue{"self", &target_value}, NamedValue{"src", &source}};
+  KernelContext context(kWriteBackTarget, arguments, std::span<RuntimeValue>(&out, 1), plan_.device);
+  if (Status s = call_kernel(write.write_back, context); !s) return node_error(node, s.error().message, s.error().code);
+  const auto* written = std::get_if<Tensor>(&out);
+  if (written == nullptr || written->storage() != target->storage() ||
+      written->storage_offset() != target->storage_offset() || written->strides() != target->strides()) {
+    return node_error(node, std::string(kWriteBackTarget) + " did not write into the tensor it was given",
+                      ErrorCode::KernelResultMismatch);
   }
   return {};
 }
@@ -647,10 +716,20 @@ Status Executor::execute_node(size_t n) {
     }
   }
 
+  if (node.in_place) {
+    // The functional kernel writes into scratch; write_in_place moves the result into place.
+    const int32_t scratch = node.in_place->scratch_value;
+    const Tensor* planned = scratch >= 0 ? frame_->planned_tensor(static_cast<size_t>(scratch)) : nullptr;
+    slots[static_cast<size_t>(node.first_output_slot)] = planned ? RuntimeValue{*planned} : RuntimeValue{};
+  }
+
   KernelContext context(node.target, frame_->arguments(n),
                         std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
                         plan_.device);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
+  if (node.in_place) {
+    if (Status s = write_in_place(node); !s) return s;
+  }
 
   for (const PlannedOutput& out : node.outputs) {
     RuntimeValue& slot = slots[static_cast<size_t>(out.slot)];
@@ -690,6 +769,7 @@ Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
   SymbolBindings bindings;
   Status status = bind_inputs(inputs, &bindings);
   if (status) status = frame_->prepare(bindings);
+  refresh_mutated_weights();
   const bool poisoning = frame_->poisoning();
   for (size_t n = 0; status && n < plan_.nodes.size(); ++n) {
     status = !poisoning && compact_nodes_[n].compact ? execute_compact(n) : execute_node(n);

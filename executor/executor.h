@@ -92,6 +92,8 @@ class Executor final : public GraphRunner {
   void build_compact_nodes();
   Status execute_node(size_t n);
   Status execute_compact(size_t n);
+  Status write_in_place(const PlannedNode& node);
+  void refresh_mutated_weights();
   Status check_result(const PlannedNode& node, size_t value, const RuntimeValue& result) const;
   Error node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const;
 
@@ -136,6 +138,13 @@ class Executor final : public GraphRunner {
   std::vector<CompactOutput> compact_outputs_;
   std::vector<CompactRelease> compact_releases_;
   std::vector<int32_t> user_input_slots_;  // cleared after every run
+  // Weights the graph mutates in place: owned copies of their storages, and the file's bytes.
+  std::map<uint32_t, std::shared_ptr<Storage>> mutable_storages_;
+  struct MutableWeight {
+    std::shared_ptr<Storage> own;
+    std::shared_ptr<Storage> source;
+  };
+  std::vector<MutableWeight> mutable_weights_;
   std::vector<std::string> user_input_names_;  // in graph order, for run_graph
 };
 
