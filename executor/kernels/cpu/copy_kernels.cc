@@ -6,6 +6,7 @@
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 
 namespace nrt::exec::cpu {
@@ -83,6 +84,44 @@ Status copy(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// `t` with dimension `dim` reversed, into a new contiguous tensor: one slice copy per index
+// (views keep non-negative strides).
+Tensor flipped(const Tensor& t, int64_t dim) {
+  Tensor out = Tensor::empty(t.dtype(), t.sizes());
+  std::vector<int64_t> sizes = t.sizes(), in_strides = t.strides(), out_strides = out.strides();
+  const int64_t n = sizes[static_cast<size_t>(dim)];
+  const int64_t in_step = in_strides[static_cast<size_t>(dim)], out_step = out_strides[static_cast<size_t>(dim)];
+  sizes.erase(sizes.begin() + dim);
+  in_strides.erase(in_strides.begin() + dim);
+  out_strides.erase(out_strides.begin() + dim);
+  for (int64_t i = 0; i < n; ++i) {
+    copy_into(out.as_strided(sizes, out_strides, i * out_step),
+              t.as_strided(sizes, in_strides, t.storage_offset() + (n - 1 - i) * in_step));
+  }
+  return out;
+}
+
+// flip(Tensor self, int[] dims): a copy with each listed dim reversed.
+Status flip(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto dims = ctx.int_list("dims", 1);
+  if (!dims) return dims.error();
+  std::vector<bool> seen(static_cast<size_t>(self->dim()), false);
+  Tensor result = *self;
+  for (int64_t d : *dims) {
+    auto dim = wrap_dim(ctx, d, self->dim());
+    if (!dim) return dim.error();
+    if (seen[static_cast<size_t>(*dim)]) return ctx.error("dim " + std::to_string(d) + " appears twice in dims");
+    seen[static_cast<size_t>(*dim)] = true;
+    if (self->numel() > 0) result = flipped(result, *dim);
+  }
+  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
+  if (!out) return out.error();
+  copy_into(*out, result);
+  return Status::Ok();
+}
+
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
 Status native_dropout(KernelContext& ctx) {
   auto input = ctx.tensor("input", 0);
@@ -109,6 +148,7 @@ const KernelRegistration kRegistrations[] = {
     {"aten::clone.default", kCpu, {&clone, false}},
     {"aten::lift_fresh_copy.default", kCpu, {&clone, false}},
     {"aten::copy.default", kCpu, {&copy, false}},
+    {"aten::flip.default", kCpu, {&flip, false}},
     {"aten::native_dropout.default", kCpu, {&native_dropout, false}},
 };
 

@@ -87,6 +87,30 @@ Status new_from(KernelContext& ctx) {
   return make_filled(ctx, *sizes, dtype->value_or(self->dtype()), *value);
 }
 
+// fill.Scalar(Tensor self, Scalar value), fill.Tensor(Tensor self, Tensor value) (0-d), zero(self):
+// self's shape and dtype, every element the value (the functional forms of fill_ and zero_).
+Status fill(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  std::optional<ScalarValue> value;
+  if (const RuntimeValue* arg = ctx.find("value", 1); arg != nullptr && std::holds_alternative<Tensor>(*arg)) {
+    const Tensor& t = std::get<Tensor>(*arg);
+    if (t.dim() != 0) return ctx.error("fill expects a 0-d value tensor, got " + t.type_string());
+    if (is_floating_dtype(t.dtype())) {
+      value = ScalarValue::of_float(*converted_copy(t, ScalarType::FLOAT64).data<double>());
+    } else {
+      value = ScalarValue::of_int(*converted_copy(t, ScalarType::INT64).data<int64_t>());
+    }
+  } else if (ctx.target().starts_with("aten::zero")) {
+    value = ScalarValue::of_int(0);
+  } else {
+    auto scalar = read_scalar(ctx, "value", 1);
+    if (!scalar) return scalar.error();
+    value = *scalar;
+  }
+  return make_filled(ctx, self->sizes(), self->dtype(), value);
+}
+
 // empty_strided(SymInt[] size, SymInt[] stride, *, dtype, ...): contiguous here, which holds the
 // same values; nothing reads the strides of a fresh tensor but views made from it.
 Status empty_strided(KernelContext& ctx) {
@@ -161,6 +185,9 @@ const KernelRegistration kRegistrations[] = {
     {"aten::zeros_like.default", kCpu, {&like<Fill::kZero>, false}},
     {"aten::ones_like.default", kCpu, {&like<Fill::kOne>, false}},
     {"aten::full_like.default", kCpu, {&like<Fill::kArgument>, false}},
+    {"aten::fill.Scalar", kCpu, {&fill, false}},
+    {"aten::fill.Tensor", kCpu, {&fill, false}},
+    {"aten::zero.default", kCpu, {&fill, false}},
     {"aten::empty_like.default", kCpu, {&like<Fill::kEmpty>, false}},
     {"aten::new_zeros.default", kCpu, {&new_from<Fill::kZero>, false}},
     {"aten::new_ones.default", kCpu, {&new_from<Fill::kOne>, false}},

@@ -1,6 +1,7 @@
 // Reductions over a list of dims (empty or None: all) with keepdim: sum (integers and bool sum to
 // int64; floating types accumulate in double), mean (floating only; empty gives NaN), amax/amin and
-// max/min over everything (NaN propagates; an empty reduced extent is an error, as in torch).
+// max/min over everything (NaN propagates; an empty reduced extent is an error, as in torch),
+// any/all (bool results; empty reductions give false / true).
 #include <cmath>
 
 #include "executor/kernels/cpu/dimensions.h"
@@ -129,8 +130,65 @@ Status extreme_value(KernelContext& ctx, int dim_position) {
   });
 }
 
+enum class Logical { kAny, kAll };
+
+// any / all: .default (self), .dim (self, int dim, bool keepdim=False), .dims (self, int[]? dim,
+// bool keepdim=False). The result is bool, uint8 for a uint8 input (as torch).
+enum class LogicalDims { kAll, kOne, kList };
+template <Logical kOp, LogicalDims kDims>
+Status logical_reduction(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+  if constexpr (kDims != LogicalDims::kAll) {
+    if constexpr (kDims == LogicalDims::kOne) {
+      auto dim = ctx.int64("dim", 1);
+      if (!dim) return dim.error();
+      dims.push_back(*dim);
+    } else {
+      auto list = ctx.int_list("dim", 1, std::vector<int64_t>{});
+      if (!list) return list.error();
+      dims = *list;
+    }
+    auto keep = ctx.boolean("keepdim", 2, false);
+    if (!keep) return keep.error();
+    keepdim = *keep;
+  }
+  const Tensor& input = *self;
+  auto mask = reduction_mask(ctx, dims, input.dim());
+  if (!mask) return mask.error();
+  const ReductionPlan plan = plan_reduction(input, std::move(*mask), keepdim);
+  const ScalarType out_dtype = input.dtype() == ScalarType::UINT8 ? ScalarType::UINT8 : ScalarType::BOOL;
+  auto out = bind_output(ctx, 0, out_dtype, plan.out_sizes);
+  if (!out) return out.error();
+  return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    for_each_reduction(plan, *out, [&](uint8_t* o, uint8_t* base) {
+      bool result = kOp == Logical::kAll;
+      for_each_reduced<T>(plan, base, [&result](C x) {
+        const bool truth = x != C(0);  // NaN is true, as in torch
+        result = kOp == Logical::kAll ? (result && truth) : (result || truth);
+      });
+      if (out_dtype == ScalarType::UINT8) {
+        *o = result ? 1 : 0;
+      } else {
+        *reinterpret_cast<bool*>(o) = result;
+      }
+    });
+  });
+}
+
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
+    {"aten::any.default", kCpu, {&logical_reduction<Logical::kAny, LogicalDims::kAll>, false}},
+    {"aten::any.dim", kCpu, {&logical_reduction<Logical::kAny, LogicalDims::kOne>, false}},
+    {"aten::any.dims", kCpu, {&logical_reduction<Logical::kAny, LogicalDims::kList>, false}},
+    {"aten::all.default", kCpu, {&logical_reduction<Logical::kAll, LogicalDims::kAll>, false}},
+    {"aten::all.dim", kCpu, {&logical_reduction<Logical::kAll, LogicalDims::kOne>, false}},
+    {"aten::all.dims", kCpu, {&logical_reduction<Logical::kAll, LogicalDims::kList>, false}},
     {"aten::sum.default", kCpu, {&sum, false}},
     {"aten::sum.dim_IntList", kCpu, {&sum_dim, false}},
     {"aten::mean.default", kCpu, {&mean, false}},
