@@ -1258,6 +1258,214 @@ def symbolic_cases():
          error="u0 > 1")
 
 
+# ---------------------------------------------------------------------------------------------
+# Activations with parameters, scans, any/all, flip, fill (the op sweep of the model zoo).
+
+def softplus_ref(x, beta=1.0, threshold=20.0):
+    return np.where(beta * x > threshold, x, np.log1p(np.exp(beta * x)) / beta)
+
+
+def activation_cases():
+    x = (randn(3, 7) * 4).astype(np.float32)
+    x[0, :4] = [np.nan, -3.0, 3.0, 0.0]
+    clip = lambda v, lo, hi: np.where(np.isnan(v), v, np.minimum(np.maximum(v, lo), hi))
+    case("hardtanh_default", "aten::hardtanh.default", [("self", x)], f32(clip(d(x), -1, 1)))
+    case("hardtanh_bounds", "aten::hardtanh.default", [("self", x), ("min_val", F(-0.5)), ("max_val", I(2))],
+         f32(clip(d(x), -0.5, 2)))
+    case("relu6_nan", "aten::relu6.default", [("self", x)], f32(clip(d(x), 0, 6)))
+    case("hardsigmoid_f32", "aten::hardsigmoid.default", [("self", x)], f32(clip(d(x) / 6 + 0.5, 0, 1)))
+    case("hardswish_f32", "aten::hardswish.default", [("self", x)], f32(d(x) * clip(d(x) + 3, 0, 6) / 6))
+    case("mish_f32", "aten::mish.default", [("self", x)], f32(d(x) * np.tanh(softplus_ref(d(x)))))
+    case("softplus_beta_threshold", "aten::softplus.default", [("self", x), ("beta", F(2.0)), ("threshold", F(1.0))],
+         f32(softplus_ref(d(x), 2.0, 1.0)))
+    case("leaky_relu_slope", "aten::leaky_relu.default", [("self", x), ("negative_slope", F(0.2))],
+         f32(np.where(d(x) > 0, d(x), d(x) * 0.2)))
+    case("elu_alpha", "aten::elu.default", [("self", x), ("alpha", F(0.5))],
+         f32(np.where(d(x) > 0, d(x), 0.5 * (np.exp(d(x)) - 1))))
+    base = randn(4, 3)
+    case("hardswish_noncontiguous", "aten::hardswish.default", [("self", View(base, {"permute": [1, 0]}))],
+         f32(d(base).T * clip(d(base).T + 3, 0, 6) / 6))
+    case("hardsigmoid_empty", "aten::hardsigmoid.default", [("self", np.zeros((0, 3), np.float32))],
+         np.zeros((0, 3), np.float32))
+    case("hardswish_zero_dim", "aten::hardswish.default", [("self", np.array(1.0, np.float32))], np.float32(4 / 6))
+    x64 = randn(5, dtype=np.float64)
+    case("mish_f64", "aten::mish.default", [("self", x64)], x64 * np.tanh(softplus_ref(x64)))
+    case("hardsigmoid_int_error", "aten::hardsigmoid.default", [("self", randint(0, 3, 4))], error="not supported")
+
+
+def scan_cases():
+    x = randn(3, 5)
+    case("cumsum_dim1", "aten::cumsum.default", [("self", x), ("dim", I(1))], f32(np.cumsum(d(x), axis=1)))
+    case("cumsum_negative_dim", "aten::cumsum.default", [("self", x), ("dim", I(-2))], f32(np.cumsum(d(x), axis=0)))
+    xi = randint(-5, 5, 2, 6, dtype=np.int32)
+    case("cumsum_i32_to_i64", "aten::cumsum.default", [("self", xi), ("dim", I(1))],
+         np.cumsum(xi.astype(np.int64), axis=1))
+    bools = rng.random((2, 5)) > 0.5
+    case("cumsum_bool_counts", "aten::cumsum.default", [("self", bools), ("dim", I(1))],
+         np.cumsum(bools.astype(np.int64), axis=1))
+    case("cumsum_dtype_f64", "aten::cumsum.default", [("self", x), ("dim", I(0)), ("dtype", DT("f64"))],
+         np.cumsum(d(x), axis=0))
+    base = randn(5, 3)
+    case("cumsum_noncontiguous", "aten::cumsum.default", [("self", View(base, {"permute": [1, 0]})), ("dim", I(1))],
+         f32(np.cumsum(d(base).T, axis=1)))
+    case("cumsum_zero_dim", "aten::cumsum.default", [("self", np.array(2.5, np.float32)), ("dim", I(0))],
+         np.float32(2.5))
+    case("cumsum_empty", "aten::cumsum.default", [("self", np.zeros((0, 4), np.float32)), ("dim", I(1))],
+         np.zeros((0, 4), np.float32))
+    xn = randn(2, 4)
+    xn[0, 1] = np.nan
+    case("cumprod_nan", "aten::cumprod.default", [("self", xn), ("dim", I(1))], f32(np.cumprod(d(xn), axis=1)))
+    ci = randint(1, 4, 3, 4)
+    case("cumprod_i64", "aten::cumprod.default", [("self", ci), ("dim", I(0))], np.cumprod(ci, axis=0))
+    case("cumsum_dim_out_of_range", "aten::cumsum.default", [("self", x), ("dim", I(2))], error="out of range")
+    case("diff_default", "aten::diff.default", [("self", x)], f32(np.diff(d(x))))
+    case("diff_n2_dim0", "aten::diff.default", [("self", x), ("n", I(2)), ("dim", I(0))], f32(np.diff(d(x), n=2, axis=0)))
+    pre, app = randn(3, 1), randn(3, 2)
+    case("diff_prepend_append", "aten::diff.default",
+         [("self", x), ("n", I(1)), ("dim", I(-1)), ("prepend", pre), ("append", app)],
+         f32(np.diff(np.concatenate([d(pre), d(x), d(app)], axis=1))))
+    case("diff_bool_is_xor", "aten::diff.default", [("self", bools)], np.diff(bools))
+    ints = np.array([3, -7, np.iinfo(np.int64).max, 2], dtype=np.int64)
+    case("diff_i64", "aten::diff.default", [("self", ints)], np.diff(ints))
+    case("diff_n_exceeds_length", "aten::diff.default", [("self", x), ("n", I(7))], np.zeros((3, 0), np.float32))
+    case("diff_zero_dim_error", "aten::diff.default", [("self", np.array(1.0, np.float32))], error="at least one")
+    case("diff_prepend_shape_error", "aten::diff.default",
+         [("self", x), ("n", I(1)), ("dim", I(1)), ("prepend", randn(2, 1))], error="must match")
+    m = rng.random((3, 4)) > 0.6
+    m[1] = False
+    case("any_dim", "aten::any.dim", [("self", m), ("dim", I(1))], m.any(axis=1))
+    case("any_dims_keepdim", "aten::any.dims", [("self", m), ("dim", INTS([0, 1])), ("keepdim", B(True))],
+         m.any(axis=(0, 1), keepdims=True))
+    case("any_all_default", "aten::any.default", [("self", m)], np.bool_(m.any()))
+    case("all_dim_negative", "aten::all.dim", [("self", m), ("dim", I(-2))], m.all(axis=0))
+    case("all_default", "aten::all.default", [("self", np.ones((2, 2), np.bool_))], np.bool_(True))
+    fl = np.array([[0.0, np.nan], [0.0, 0.0]], dtype=np.float32)
+    case("any_float_nan_is_true", "aten::any.dim", [("self", fl), ("dim", I(1))], np.array([True, False]))
+    case("all_empty_is_true", "aten::all.dims", [("self", np.zeros((2, 0), np.float32)), ("dim", INTS([1]))],
+         np.array([True, True]))
+    case("any_empty_is_false", "aten::any.default", [("self", np.zeros((0,), np.int64))], np.bool_(False))
+    u8 = np.array([0, 3, 0], dtype=np.uint8)
+    case("any_u8_stays_u8", "aten::any.default", [("self", u8)], np.uint8(1))
+
+
+def flip_fill_cases():
+    x = randn(2, 3, 4)
+    case("flip_two_dims", "aten::flip.default", [("self", x), ("dims", INTS([0, -1]))], np.flip(x, axis=(0, 2)))
+    base = randn(4, 3)
+    case("flip_noncontiguous", "aten::flip.default", [("self", View(base, {"permute": [1, 0]})), ("dims", INTS([1]))],
+         np.flip(base.T, axis=1))
+    case("flip_repeated_dim_error", "aten::flip.default", [("self", x), ("dims", INTS([1, -2]))], error="twice")
+    case("fill_scalar", "aten::fill.Scalar", [("self", randint(0, 5, 2, 3, dtype=np.int32)), ("value", I(7))],
+         np.full((2, 3), 7, np.int32))
+    case("fill_tensor", "aten::fill.Tensor", [("self", x), ("value", np.array(1.5, np.float32))],
+         np.full(x.shape, 1.5, np.float32))
+    case("zero_f32", "aten::zero.default", [("self", x)], np.zeros(x.shape, np.float32))
+
+
+# ---------------------------------------------------------------------------------------------
+# Recurrent layers: NumPy references of torch.nn's LSTM, GRU and RNN (gate orders i f g o and r z n).
+
+def rnn_ref(kind, x, hx, params, layers, bidirectional, batch_first, has_biases):
+    sig = lambda v: 1 / (1 + np.exp(-v))
+    unbatched = x.ndim == 2
+    x = d(x)
+    if unbatched:
+        x = x[:, None, :]
+    elif batch_first:
+        x = x.transpose(1, 0, 2)
+    hx = [d(h) if not unbatched else d(h)[:, None, :] for h in hx]
+    dirs = 2 if bidirectional else 1
+    per = 4 if has_biases else 2
+    T = x.shape[0]
+    hy, cy = np.zeros_like(hx[0]), np.zeros_like(hx[0])
+    inp = x
+    for layer in range(layers):
+        outs = []
+        for di in range(dirs):
+            p = [d(t) for t in params[per * (layer * dirs + di):per * (layer * dirs + di + 1)]]
+            w_ih, w_hh = p[0], p[1]
+            b_ih, b_hh = (p[2], p[3]) if has_biases else (0.0, 0.0)
+            h = hx[0][layer * dirs + di]
+            c = hx[1][layer * dirs + di] if kind == "lstm" else None
+            out = [None] * T
+            for step in range(T):
+                t = step if di == 0 else T - 1 - step
+                gx, gh = inp[t] @ w_ih.T + b_ih, h @ w_hh.T + b_hh
+                H = h.shape[-1]
+                if kind == "lstm":
+                    g = gx + gh
+                    i, f, gg, o = sig(g[:, :H]), sig(g[:, H:2 * H]), np.tanh(g[:, 2 * H:3 * H]), sig(g[:, 3 * H:])
+                    c = f * c + i * gg
+                    h = o * np.tanh(c)
+                elif kind == "gru":
+                    r, z = sig(gx[:, :H] + gh[:, :H]), sig(gx[:, H:2 * H] + gh[:, H:2 * H])
+                    n = np.tanh(gx[:, 2 * H:] + r * gh[:, 2 * H:])
+                    h = (1 - z) * n + z * h
+                elif kind == "tanh":
+                    h = np.tanh(gx + gh)
+                else:
+                    h = np.maximum(gx + gh, 0)
+                out[t] = h
+            outs.append(np.stack(out))
+            hy[layer * dirs + di] = h
+            if kind == "lstm":
+                cy[layer * dirs + di] = c
+        inp = np.concatenate(outs, axis=-1)
+    out = inp
+    if unbatched:
+        out, hy, cy = out[:, 0], hy[:, 0], cy[:, 0]
+    elif batch_first:
+        out = out.transpose(1, 0, 2)
+    return (f32(out), f32(hy), f32(cy)) if kind == "lstm" else (f32(out), f32(hy))
+
+
+def rnn_params(kind, in_size, hidden, layers, dirs, has_biases):
+    gates = {"lstm": 4, "gru": 3}.get(kind, 1)
+    params = []
+    for layer in range(layers):
+        for _ in range(dirs):
+            size = in_size if layer == 0 else hidden * dirs
+            params += [randn(gates * hidden, size) * 0.5, randn(gates * hidden, hidden) * 0.5]
+            if has_biases:
+                params += [randn(gates * hidden) * 0.5, randn(gates * hidden) * 0.5]
+    return params
+
+
+def rnn_cases():
+    configs = [  # name, kind, layers, bidirectional, batch_first, has_biases, unbatched
+        ("lstm_2layer_bidir_batch_first", "lstm", 2, True, True, True, False),
+        ("lstm_no_bias", "lstm", 1, False, False, False, False),
+        ("gru_2layer_bidir", "gru", 2, True, False, True, False),
+        ("gru_unbatched", "gru", 1, False, False, True, True),
+        ("rnn_tanh_batch_first", "tanh", 2, False, True, True, False),
+        ("rnn_relu_bidir_no_bias", "relu", 1, True, False, False, False),
+    ]
+    in_size, hidden, T, Bn = 3, 4, 5, 2
+    for name, kind, layers, bidir, batch_first, has_biases, unbatched in configs:
+        dirs = 2 if bidir else 1
+        shape = (T, in_size) if unbatched else ((Bn, T, in_size) if batch_first else (T, Bn, in_size))
+        x = randn(*shape)
+        state = (layers * dirs, hidden) if unbatched else (layers * dirs, Bn, hidden)
+        hx = [randn(*state) for _ in range(2 if kind == "lstm" else 1)]
+        params = rnn_params(kind, in_size, hidden, layers, dirs, has_biases)
+        target = {"lstm": "aten::lstm.input", "gru": "aten::gru.input", "tanh": "aten::rnn_tanh.input",
+                  "relu": "aten::rnn_relu.input"}[kind]
+        args = [("input", x), ("hx", TS(*hx) if kind == "lstm" else hx[0]), ("params", TS(*params)),
+                ("has_biases", B(has_biases)), ("num_layers", I(layers)), ("dropout", F(0.0)), ("train", B(False)),
+                ("bidirectional", B(bidir)), ("batch_first", B(batch_first))]
+        case(name, target, args, rnn_ref(kind, x, hx, params, layers, bidir, batch_first, has_biases), tol=SUM_TOL)
+    x = randn(T, Bn, in_size)
+    params = rnn_params("gru", in_size, hidden, 1, 1, True)
+    case("gru_state_shape_error", "aten::gru.input",
+         [("input", x), ("hx", randn(2, Bn, hidden)), ("params", TS(*params)), ("has_biases", B(True)),
+          ("num_layers", I(1)), ("dropout", F(0.0)), ("train", B(False)), ("bidirectional", B(False)),
+          ("batch_first", B(False))], error="hidden state")
+    case("gru_training_dropout_error", "aten::gru.input",
+         [("input", x), ("hx", randn(1, Bn, hidden)), ("params", TS(*params)), ("has_biases", B(True)),
+          ("num_layers", I(1)), ("dropout", F(0.5)), ("train", B(True)), ("bidirectional", B(False)),
+          ("batch_first", B(False))], error="dropout")
+
+
 def main():
     np.seterr(all="ignore")
     binary_cases()
@@ -1277,6 +1485,10 @@ def main():
     conv_pool_cases()
     attention_cases()
     symbolic_cases()
+    activation_cases()
+    scan_cases()
+    flip_fill_cases()
+    rnn_cases()
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
