@@ -13,6 +13,7 @@
 #include "cli/run_program_input.h"
 #include "cli/run_report.h"
 #include "cli/run_world.h"
+#include "serializer/atomic_file.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
 #include "executor/memory_budget.h"
@@ -189,6 +190,11 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   report.atol = options.atol;
   report.rtol = options.rtol;
   std::vector<exec::NamedOutput> outputs;
+  std::optional<exec::RunProfile> profile;
+  if (options.profile || !options.profile_trace.empty()) {
+    profile.emplace(!options.profile_trace.empty());
+    executor->set_profile(&*profile);
+  }
   for (int r = 0; r < options.repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
     auto result = executor->run(inputs);
@@ -200,6 +206,20 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
     }
     report.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
     if (r + 1 == options.repeat) outputs = std::move(*result);
+  }
+  if (profile) {
+    executor->set_profile(nullptr);
+    if (options.profile) {
+      report.profile_targets = exec::profile_by_target(*profile, executor->plan());
+      report.profile_nodes = exec::profile_by_node(*profile, executor->plan());
+    }
+    if (!options.profile_trace.empty()) {
+      const std::string trace = exec::chrome_trace_json(*profile, executor->plan(), world.rank);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(trace.data());
+      if (Status s = write_file_atomically(options.profile_trace, {bytes, trace.size()}); !s) {
+        return failure(options, world, s.error());
+      }
+    }
   }
   const auto& memory = executor->memory_plan();
   report.arena_bytes = memory.arena_bytes;
@@ -290,6 +310,7 @@ int run_program_command(const RunOptions& given) {
   RunOptions options = given;
   options.output_dir = with_rank(options.output_dir, world->rank);
   options.expect_dir = with_rank(options.expect_dir, world->rank);
+  options.profile_trace = with_rank(options.profile_trace, world->rank);
   for (auto& input : options.inputs) input = with_rank(input, world->rank);
 
   if (world->size > 1 && !given.output_dir.empty() && given.output_dir.find("{rank}") == std::string::npos) {

@@ -44,6 +44,13 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                "before the job is ended)");
   app.add_flag("--poison-freed", options.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
+  app.add_flag("--profile", options.profile,
+               "Print the time per op target and per node (count, total, mean, share of all nodes), over every "
+               "run of --repeat");
+  app.add_option("--profile-trace", options.profile_trace,
+                 "Write the last run's nodes as Chrome trace-event JSON to FILE (chrome://tracing, Perfetto): one "
+                 "event per node with its target, name and argument shapes ({rank} in FILE is the rank)")
+      ->type_name("FILE");
   auto* verbose = app.add_flag("-v,--verbose", options.verbosity, "More diagnostics on stderr: -v info, -vv debug, -vvv trace");
   app.add_flag("-q,--quiet", options.quiet, "Only errors on stderr")->excludes(verbose);
 }

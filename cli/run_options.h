@@ -24,6 +24,8 @@ struct RunOptions {
   std::string max_memory;              // --max-memory SIZE; empty: NRT_MAX_MEMORY or the default
   bool json = false;
   bool poison_freed = false;
+  bool profile = false;                // --profile: time per op target and per node
+  std::string profile_trace;           // --profile-trace FILE: Chrome trace-event JSON
   int verbosity = 0;
   bool quiet = false;
 };

@@ -82,6 +82,41 @@ void print_run_text(const RunReport& report, std::FILE* out) {
                    number(c.worst_abs_error).c_str(), number(c.worst_rel_error).c_str());
     }
   }
+  print_profile_text(report, out);
+}
+
+namespace {
+
+// The rows of one profile table; the per-node table shows the slowest `limit` nodes.
+void print_profile_table(const char* title, const std::vector<exec::ProfileRow>& rows, bool with_target, size_t limit,
+                         std::FILE* out) {
+  size_t width = 6;
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) width = std::max(width, rows[i].name.size());
+  std::fprintf(out, "%s\n  %-*s %8s %12s %12s %7s%s\n", title, static_cast<int>(width), with_target ? "node" : "target",
+               "count", "total ms", "mean ms", "share", with_target ? "  target" : "");
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    const auto& r = rows[i];
+    std::fprintf(out, "  %-*s %8llu %12.4f %12.5f %6.1f%%%s%s\n", static_cast<int>(width), r.name.c_str(),
+                 static_cast<unsigned long long>(r.count), r.total_ms, r.mean_ms, 100.0 * r.share,
+                 with_target ? "  " : "", with_target ? r.target.c_str() : "");
+  }
+  if (rows.size() > limit) std::fprintf(out, "  ... %zu more nodes\n", rows.size() - limit);
+}
+
+json profile_json(const std::vector<exec::ProfileRow>& rows) {
+  json out = json::array();
+  for (const auto& r : rows) {
+    out.push_back({{"name", r.name}, {"target", r.target}, {"count", r.count}, {"total_ms", r.total_ms},
+                   {"mean_ms", r.mean_ms}, {"share", r.share}});
+  }
+  return out;
+}
+
+}  // namespace
+
+void print_profile_text(const RunReport& report, std::FILE* out) {
+  if (report.profile_targets) print_profile_table("profile by op target:", *report.profile_targets, false, SIZE_MAX, out);
+  if (report.profile_nodes) print_profile_table("profile by node (slowest 20):", *report.profile_nodes, true, 20, out);
 }
 
 std::string run_json(const RunReport& report, int exit_code, std::optional<RankInfo> rank) {
@@ -130,6 +165,9 @@ std::string run_json(const RunReport& report, int exit_code, std::optional<RankI
     outputs.push_back(std::move(entry));
   }
   j["outputs"] = std::move(outputs);
+  if (report.profile_targets && report.profile_nodes) {
+    j["profile"] = {{"by_target", profile_json(*report.profile_targets)}, {"by_node", profile_json(*report.profile_nodes)}};
+  }
   return dump(j, rank);
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "executor/compare_outputs.h"
+#include "executor/run_profile.h"
 #include "serializer/error.h"
 
 namespace nrt::cli {
@@ -41,12 +42,15 @@ struct RunReport {
   double atol = 0;
   double rtol = 0;
   std::vector<OutputReport> outputs;
+  // --profile: rows per op target and per node, largest total first.
+  std::optional<std::vector<exec::ProfileRow>> profile_targets, profile_nodes;
 
   double median_ms() const;
   bool all_match() const;  // every compared output matched
 };
 
-void print_run_text(const RunReport& report, std::FILE* out);
+void print_run_text(const RunReport& report, std::FILE* out);  // the profile tables too, when present
+void print_profile_text(const RunReport& report, std::FILE* out);
 // Indented, or with `rank` one line with the rank fields.
 std::string run_json(const RunReport& report, int exit_code, std::optional<RankInfo> rank = std::nullopt);
 std::string error_json(const Error& error, int exit_code, std::optional<RankInfo> rank = std::nullopt);

@@ -1,6 +1,7 @@
 #include "executor/executor.h"
 
 #include <array>
+#include <chrono>
 #include <cstring>
 #include <set>
 
@@ -765,14 +766,42 @@ Status Executor::execute_node(size_t n) {
   return {};
 }
 
+std::string Executor::argument_shapes(size_t n) const {
+  std::string shapes;
+  for (const NamedValue& argument : frame_->arguments(n)) {
+    if (const auto* t = std::get_if<Tensor>(argument.value); t && t->defined()) {
+      shapes += (shapes.empty() ? "" : ", ") + t->type_string();
+    } else if (const auto* list = std::get_if<std::vector<Tensor>>(argument.value)) {
+      shapes += (shapes.empty() ? "" : ", ") + std::string("[") + std::to_string(list->size()) + " tensors]";
+    }
+  }
+  return shapes;
+}
+
+Status Executor::execute_profiled(size_t n, bool compact) {
+  // Shapes are read before the call: list arguments are gathered by execute_node itself.
+  std::string shapes = profile_->record_shapes() ? argument_shapes(n) : std::string();
+  const auto start = std::chrono::steady_clock::now();
+  Status status = compact ? execute_compact(n) : execute_node(n);
+  const auto end = std::chrono::steady_clock::now();
+  profile_->record(static_cast<uint32_t>(n), start, end, std::move(shapes));
+  return status;
+}
+
 Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
   SymbolBindings bindings;
   Status status = bind_inputs(inputs, &bindings);
   if (status) status = frame_->prepare(bindings);
   refresh_mutated_weights();
   const bool poisoning = frame_->poisoning();
+  if (profile_ != nullptr) profile_->begin_run();
   for (size_t n = 0; status && n < plan_.nodes.size(); ++n) {
-    status = !poisoning && compact_nodes_[n].compact ? execute_compact(n) : execute_node(n);
+    const bool compact = !poisoning && compact_nodes_[n].compact;
+    if (profile_ != nullptr) {
+      status = execute_profiled(n, compact);
+    } else {
+      status = compact ? execute_compact(n) : execute_node(n);
+    }
   }
 
   std::vector<NamedOutput> outputs;

@@ -36,6 +36,7 @@
 #include "executor/execution_plan.h"
 #include "executor/graph_runner.h"
 #include "executor/process_group.h"
+#include "executor/run_profile.h"
 #include "serializer/program_file.h"
 
 namespace nrt::exec {
@@ -71,6 +72,8 @@ class Executor final : public GraphRunner {
   static Result<std::unique_ptr<Executor>> load(std::shared_ptr<const ProgramFile> file, ExecutorOptions options = {});
 
   Result<std::vector<NamedOutput>> run(const NamedInputs& inputs);
+  // Times every node of the following runs into `profile` (nullptr: stop). Not owned.
+  void set_profile(RunProfile* profile) { profile_ = profile; }
 
   const ExecutionPlan& plan() const { return plan_; }
   const ExecutionFrame& frame() const { return *frame_; }
@@ -93,6 +96,8 @@ class Executor final : public GraphRunner {
   Status execute_node(size_t n);
   Status execute_compact(size_t n);
   Status write_in_place(const PlannedNode& node);
+  Status execute_profiled(size_t n, bool compact);
+  std::string argument_shapes(size_t n) const;
   void refresh_mutated_weights();
   Status check_result(const PlannedNode& node, size_t value, const RuntimeValue& result) const;
   Error node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const;
@@ -100,6 +105,7 @@ class Executor final : public GraphRunner {
   std::shared_ptr<const ProgramFile> file_;
   ExecutorOptions options_;
   std::shared_ptr<const ProcessGroupRegistry> groups_;
+  RunProfile* profile_ = nullptr;
   ExecutionPlan plan_;
   std::unique_ptr<ExecutionFrame> frame_;
   // Runners bound to GraphRef constants: the root executor owns one per subgraph of its tree.

@@ -96,6 +96,49 @@ std::string perturbed_expectations() {
   return dir;
 }
 
+TEST(NrtRunTest, ProfileCountsEveryNodeOfEveryRun) {
+  const std::string dir = temp_dir("profile");
+  const std::string trace_path = dir + "/trace.json";
+  auto r = nrt_run({kBlock, "--random-inputs", "1", "--repeat", "4", "--json", "--profile", "--profile-trace", trace_path});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  const auto& by_target = j["profile"]["by_target"];
+  const auto& by_node = j["profile"]["by_node"];
+  ASSERT_FALSE(by_target.empty());
+  uint64_t calls = 0;
+  double share = 0, previous = 1e300;
+  for (const auto& row : by_target) {
+    calls += row["count"].get<uint64_t>();
+    share += row["share"].get<double>();
+    EXPECT_LE(row["total_ms"].get<double>(), previous) << "rows are sorted by total time";
+    previous = row["total_ms"].get<double>();
+    EXPECT_NEAR(row["mean_ms"].get<double>() * row["count"].get<double>(), row["total_ms"].get<double>(), 1e-9);
+  }
+  EXPECT_NEAR(share, 1.0, 1e-9);
+  EXPECT_EQ(calls, 4 * by_node.size()) << "every node, once per run";
+  for (const auto& row : by_node) EXPECT_EQ(row["count"], 4) << row["name"];
+
+  // The trace holds the last run: one complete event per node, with its target and shapes.
+  std::ifstream trace_file(trace_path);
+  const json trace = json::parse(trace_file);
+  const auto& events = trace["traceEvents"];
+  ASSERT_EQ(events.size(), by_node.size());
+  double end = 0;
+  for (const auto& event : events) {
+    EXPECT_EQ(event["ph"], "X");
+    EXPECT_TRUE(event["name"].get<std::string>().find("::") != std::string::npos) << event.dump();
+    EXPECT_GE(event["ts"].get<double>(), end) << "nodes run one after another";
+    end = event["ts"].get<double>() + event["dur"].get<double>();
+  }
+  EXPECT_NE(events[0]["args"]["shapes"].get<std::string>().find("f32["), std::string::npos) << events[0].dump();
+
+  // Text mode prints both tables.
+  auto text = nrt_run({kBlock, "--random-inputs", "1", "--profile"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("profile by op target:"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("profile by node (slowest 20):"), std::string::npos) << text.out;
+}
+
 TEST(NrtRunTest, MismatchExitsOneAndNamesTheWorstElement) {
   const std::string dir = perturbed_expectations();
   auto r = nrt_run({kMlp, "--input", "x=" + kE2e + "/mlp/inputs/x.npy", "--expect", dir});
