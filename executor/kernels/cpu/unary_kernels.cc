@@ -6,21 +6,12 @@
 
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/elementwise_loops.h"
+#include "executor/kernels/cpu/fast_math.h"
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 
 namespace nrt::exec::cpu {
 namespace {
-
-template <class C>
-bool is_nan(C x) {
-  if constexpr (std::is_floating_point_v<C>) {
-    return std::isnan(x);
-  } else {
-    (void)x;
-    return false;
-  }
-}
 
 struct Neg {
   static constexpr unsigned kGroups = kFloating | kIntegral;
@@ -43,7 +34,8 @@ struct Abs {
 struct Relu {
   static constexpr unsigned kGroups = kFloating | kIntegral;
   template <class C>
-  C operator()(C x) const { return (x > C(0) || is_nan(x)) ? x : C(0); }
+  // One select, no branch (vectorises); NaN < 0 is false, so NaN passes through as in torch.
+  C operator()(C x) const { return x < C(0) ? C(0) : x; }
 };
 struct Floor {
   static constexpr unsigned kGroups = kFloating | kIntegral;
@@ -94,7 +86,7 @@ Status same_dtype_unary(KernelContext& ctx) {
 
 struct Exp {
   template <class C>
-  C operator()(C x) const { return std::exp(x); }
+  C operator()(C x) const { return exp_of(x); }
 };
 struct Log {
   template <class C>
@@ -118,11 +110,11 @@ struct Reciprocal {
 };
 struct Sigmoid {
   template <class C>
-  C operator()(C x) const { return C(1) / (C(1) + std::exp(-x)); }
+  C operator()(C x) const { return C(1) / (C(1) + exp_of(-x)); }
 };
 struct Tanh {
   template <class C>
-  C operator()(C x) const { return std::tanh(x); }
+  C operator()(C x) const { return tanh_of(x); }
 };
 struct Sin {
   template <class C>
@@ -138,7 +130,7 @@ struct Erf {
 };
 struct Silu {
   template <class C>
-  C operator()(C x) const { return x / (C(1) + std::exp(-x)); }
+  C operator()(C x) const { return x / (C(1) + exp_of(-x)); }
 };
 
 // Floating results; integer and bool inputs compute in float32 (torch's default dtype).
@@ -176,11 +168,15 @@ Status gelu(KernelContext& ctx) {
     if (tanh_form) {
       const C k = static_cast<C>(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);  // sqrt(2/pi)
       map_unary<T, T>(**out, input, [k](C x) {
-        return C(0.5) * x * (C(1) + std::tanh(k * (x + C(0.044715) * x * x * x)));
+        return C(0.5) * x * (C(1) + tanh_of(k * (x + C(0.044715) * x * x * x)));
       });
     } else {
       const C inv_sqrt2 = static_cast<C>(1.0 / std::numbers::sqrt2);
-      map_unary<T, T>(**out, input, [inv_sqrt2](C x) { return C(0.5) * x * (C(1) + std::erf(x * inv_sqrt2)); });
+      if constexpr (std::is_same_v<C, float>) {
+        map_unary<T, T>(**out, input, [](C x) { return fast_gelu(x); });
+      } else {
+        map_unary<T, T>(**out, input, [inv_sqrt2](C x) { return C(0.5) * x * (C(1) + std::erf(x * inv_sqrt2)); });
+      }
     }
   });
 }
