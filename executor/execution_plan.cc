@@ -454,7 +454,10 @@ class PlanBuilder {
         if (in_place->mutation == MutationKind::kOut) continue;
       }
       tensor_refs.insert(tensor_refs.end(), refs.begin(), refs.end());
-      planned.arg_names.push_back(name);
+      // The functional op may name its first parameter otherwise (dropout_'s `self` is dropout's
+      // `input`): passed by position, the kernel finds it under any name.
+      const bool positional_self = in_place && in_place->mutation == MutationKind::kInPlace && i == 0 && mutated_arg == 0;
+      planned.arg_names.push_back(positional_self ? std::string() : name);
       planned.arg_slots.push_back(*slot);
     }
 
@@ -560,6 +563,7 @@ class PlanBuilder {
     InPlaceWrite write;
     write.target_slot = mutated_slot;
     write.functional_target = resolved.functional_target;
+    write.functional_is_view = resolved.kernel->is_view;
     const KernelInfo* copy = registry_.find(kWriteBackTarget, plan_.device.kind);
     write.write_back = copy ? copy->fn : nullptr;
     if (plannable(output)) {

@@ -106,6 +106,7 @@ struct InPlaceWrite {
   int32_t scratch_value = -1;  // hidden value receiving the functional result; -1 when unplanned
   std::string functional_target;
   KernelFn write_back = nullptr;  // aten::copy.default for the device
+  bool functional_is_view = false;  // its result must then be the mutated tensor itself
 };
 
 struct PlannedNode {

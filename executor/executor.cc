@@ -607,6 +607,19 @@ Status Executor::write_in_place(const PlannedNode& node) {
                           ", does not have the shape of the tensor it is written into, " + target->type_string(),
                       ErrorCode::KernelResultMismatch);
   }
+  const bool is_target = result->storage() == target->storage() && result->storage_offset() == target->storage_offset() &&
+                         result->strides() == target->strides() && result->dtype() == target->dtype();
+  if (is_target) {
+    // A view kernel gave the tensor itself back (dropout_ in inference): nothing to write.
+    out = target_value;
+    return {};
+  }
+  if (write.functional_is_view) {
+    return node_error(node,
+                      "runs as " + write.functional_target + ", whose result is a view of the tensor it would be "
+                          "written into: in-place view ops (t_, squeeze_, ...) are not supported",
+                      ErrorCode::KernelError);
+  }
   if (target->storage()->read_only()) {
     return node_error(node, "writes into " + target->type_string() + " held in read-only memory",
                       ErrorCode::KernelError);

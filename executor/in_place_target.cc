@@ -53,8 +53,9 @@ ResolvedKernel resolve_kernel(const KernelRegistry& registry, std::string_view t
   const FunctionalCandidates candidates = functional_candidates(target);
   for (const std::string& functional : candidates.targets) {
     const KernelInfo* info = registry.find(functional, device);
-    // A functional view kernel cannot stand in: its "result" is the input itself.
-    if (info == nullptr || info->fn == nullptr || info->is_view) continue;
+    // A functional view kernel stands in only where its result is the input itself (dropout_ in
+    // inference); the executor refuses any other view result (t_, squeeze_ change metadata).
+    if (info == nullptr || info->fn == nullptr) continue;
     if (const KernelInfo* copy = registry.find(kWriteBackTarget, device); copy == nullptr || copy->fn == nullptr) break;
     resolved.kernel = info;
     resolved.mutation = candidates.kind;

@@ -122,6 +122,55 @@ Status flip(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// type_as(Tensor self, Tensor other): self's values in other's dtype.
+Status type_as(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto other = ctx.tensor("other", 1);
+  if (!other) return other.error();
+  return copy_as(ctx, *self, other->dtype());
+}
+
+// repeat(Tensor self, SymInt[] repeats): self tiled; repeats may add leading dims (as torch).
+Status repeat(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto repeats = ctx.int_list("repeats", 1);
+  if (!repeats) return repeats.error();
+  const size_t rank = repeats->size();
+  if (rank < static_cast<size_t>(self->dim())) {
+    return ctx.error("repeats has " + std::to_string(rank) + " entries, fewer than the " +
+                     std::to_string(self->dim()) + " dims of self");
+  }
+  // self viewed with leading 1s, then as [1, s0, 1, s1, ...] expanded to [r0, s0, r1, s1, ...].
+  std::vector<int64_t> sizes(rank - static_cast<size_t>(self->dim()), 1), strides(sizes.size(), 0);
+  sizes.insert(sizes.end(), self->sizes().begin(), self->sizes().end());
+  strides.insert(strides.end(), self->strides().begin(), self->strides().end());
+  std::vector<int64_t> tiled_sizes, tiled_strides, out_sizes;
+  for (size_t d = 0; d < rank; ++d) {
+    const int64_t r = (*repeats)[d];
+    if (r < 0) return ctx.error("repeats must be non-negative, got " + std::to_string(r));
+    tiled_sizes.insert(tiled_sizes.end(), {r, sizes[d]});
+    tiled_strides.insert(tiled_strides.end(), {0, strides[d]});
+    out_sizes.push_back(r * sizes[d]);
+  }
+  auto out = bind_output(ctx, 0, self->dtype(), out_sizes);
+  if (!out) return out.error();
+  if (out->numel() == 0) return Status::Ok();
+  const Tensor tiled = self->as_strided(tiled_sizes, tiled_strides, self->storage_offset());
+  // The output seen as [r0, s0, r1, s1, ...]: contiguous, so each pair of dims splits one dim.
+  std::vector<int64_t> out_strides(tiled_sizes.size());
+  int64_t stride = 1;
+  for (size_t d = tiled_sizes.size(); d-- > 0;) {
+    out_strides[d] = stride;
+    stride *= tiled_sizes[d];
+  }
+  const Tensor dense = out->is_contiguous() ? *out : Tensor::empty(self->dtype(), out_sizes);
+  copy_into(dense.as_strided(tiled_sizes, out_strides, dense.storage_offset()), tiled);
+  if (!out->is_contiguous()) copy_into(*out, dense);
+  return Status::Ok();
+}
+
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
 Status native_dropout(KernelContext& ctx) {
   auto input = ctx.tensor("input", 0);
@@ -149,6 +198,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::lift_fresh_copy.default", kCpu, {&clone, false}},
     {"aten::copy.default", kCpu, {&copy, false}},
     {"aten::flip.default", kCpu, {&flip, false}},
+    {"aten::type_as.default", kCpu, {&type_as, false}},
+    {"aten::repeat.default", kCpu, {&repeat, false}},
     {"aten::native_dropout.default", kCpu, {&native_dropout, false}},
 };
 
