@@ -15,14 +15,32 @@ script (torch is several GB). Run it by hand:
   python3 scripts/torch_corpus.py --check DIR   # torch.export.load archives nrt wrote
 
 --install runs `pip install torch numpy` first when torch is missing.
+
+Zoo (real architectures at small sizes, random weights: torchvision, transformers, torch.nn), each
+exported as `default` (training IR), `decomp_empty` (run_decompositions({})) and `core_aten`
+(run_decompositions()) into <zoo-dir>/<model>__<form>/ (same layout, plus expect/ for nrt-run), then
+run by nrt-run against torch's eager outputs; prints a table (exported, runs, matches, the kernels
+nrt misses) and writes it to <zoo-dir>/zoo_table.json:
+
+  python3 scripts/torch_corpus.py --zoo [--zoo-dir /tmp/zoo] [--only 'gpt2*' ...] [--forms core_aten ...]
+          [--nrt-run PATH]   # default $NRT_RUN, else bazel-bin/cli/nrt-run
+  python3 scripts/torch_corpus.py --commit llama_mask__core_aten lstm [NAME=DEST ...] [--commit-dir DIR]
+
+--commit copies zoo folders into the corpus (testdata/torch) for CI, each only if nrt-run matches
+it at CI's tolerance; mind the total size it prints (keep the committed corpus well under 25 MB).
 """
 
 import argparse
 import collections
+import fnmatch
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
+import time
+import warnings
 import zipfile
 
 
@@ -226,26 +244,31 @@ def flatten(outputs):
     return flat
 
 
-def export_one(name, module, inputs, kwargs, out_dir):
+def eager_outputs(module, inputs):
+    """The module's eager outputs, flattened; its state dict is restored after (the run may mutate buffers)."""
+    import torch
+
+    state = module.state_dict()
+    saved = collections.OrderedDict((k, v.clone()) for k, v in state.items())
+    saved._metadata = getattr(state, "_metadata", None)  # versioned modules (MNASNet) read it when loading
+    with torch.no_grad():
+        expected = flatten(module(*inputs))
+    module.load_state_dict(saved)
+    return expected
+
+
+def write_program(folder, ep, inputs, expected, note=None, extra=None):
+    """Writes one corpus folder (model.pt2, input_<i>.npy, output_<i>.npy, manifest.json,
+    torch_version.txt) for an exported program; returns the manifest. extra: more manifest keys."""
     import numpy as np
     import torch
 
-    folder = os.path.join(out_dir, name)
     os.makedirs(folder, exist_ok=True)
-    eager_reference = not kwargs.pop("no_eager_reference", False)
-    state = {k: v.clone() for k, v in module.state_dict().items()}
-    expected = []
-    if eager_reference:
-        with torch.no_grad():
-            expected = flatten(module(*inputs))
-    module.load_state_dict(state)  # the eager run may have mutated buffers
-    # run_decompositions({}) functionalizes (buffer mutations become outputs) without decomposing.
-    ep = torch.export.export(module, inputs, **kwargs).run_decompositions({})
     torch.export.save(ep, os.path.join(folder, "model.pt2"))
 
     manifest = {"torch_version": torch.__version__, "inputs": [], "outputs": []}
-    if not eager_reference:
-        manifest["note"] = "no eager outputs: the fake process group computes nothing meaningful"
+    if note:
+        manifest["note"] = note
     for kind, tensors in (("input", list(inputs)), ("output", expected)):
         for i, tensor in enumerate(tensors):
             array, dtype, stored = to_numpy(tensor)
@@ -256,22 +279,36 @@ def export_one(name, module, inputs, kwargs, out_dir):
     # Node count from the exported graph; op histogram and signature as the archive spells them
     # (the serialized targets an importer sees), read back with Python's own JSON parser.
     manifest["fx_call_function_nodes"] = sum(1 for node in ep.graph.nodes if node.op == "call_function")
-    with zipfile.ZipFile(os.path.join(folder, "model.pt2")) as archive:
-        root = archive.namelist()[0].split("/")[0]
-        program = json.loads(archive.read(f"{root}/models/model.json"))
-    graph_module = program["graph_module"]
+    graph_module = model_json(os.path.join(folder, "model.pt2"))["graph_module"]
     histogram = collections.Counter(node["target"] for node in graph_module["graph"]["nodes"])
     manifest["op_histogram"] = dict(sorted(histogram.items()))
     manifest["nodes"] = sum(histogram.values())  # serialized nodes (getitem nodes fold into outputs)
     manifest["input_specs"] = [next(iter(spec)) for spec in graph_module["signature"]["input_specs"]]
     manifest["output_specs"] = [next(iter(spec)) for spec in graph_module["signature"]["output_specs"]]
+    manifest.update(extra or {})
     with open(os.path.join(folder, "manifest.json"), "w") as f:
         json.dump(manifest, f, indent=1, sort_keys=True)
         f.write("\n")
     with open(os.path.join(folder, "torch_version.txt"), "w") as f:
         f.write(torch.__version__ + "\n")
-    size = sum(os.path.getsize(os.path.join(folder, p)) for p in os.listdir(folder))
-    print(f"torch_corpus: {name}: {manifest['nodes']} nodes, {size} bytes")
+    return manifest
+
+
+def folder_bytes(folder):
+    return sum(os.path.getsize(os.path.join(folder, p)) for p in os.listdir(folder) if os.path.isfile(os.path.join(folder, p)))
+
+
+def export_one(name, module, inputs, kwargs, out_dir):
+    import torch
+
+    folder = os.path.join(out_dir, name)
+    eager_reference = not kwargs.pop("no_eager_reference", False)
+    expected = eager_outputs(module, inputs) if eager_reference else []
+    # run_decompositions({}) functionalizes (buffer mutations become outputs) without decomposing.
+    ep = torch.export.export(module, inputs, **kwargs).run_decompositions({})
+    note = None if eager_reference else "no eager outputs: the fake process group computes nothing meaningful"
+    manifest = write_program(folder, ep, inputs, expected, note)
+    print(f"torch_corpus: {name}: {manifest['nodes']} nodes, {folder_bytes(folder)} bytes")
 
 
 def load_array(folder, entry):
@@ -323,11 +360,490 @@ def check_exports(corpus, exports, only):
     return ok
 
 
+# ---------------------------------------------------------------------------------------------
+# --zoo: real architectures (torchvision, transformers, torch.nn) at small sizes with random
+# weights, each exported three ways, run by nrt-run against torch's eager outputs. The table says
+# which models nrt runs today and which kernels the rest miss. Output goes to a scratch folder;
+# --commit copies chosen folders into the corpus.
+
+ZOO_FORMS = ("default", "decomp_empty", "core_aten")
+# Files of a corpus folder (what --commit copies); the zoo also keeps expect/ for nrt-run.
+CORPUS_FILES = ("model.pt2", "manifest.json", "torch_version.txt")
+# The executor's corpus test compares float32 within 1e-5 (tests/executor/torch_corpus_test.cc).
+CI_TOLERANCE = 1e-5
+
+
+def convert_form(ep, form):
+    """One of the three forms a user hands over; ep is the program torch.export.export returned."""
+    if form == "default":
+        return ep  # training IR as export returns it: not functionalized, may hold in-place ops
+    if form == "decomp_empty":
+        return ep.run_decompositions({})  # functionalized, nothing decomposed
+    return ep.run_decompositions()  # core ATen opset
+
+
+def randomize_batchnorm(model):
+    """Fresh BatchNorm running statistics are the identity (mean 0, var 1); random ones exercise them."""
+    import torch
+
+    with torch.no_grad():
+        for module in model.modules():
+            if isinstance(module, torch.nn.modules.batchnorm._BatchNorm) and module.running_mean is not None:
+                module.running_mean.uniform_(-0.2, 0.2)
+                module.running_var.uniform_(0.5, 1.5)
+    return model
+
+
+def torchvision_builders():
+    """name -> builder returning (module, inputs): classifiers with 10 classes at 64x64 (ViT 32x32)."""
+    import torch
+    import torchvision.models as tvm
+
+    def classifier(factory, size=64):
+        def build():
+            return randomize_batchnorm(factory(weights=None, num_classes=10)).eval(), (torch.randn(1, 3, size, size),)
+
+        return build
+
+    def vit():
+        model = tvm.VisionTransformer(
+            image_size=32, patch_size=8, num_layers=2, num_heads=2, hidden_dim=32, mlp_dim=64, num_classes=10
+        )
+        torch.nn.init.normal_(model.heads.head.weight, std=0.02)  # zero-initialized: the output would be all 0
+        return model.eval(), (torch.randn(1, 3, 32, 32),)
+
+    builders = {
+        name: classifier(getattr(tvm, name))
+        for name in (
+            "resnet18", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0", "regnet_y_400mf",
+            "shufflenet_v2_x0_5", "squeezenet1_0", "mnasnet0_5", "densenet121", "convnext_tiny", "swin_t",
+        )
+    }  # fmt: skip
+    builders["vit"] = vit
+    return builders
+
+
+def transformers_builders():
+    """Tiny configs (hidden 32, 2 layers, 4 heads (2 key/value heads where grouped), vocab 128,
+    batch 2, sequence 8). Every model taking an attention mask has a second entry <name>_mask whose
+    second row ends in 3 padding positions."""
+    import torch
+    import transformers as tf
+
+    class HfOutputs(torch.nn.Module):
+        """Calls the model with positional tensors as named arguments and returns the named outputs
+        as plain tensors (the corpus wants a flat tuple of tensors, not a ModelOutput)."""
+
+        def __init__(self, model, arg_names, output_keys):
+            super().__init__()
+            self.model, self.arg_names, self.output_keys = model, arg_names, output_keys
+
+        def forward(self, *args):
+            out = self.model(**dict(zip(self.arg_names, args)), return_dict=True)
+            return tuple(out[key] for key in self.output_keys)
+
+    vocab, seq = 128, 8
+    # Special tokens inside the tiny vocabulary (the defaults are real vocabularies' ids).
+    tokens = dict(pad_token_id=0, bos_token_id=1, eos_token_id=2)
+    decoder_only = dict(
+        vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        num_key_value_heads=2, max_position_embeddings=64, use_cache=False,
+    )  # fmt: skip
+    encoder = dict(
+        vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4,
+        max_position_embeddings=64,
+    )  # fmt: skip
+    seq2seq = dict(
+        vocab_size=vocab, d_model=32, encoder_layers=2, decoder_layers=2, encoder_attention_heads=4,
+        decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64, use_cache=False,
+    )  # fmt: skip
+
+    def ids():
+        return torch.randint(3, vocab, (2, seq))  # above the special tokens (RoBERTa's padding is 1)
+
+    def mask():
+        m = torch.ones(2, seq, dtype=torch.long)
+        m[1, -3:] = 0
+        return m
+
+    def image(size=32):
+        return torch.randn(1, 3, size, size)
+
+    def whisper_config():
+        # The encoder wants 2 * max_source_positions frames of num_mel_bins.
+        return tf.WhisperConfig(
+            num_mel_bins=16, max_source_positions=16, max_target_positions=32, decoder_start_token_id=1,
+            suppress_tokens=None, begin_suppress_tokens=None, **tokens, **seq2seq,
+        )  # fmt: skip
+
+    def features():
+        return torch.randn(2, 16, 32)
+
+    # name: (model factory, [(argument, input factory)], output keys, mask argument or None)
+    specs = {
+        "gpt2": (lambda: tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=vocab, n_positions=64, n_embd=32, n_layer=2, n_head=4, use_cache=False, **tokens)),
+                 [("input_ids", ids)], ["logits"], "attention_mask"),
+        "bert": (lambda: tf.BertModel(tf.BertConfig(**encoder)),
+                 [("input_ids", ids)], ["last_hidden_state", "pooler_output"], "attention_mask"),
+        "distilbert": (lambda: tf.DistilBertModel(tf.DistilBertConfig(vocab_size=vocab, dim=32, hidden_dim=64, n_layers=2, n_heads=4, max_position_embeddings=64)),
+                       [("input_ids", ids)], ["last_hidden_state"], "attention_mask"),
+        "roberta": (lambda: tf.RobertaModel(tf.RobertaConfig(**encoder)),
+                    [("input_ids", ids)], ["last_hidden_state", "pooler_output"], "attention_mask"),
+        "llama": (lambda: tf.LlamaForCausalLM(tf.LlamaConfig(**decoder_only)), [("input_ids", ids)], ["logits"], "attention_mask"),
+        "qwen2": (lambda: tf.Qwen2ForCausalLM(tf.Qwen2Config(**decoder_only)), [("input_ids", ids)], ["logits"], "attention_mask"),
+        "mistral": (lambda: tf.MistralForCausalLM(tf.MistralConfig(**decoder_only)), [("input_ids", ids)], ["logits"], "attention_mask"),
+        "phi": (lambda: tf.PhiForCausalLM(tf.PhiConfig(partial_rotary_factor=0.5, **decoder_only)),
+                [("input_ids", ids)], ["logits"], "attention_mask"),
+        "gemma": (lambda: tf.GemmaForCausalLM(tf.GemmaConfig(head_dim=8, **decoder_only)), [("input_ids", ids)], ["logits"], "attention_mask"),
+        "t5_encoder": (lambda: tf.T5EncoderModel(tf.T5Config(vocab_size=vocab, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4, use_cache=False)),
+                       [("input_ids", ids)], ["last_hidden_state"], "attention_mask"),
+        "t5": (lambda: tf.T5Model(tf.T5Config(vocab_size=vocab, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_decoder_layers=2, num_heads=4, use_cache=False)),
+               [("input_ids", ids), ("decoder_input_ids", ids)], ["last_hidden_state", "encoder_last_hidden_state"], "attention_mask"),
+        "bart": (lambda: tf.BartModel(tf.BartConfig(max_position_embeddings=64, **seq2seq)),
+                 [("input_ids", ids), ("decoder_input_ids", ids)], ["last_hidden_state", "encoder_last_hidden_state"], "attention_mask"),
+        "vit_hf": (lambda: tf.ViTModel(tf.ViTConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, image_size=32, patch_size=8)),
+                   [("pixel_values", image)], ["last_hidden_state", "pooler_output"], None),
+        # Whisper's encoder takes no attention mask (every frame counts); the decoder's mask is the variant.
+        "whisper_encoder": (lambda: tf.WhisperModel(whisper_config()).get_encoder(),
+                            [("input_features", features)], ["last_hidden_state"], None),
+        "whisper": (lambda: tf.WhisperModel(whisper_config()),
+                    [("input_features", features), ("decoder_input_ids", ids)], ["last_hidden_state", "encoder_last_hidden_state"],
+                    "decoder_attention_mask"),
+        "clip_text": (lambda: tf.CLIPTextModel(tf.CLIPTextConfig(**tokens, **encoder)),
+                      [("input_ids", ids)], ["last_hidden_state", "pooler_output"], "attention_mask"),
+        "clip_vision": (lambda: tf.CLIPVisionModel(tf.CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=32, patch_size=8)),
+                        [("pixel_values", image)], ["last_hidden_state", "pooler_output"], None),
+    }  # fmt: skip
+
+    def builder(make_model, arguments, outputs, mask_argument):
+        def build():
+            model = make_model().eval()
+            names = [name for name, _ in arguments] + ([mask_argument] if mask_argument else [])
+            inputs = [make() for _, make in arguments] + ([mask()] if mask_argument else [])
+            return HfOutputs(model, names, outputs).eval(), tuple(inputs)
+
+        return build
+
+    builders = {}
+    for name, (make_model, arguments, outputs, mask_argument) in specs.items():
+        builders[name] = builder(make_model, arguments, outputs, None)
+        if mask_argument:
+            builders[name + "_mask"] = builder(make_model, arguments, outputs, mask_argument)
+    return builders
+
+
+def torch_nn_builders():
+    """Recurrent layers and nn.Transformer layers, batch 2, sequence 5-6, small widths."""
+    import torch
+    import torch.nn as nn
+
+    class Lstm(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lstm = nn.LSTM(8, 16, num_layers=2, bidirectional=True, batch_first=True)
+
+        def forward(self, x, h0, c0):
+            return self.lstm(x, (h0, c0))
+
+    class Recurrent(nn.Module):
+        """nn.GRU / nn.RNN, with or without an initial state."""
+
+        def __init__(self, layer):
+            super().__init__()
+            self.layer = layer
+
+        def forward(self, x, *h0):
+            return self.layer(x, *h0)
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = nn.TransformerEncoderLayer(32, 4, dim_feedforward=64, dropout=0.0, batch_first=True)
+            # No nested tensors: they zero padded positions in eager, which the export does not.
+            self.encoder = nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+        def forward(self, x, *padding):
+            return self.encoder(x, src_key_padding_mask=padding[0] if padding else None)
+
+    class Decoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            layer = nn.TransformerDecoderLayer(32, 4, dim_feedforward=64, dropout=0.0, batch_first=True)
+            self.decoder = nn.TransformerDecoder(layer, 2)
+
+        def forward(self, tgt, memory):
+            causal = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
+            return self.decoder(tgt, memory, tgt_mask=causal, tgt_is_causal=True)
+
+    def padding():
+        m = torch.zeros(2, 6, dtype=torch.bool)
+        m[1, -2:] = True  # True = ignore
+        return m
+
+    def x():
+        return torch.randn(2, 5, 8)
+
+    return {
+        "lstm": lambda: (Lstm().eval(), (x(), torch.randn(4, 2, 16), torch.randn(4, 2, 16))),
+        "gru": lambda: (Recurrent(nn.GRU(8, 16, num_layers=2, batch_first=True)).eval(), (x(), torch.randn(2, 2, 16))),
+        "gru_nobias": lambda: (Recurrent(nn.GRU(8, 16, batch_first=True, bias=False)).eval(), (x(),)),
+        "rnn_tanh": lambda: (Recurrent(nn.RNN(8, 16, batch_first=True)).eval(), (x(), torch.randn(1, 2, 16))),
+        "rnn_relu": lambda: (Recurrent(nn.RNN(8, 16, nonlinearity="relu", batch_first=True)).eval(), (x(), torch.randn(1, 2, 16))),
+        "transformer_encoder": lambda: (Encoder().eval(), (torch.randn(2, 6, 32),)),
+        "transformer_encoder_mask": lambda: (Encoder().eval(), (torch.randn(2, 6, 32), padding())),
+        "transformer_decoder": lambda: (Decoder().eval(), (torch.randn(2, 5, 32), torch.randn(2, 6, 32))),
+    }
+
+
+def zoo_builders():
+    """name -> builder; a group whose library fails to import becomes one failing entry, named after it."""
+
+    def failing(message):
+        def build():
+            raise RuntimeError(message)
+
+        return build
+
+    builders = {}
+    for group in (torchvision_builders, transformers_builders, torch_nn_builders):
+        try:
+            builders.update(group())
+        except Exception as error:  # e.g. torchvision or transformers missing: the rest still runs
+            builders[group.__name__] = failing(one_line(error))
+    return builders
+
+
+def one_line(error, limit=300):
+    text = f"{type(error).__name__}: {error}" if isinstance(error, BaseException) else str(error)
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def write_expect_dir(folder, user_outputs, expected):
+    """nrt-run --expect DIR compares each user output with DIR/<its value name>.npy."""
+    import numpy as np
+    import torch
+
+    expect = os.path.join(folder, "expect")
+    os.makedirs(expect, exist_ok=True)
+    for name, tensor in zip(user_outputs, expected):
+        tensor = tensor.detach().cpu()
+        np.save(os.path.join(expect, f"{name}.npy"), (tensor.float() if tensor.dtype == torch.bfloat16 else tensor).numpy())
+    return expect
+
+
+def parse_missing_ops(message):
+    """Targets of nrt's 'no cpu kernel for N targets:' error: one line each, '  aten::x.y (node n)' or
+    '  aten::x.y (5 nodes: n, n_1, ...)'."""
+    if "no cpu kernel for" not in message:
+        return []
+    return sorted({m.group(1) for m in re.finditer(r"^\s+(\S+) \((?:node |\d+ nodes: )", message, re.MULTILINE)})
+
+
+def run_nrt(nrt_run, folder, tolerance, timeout=600):
+    """Runs nrt-run on one zoo folder (names from the manifest's zoo entry) and returns
+    {runs, matches, max_abs, max_rel, missing_ops, error}."""
+    zoo = json.load(open(os.path.join(folder, "manifest.json")))["zoo"]
+    command = [nrt_run, "-q", os.path.join(folder, "model.pt2")]
+    for i, name in enumerate(zoo["user_inputs"]):
+        command += ["--input", f"{name}={os.path.join(folder, f'input_{i}.npy')}"]
+    command += ["--expect", os.path.join(folder, "expect"), "--rtol", str(tolerance), "--atol", str(tolerance), "--json"]
+    result = {"runs": False, "matches": False, "max_abs": None, "max_rel": None, "missing_ops": [], "error": None}
+    try:
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        result["error"] = f"nrt-run timed out after {timeout} s"
+        return result
+    except OSError as error:
+        result["error"] = f"nrt-run: {one_line(error)}"
+        return result
+    try:
+        report = json.loads(proc.stdout)
+    except ValueError:  # a crash prints no JSON
+        why = f"signal {-proc.returncode}" if proc.returncode < 0 else f"exit {proc.returncode}"
+        result["error"] = f"nrt-run {why}, no JSON: {one_line(proc.stderr[-500:] or proc.stdout[-500:])}"
+        return result
+    if "error" in report:
+        message = report["error"].get("message", "")
+        result["missing_ops"] = parse_missing_ops(message)
+        result["error"] = f"{report['error'].get('id', '')} {report['error'].get('name', '')}: {one_line(message)}"
+        return result
+    comparisons = [o.get("comparison") or {} for o in report.get("outputs", [])]
+    result["runs"] = True
+    result["matches"] = bool(comparisons) and all(c.get("ok") for c in comparisons)
+    for key, field in (("max_abs", "max_abs_error"), ("max_rel", "max_rel_error")):
+        values = [c[field] for c in comparisons if c.get(field) is not None]
+        result[key] = max(values) if values else None
+    problems = [f"{o['name']}: {c.get('problem') or 'differs'}" for o, c in zip(report["outputs"], comparisons) if not c.get("ok")]
+    result["error"] = "; ".join(problems) or None
+    return result
+
+
+def export_model(name, build, forms, zoo_dir, nrt_run):
+    """Builds one model, exports it in every form, writes the folders and runs nrt: one row per form."""
+    import torch
+
+    def row(form, **fields):
+        base = {"model": name, "form": form, "exported": False, "runs": False, "matches": False, "max_abs": None,
+                "max_rel": None, "missing_ops": [], "error": None, "mb": None, "seconds": None}  # fmt: skip
+        base.update(fields)
+        return base
+
+    torch.manual_seed(0)  # the same weights and inputs whatever --only selects
+    stage = "build"
+    try:
+        module, inputs = build()
+        stage = "eager run"
+        expected = eager_outputs(module, inputs)
+        stage = "export"
+        exported = torch.export.export(module, inputs)
+    except Exception as error:  # one model never stops the sweep
+        return [row(form, error=f"{stage}: {one_line(error)}") for form in forms]
+
+    rows = []
+    for form in forms:
+        started = time.time()
+        folder = os.path.join(zoo_dir, f"{name}__{form}")
+        try:
+            ep = convert_form(exported, form)
+            signature = ep.graph_signature
+            user_outputs = list(signature.user_outputs)
+            if len(user_outputs) != len(expected):
+                raise RuntimeError(f"{len(user_outputs)} user outputs, {len(expected)} eager outputs")
+            shutil.rmtree(folder, ignore_errors=True)  # no stale files from an earlier sweep
+            extra = {"zoo": {"model": name, "form": form, "user_inputs": list(signature.user_inputs), "user_outputs": user_outputs}}
+            write_program(folder, ep, inputs, expected, extra=extra)
+            write_expect_dir(folder, user_outputs, expected)
+        except Exception as error:
+            rows.append(row(form, error=f"{form}: {one_line(error)}", seconds=round(time.time() - started, 1)))
+            continue
+        result = run_nrt(nrt_run, folder, tolerance=1e-4)
+        rows.append(row(form, exported=True, mb=round(folder_bytes(folder) / 2**20, 2),
+                        seconds=round(time.time() - started, 1), **result))  # fmt: skip
+    return rows
+
+
+def yes_no(value):
+    return "yes" if value else "no"
+
+
+def print_table(rows, elapsed):
+    def number(value, spec):
+        return "" if value is None else format(value, spec)
+
+    header = ("model", "form", "exported", "runs", "matches", "max_abs", "max_rel", "MB", "missing ops")
+    lines = [header]
+    for r in rows:
+        lines.append((r["model"], r["form"], yes_no(r["exported"]), yes_no(r["runs"]), yes_no(r["matches"]),
+                      number(r["max_abs"], ".1e"), number(r["max_rel"], ".1e"), number(r["mb"], ".1f"),
+                      ", ".join(r["missing_ops"])))  # fmt: skip
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header) - 1)]
+    for line in lines:
+        print("  ".join(cell.ljust(w) for cell, w in zip(line, widths)) + "  " + line[-1])
+    failures = [r for r in rows if r["error"] and not r["missing_ops"]]
+    if failures:
+        print("\nother failures:")
+        for r in failures:
+            print(f"  {r['model']}__{r['form']}: {r['error']}")
+    count = lambda key: sum(1 for r in rows if r[key])  # noqa: E731
+    models = len({r["model"] for r in rows})
+    print(f"\nzoo: {models} models, {len(rows)} exports: {count('exported')} exported, {count('runs')} run, "
+          f"{count('matches')} match, {sum(1 for r in rows if r['missing_ops'])} miss kernels; {elapsed:.0f} s")  # fmt: skip
+
+
+def save_table(rows, path):
+    """Merges this sweep's rows into path (a --only run keeps the other models' rows)."""
+    import torch
+
+    table = {}
+    if os.path.isfile(path):
+        for r in json.load(open(path)).get("rows", []):
+            table[(r["model"], r["form"])] = r
+    for r in rows:
+        table[(r["model"], r["form"])] = r
+    with open(path, "w") as f:
+        json.dump({"torch_version": torch.__version__, "rows": sorted(table.values(), key=lambda r: (r["model"], ZOO_FORMS.index(r["form"])))},
+                  f, indent=1)  # fmt: skip
+        f.write("\n")
+
+
+def selected(name, only):
+    return not only or any(fnmatch.fnmatchcase(name, pattern) for pattern in only)
+
+
+def run_zoo(args):
+    nrt_run = os.path.abspath(args.nrt_run)
+    if not os.access(nrt_run, os.X_OK):
+        sys.exit(f"torch_corpus: {nrt_run} is not executable (build //cli:nrt-run, or set NRT_RUN / --nrt-run)")
+    os.makedirs(args.zoo_dir, exist_ok=True)
+    # Export warns about every nn.RNN/LSTM/GRU's _flat_weights; harmless here and very long.
+    warnings.filterwarnings("ignore", message="The tensor attributes .*_flat_weights")
+    started = time.time()
+    rows = []
+    for name, build in zoo_builders().items():
+        if selected(name, args.only):
+            model_rows = export_model(name, build, args.forms, args.zoo_dir, nrt_run)
+            for r in model_rows:
+                status = "matches" if r["matches"] else "runs, differs" if r["runs"] else r["error"] or "fails"
+                print(f"torch_corpus: zoo {name}__{r['form']}: {status}", flush=True)
+            rows += model_rows
+    if not rows:
+        sys.exit(f"torch_corpus: --only {' '.join(args.only)} names no zoo model; the zoo: {' '.join(zoo_builders())}")
+    print()
+    print_table(rows, time.time() - started)
+    save_table(rows, os.path.join(args.zoo_dir, "zoo_table.json"))
+    print(f"table: {os.path.join(args.zoo_dir, 'zoo_table.json')}")
+
+
+def commit_subset(args):
+    """Copies zoo folders (NAME is <model>__<form>, or <model> for all its forms; NAME=DEST renames)
+    into --commit-dir, after checking that nrt matches them at the CI tolerance."""
+    nrt_run = os.path.abspath(args.nrt_run)
+    chosen = []  # (source folder, destination name)
+    for spec in args.commit:
+        source, _, dest = spec.partition("=")
+        names = [source] if "__" in source else [f"{source}__{form}" for form in ZOO_FORMS]
+        names = [n for n in names if os.path.isfile(os.path.join(args.zoo_dir, n, "model.pt2"))]
+        if not names:
+            sys.exit(f"torch_corpus: no zoo folder for {source} in {args.zoo_dir} (run --zoo first)")
+        if dest and len(names) > 1:
+            sys.exit(f"torch_corpus: {spec}: a destination name needs one form (<model>__<form>=NAME)")
+        chosen += [(os.path.join(args.zoo_dir, n), dest or n) for n in names]
+    for _, dest in chosen:  # every name checked before anything is copied
+        if not re.fullmatch(r"[a-z0-9_]+", dest):
+            sys.exit(f"torch_corpus: {dest}: corpus names are lowercase letters, digits and underscores")
+        manifest = os.path.join(args.commit_dir, dest, "manifest.json")
+        if os.path.isfile(manifest) and "zoo" not in json.load(open(manifest)):
+            sys.exit(f"torch_corpus: {os.path.dirname(manifest)} is a hand-made corpus model; choose another name")
+
+    total, copied = 0, 0
+    for folder, dest in chosen:
+        target = os.path.join(args.commit_dir, dest)
+        check = run_nrt(nrt_run, folder, tolerance=CI_TOLERANCE)
+        if not check["matches"] and not args.commit_failing:
+            print(f"torch_corpus: skipping {dest}: nrt does not match at {CI_TOLERANCE} ({check['error']}); "
+                  "--commit-failing copies it anyway (CI will fail)")  # fmt: skip
+            continue
+        shutil.rmtree(target, ignore_errors=True)
+        os.makedirs(target)
+        for file in sorted(os.listdir(folder)):
+            if file in CORPUS_FILES or re.fullmatch(r"(input|output)_\d+\.npy", file):
+                shutil.copy2(os.path.join(folder, file), target)
+        size = folder_bytes(target)
+        total, copied = total + size, copied + 1
+        print(f"torch_corpus: {dest}: {size / 2**20:.2f} MB")
+    print(f"torch_corpus: copied {copied} of {len(chosen)} into {args.commit_dir}: {total / 2**20:.2f} MB in total")
+    if total > 25 * 2**20:
+        print("torch_corpus: warning: over 25 MB; commit a smaller subset")
+    return 0 if copied == len(chosen) else 1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     here = os.path.dirname(os.path.abspath(__file__))
-    parser.add_argument("--out", default=os.path.join(here, "..", "testdata", "torch"))
-    parser.add_argument("--only", nargs="*", default=None)
+    corpus = os.path.join(here, "..", "testdata", "torch")
+    parser.add_argument("--out", default=corpus)
+    parser.add_argument("--only", nargs="*", default=None, help="models to export (with --zoo: names or fnmatch patterns)")
     parser.add_argument("--install", action="store_true")
     parser.add_argument(
         "--check",
@@ -336,7 +852,30 @@ def main():
         "model.pt2 to .nrt and back) with torch.export.load, run the saved inputs and compare with the "
         "saved outputs and with the original models/model.json",
     )
+    zoo_options = parser.add_argument_group("zoo")
+    zoo_options.add_argument("--zoo", action="store_true", help="export the zoo of real models into --zoo-dir and run nrt-run on each")
+    zoo_options.add_argument("--zoo-dir", default="/tmp/zoo", help="scratch folder of the zoo (default /tmp/zoo)")
+    zoo_options.add_argument("--forms", nargs="+", choices=ZOO_FORMS, default=list(ZOO_FORMS))
+    zoo_options.add_argument(
+        "--nrt-run",
+        default=os.environ.get("NRT_RUN", os.path.join(here, "..", "bazel-bin", "cli", "nrt-run")),
+        help="nrt-run binary (default: $NRT_RUN, else bazel-bin/cli/nrt-run)",
+    )
+    zoo_options.add_argument(
+        "--commit",
+        nargs="+",
+        metavar="NAME",
+        help="copy zoo folders into --commit-dir: <model>__<form>, <model> (its forms), <model>__<form>=DEST",
+    )
+    zoo_options.add_argument("--commit-dir", default=corpus, help="destination of --commit (default testdata/torch)")
+    zoo_options.add_argument("--commit-failing", action="store_true", help="--commit even what nrt does not match at CI tolerance")
     args = parser.parse_args()
+    args.forms = [form for form in ZOO_FORMS if form in args.forms]  # table order, whatever the command's
+    if args.zoo or args.commit:  # --zoo --commit NAME: sweep, then copy from the fresh sweep
+        if args.zoo:
+            ensure_torch(args.install)
+            run_zoo(args)
+        sys.exit(commit_subset(args) if args.commit else 0)
     ensure_torch(args.install)
 
     zoo = build_zoo()  # also registers the corpus' custom op, which --check needs to load

@@ -1360,6 +1360,15 @@ def flip_fill_cases():
     case("fill_tensor", "aten::fill.Tensor", [("self", x), ("value", np.array(1.5, np.float32))],
          np.full(x.shape, 1.5, np.float32))
     case("zero_f32", "aten::zero.default", [("self", x)], np.zeros(x.shape, np.float32))
+    xi = randint(-5, 5, 2, 3, dtype=np.int32)
+    case("type_as_int_to_f64", "aten::type_as.default", [("self", xi), ("other", randn(1, dtype=np.float64))],
+         xi.astype(np.float64))
+    r = randn(2, 3)
+    case("repeat_leading_dims", "aten::repeat.default", [("self", r), ("repeats", INTS([2, 1, 3]))], np.tile(r, (2, 1, 3)))
+    case("repeat_noncontiguous", "aten::repeat.default", [("self", View(base, {"permute": [1, 0]})), ("repeats", INTS([2, 2]))],
+         np.tile(base.T, (2, 2)))
+    case("repeat_zero", "aten::repeat.default", [("self", r), ("repeats", INTS([0, 2]))], np.zeros((0, 6), np.float32))
+    case("repeat_too_few_error", "aten::repeat.default", [("self", r), ("repeats", INTS([2]))], error="fewer")
 
 
 # ---------------------------------------------------------------------------------------------
