@@ -251,8 +251,10 @@ def eager_outputs(module, inputs):
     state = module.state_dict()
     saved = collections.OrderedDict((k, v.clone()) for k, v in state.items())
     saved._metadata = getattr(state, "_metadata", None)  # versioned modules (MNASNet) read it when loading
+    # Clones: a module may mutate its inputs in place (x.add_(1)); the saved inputs stay unchanged.
+    copies = [t.clone() if isinstance(t, torch.Tensor) else t for t in inputs]
     with torch.no_grad():
-        expected = flatten(module(*inputs))
+        expected = flatten(module(*copies))
     module.load_state_dict(saved)
     return expected
 
@@ -533,7 +535,8 @@ def transformers_builders():
 
 
 def torch_nn_builders():
-    """Recurrent layers and nn.Transformer layers, batch 2, sequence 5-6, small widths."""
+    """Recurrent layers, nn.Transformer layers (batch 2, sequence 5-6, small widths) and in-place
+    mutation as the default IR records it."""
     import torch
     import torch.nn as nn
 
@@ -575,6 +578,41 @@ def torch_nn_builders():
             causal = nn.Transformer.generate_square_subsequent_mask(tgt.shape[1])
             return self.decoder(tgt, memory, tgt_mask=causal, tgt_is_causal=True)
 
+    class BufferAndViewMutation(nn.Module):
+        """In-place ops as the default IR keeps them: on a buffer, on a graph input that is also
+        an output, through a view, through a transposed (non-contiguous) view."""
+
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("count", torch.zeros(3))
+            self.fc = nn.Linear(3, 3)
+
+        def forward(self, x):
+            self.count.add_(1)
+            y = torch.relu_(self.fc(x))
+            y.view(-1).mul_(2)
+            y.t().add_(1.5)
+            return y + self.count, x.add_(1)
+
+    class InPlaceChain(nn.Module):
+        """Chains of in-place ops, fill_/copy_/zero_, and in-place on a strided slice."""
+
+        def __init__(self):
+            super().__init__()
+            self.conv = nn.Conv2d(3, 4, 3)
+
+        def forward(self, x):
+            y = nn.functional.relu(self.conv(x), inplace=True)
+            y = nn.functional.hardswish(y, inplace=True)
+            y.mul_(0.5).clamp_(max=0.3)
+            y[:, ::2].masked_fill_(y[:, ::2] > 0.2, -1.0)
+            z = torch.zeros_like(y)
+            z.fill_(2.0)
+            z[:, 1:].copy_(y[:, :-1])
+            w = y.clone()
+            y.zero_()
+            return y, z, w
+
     def padding():
         m = torch.zeros(2, 6, dtype=torch.bool)
         m[1, -2:] = True  # True = ignore
@@ -592,6 +630,12 @@ def torch_nn_builders():
         "transformer_encoder": lambda: (Encoder().eval(), (torch.randn(2, 6, 32),)),
         "transformer_encoder_mask": lambda: (Encoder().eval(), (torch.randn(2, 6, 32), padding())),
         "transformer_decoder": lambda: (Decoder().eval(), (torch.randn(2, 5, 32), torch.randn(2, 6, 32))),
+        "gru_bidir_state": lambda: (Recurrent(nn.GRU(8, 16, num_layers=2, bidirectional=True)).eval(),
+                                    (torch.randn(5, 2, 8), torch.randn(4, 2, 16))),
+        "rnn_relu_unbatched": lambda: (Recurrent(nn.RNN(8, 16, nonlinearity="relu", bidirectional=True)).eval(),
+                                       (torch.randn(5, 8), torch.randn(2, 16))),
+        "inplace_buffer_view": lambda: (BufferAndViewMutation().eval(), (torch.randn(2, 3),)),
+        "inplace_chain": lambda: (InPlaceChain().eval(), (torch.randn(1, 3, 6, 6),)),
     }
 
 

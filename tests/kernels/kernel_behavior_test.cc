@@ -145,6 +145,29 @@ TEST(Views, ShareStorageWithTheirInput) {
   }
 }
 
+TEST(Views, AsStridedViewsTheStorageFromItsOffset) {
+  const Tensor base = make(ScalarType::FLOAT32, {12}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11});
+  Call call{"aten::as_strided.default",
+            {{"self", base}, {"size", std::vector<int64_t>{3, 4}}, {"stride", std::vector<int64_t>{2, 1}},
+             {"storage_offset", int64_t{1}}},
+            {}};
+  ASSERT_TRUE(call.run().ok());
+  const Tensor& view = call.out();
+  EXPECT_EQ(view.storage(), base.storage());
+  EXPECT_EQ(view.storage_offset(), 1);
+  // Overlapping rows: element [r, c] is storage element 1 + 2r + c.
+  for (int64_t r = 0; r < 3; ++r) {
+    for (int64_t c = 0; c < 4; ++c) EXPECT_EQ(view.data<float>()[r * 2 + c], static_cast<float>(1 + 2 * r + c));
+  }
+  Call beyond{"aten::as_strided.default",
+              {{"self", base}, {"size", std::vector<int64_t>{4, 4}}, {"stride", std::vector<int64_t>{4, 1}}},
+              {}};
+  const Status status = beyond.run();
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.error().message.find("reaches element 15 of a storage of 12"), std::string::npos)
+      << status.error().message;
+}
+
 TEST(Views, SplitOutputsAreViews) {
   const Tensor x = iota(ScalarType::INT64, {5, 2});
   for (const char* target : {"aten::split.Tensor", "aten::chunk.default", "aten::unbind.int"}) {

@@ -1369,6 +1369,56 @@ def flip_fill_cases():
          np.tile(base.T, (2, 2)))
     case("repeat_zero", "aten::repeat.default", [("self", r), ("repeats", INTS([0, 2]))], np.zeros((0, 6), np.float32))
     case("repeat_too_few_error", "aten::repeat.default", [("self", r), ("repeats", INTS([2]))], error="fewer")
+    scatter_pad_cases()
+
+
+def scatter_pad_cases():
+    x = randn(4, 5)
+    src = randn(4, 2)
+    expected = x.copy()
+    expected[:, 1:5:2] = src
+    case("slice_scatter_step", "aten::slice_scatter.default",
+         [("self", x), ("src", src), ("dim", I(1)), ("start", I(1)), ("end", I(5)), ("step", I(2))], expected)
+    case("slice_scatter_shape_error", "aten::slice_scatter.default",
+         [("self", x), ("src", randn(4, 3)), ("dim", I(1)), ("start", I(0)), ("end", I(2))], error="shape")
+    row = randint(-3, 3, 5, dtype=np.int64)
+    expected = x.copy()
+    expected[-1] = row
+    case("select_scatter_negative_index_converts", "aten::select_scatter.default",
+         [("self", x), ("src", row), ("dim", I(0)), ("index", I(-1))], expected)
+    case("select_scatter_index_error", "aten::select_scatter.default",
+         [("self", x), ("src", randn(5)), ("dim", I(0)), ("index", I(4))], error="out of range")
+    case("constant_pad_nd_two_dims", "aten::constant_pad_nd.default",
+         [("self", x), ("pad", INTS([1, 2, 0, 1])), ("value", F(-1.5))],
+         np.pad(x, ((0, 1), (1, 2)), constant_values=-1.5))
+    case("constant_pad_nd_negative_crops", "aten::constant_pad_nd.default",
+         [("self", x), ("pad", INTS([-1, 2]))], np.pad(x[:, 1:], ((0, 0), (0, 2))))
+    case("constant_pad_nd_odd_error", "aten::constant_pad_nd.default", [("self", x), ("pad", INTS([1]))], error="even")
+    img = randn(1, 2, 3, 4)
+    for mode, np_mode in (("reflect", "reflect"), ("replicate", "edge"), ("circular", "wrap")):
+        case(f"pad_{mode}", "aten::pad.default", [("self", img), ("pad", INTS([2, 1, 1, 2])), ("mode", S(mode))],
+             np.pad(img, ((0, 0), (0, 0), (1, 2), (2, 1)), mode=np_mode))
+    case("pad_constant_value", "aten::pad.default",
+         [("self", img), ("pad", INTS([1, 1])), ("mode", S("constant")), ("value", F(3.0))],
+         np.pad(img, ((0, 0), (0, 0), (0, 0), (1, 1)), constant_values=3.0))
+    case("pad_reflect_too_wide_error", "aten::pad.default", [("self", img), ("pad", INTS([4, 0])), ("mode", S("reflect"))],
+         error="smaller")
+    case("pad_mode_error", "aten::pad.default", [("self", img), ("pad", INTS([1, 1])), ("mode", S("mirror"))], error="mode")
+    case("roll_dims", "aten::roll.default", [("self", x), ("shifts", INTS([1, -2])), ("dims", INTS([0, 1]))],
+         np.roll(x, (1, -2), axis=(0, 1)))
+    case("roll_flattened", "aten::roll.default", [("self", x), ("shifts", INTS([7]))], np.roll(x, 7))
+    case("roll_noncontiguous", "aten::roll.default",
+         [("self", View(x, {"permute": [1, 0]})), ("shifts", INTS([3])), ("dims", INTS([0]))], np.roll(x.T, 3, axis=0))
+    a = np.array([5.5, -5.5, 3.0, -0.0, np.inf], dtype=np.float32)
+    case("fmod_scalar_dividend_sign", "aten::fmod.Scalar", [("self", a), ("other", F(2.0))], np.fmod(a, np.float32(2.0)))
+    ai = np.array([7, -7, 7, -7], dtype=np.int32)
+    bi = np.array([3, 3, -3, -3], dtype=np.int32)
+    case("fmod_tensor_int", "aten::fmod.Tensor", [("self", ai), ("other", bi)], np.fmod(ai, bi))
+    case("fmod_int_zero_error", "aten::fmod.Tensor", [("self", ai), ("other", np.zeros(4, np.int32))], error="zero")
+    # as_strided is relative to the storage, which here is the whole pool: only its bounds check is
+    # a golden (kernel_behavior_test checks its values on a storage of its own).
+    case("as_strided_out_of_storage_error", "aten::as_strided.default",
+         [("self", randn(12)), ("size", INTS([1 << 30])), ("stride", INTS([1]))], error="reaches")
 
 
 # ---------------------------------------------------------------------------------------------

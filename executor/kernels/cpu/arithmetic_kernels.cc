@@ -1,7 +1,7 @@
 // Binary arithmetic with torch's type promotion and broadcasting: add/sub/rsub (with alpha), mul,
 // div (true division, or rounding_mode "trunc"/"floor"), remainder and floor_divide (Python
-// semantics: results take the divisor's sign, quotients round toward negative infinity), pow,
-// maximum/minimum (NaN propagates). Integer division by zero is an error, never a trap.
+// semantics: results take the divisor's sign, quotients round toward negative infinity), fmod (C
+// semantics: the dividend's sign), pow, maximum/minimum (NaN propagates). Integer division by zero is an error, never a trap.
 #include <cmath>
 
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -196,6 +196,38 @@ Status remainder(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// fmod: the remainder with the sign of the dividend (C's fmod and %), unlike remainder.
+Status fmod(KernelContext& ctx) {
+  ElementwiseOperands ops;
+  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  if (ops.common == ScalarType::BOOL) return ctx.error("fmod of bool tensors is not supported");
+  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
+  if (!out) return out.error();
+  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
+  bool divided_by_zero = false;
+  Status status = dispatch_dtype<kFloating | kIntegral>(ctx, ops.common, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    if constexpr (is_floating_v<T>) {
+      map_binary<T, T, T>(**out, a, b, [](C x, C y) { return std::fmod(x, y); });
+    } else {
+      map_binary<T, T, T>(**out, a, b, [&divided_by_zero](C x, C y) {
+        if (y == C(0)) {
+          divided_by_zero = true;
+          return C(0);
+        }
+        if constexpr (std::is_signed_v<C>) {
+          if (y == C(-1)) return C(0);  // INT_MIN % -1 overflows in C
+        }
+        return static_cast<C>(x % y);
+      });
+    }
+  });
+  if (!status.ok()) return status;
+  if (divided_by_zero) return ctx.error("integer modulo by zero");
+  return Status::Ok();
+}
+
 // Integer power by squaring with wrap-around; negative exponents give 0 except for bases 1 and -1
 // (torch's CPU result for tensor exponents).
 template <class C>
@@ -281,6 +313,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::floor_divide.Scalar", kCpu, {&floor_divide, false}},
     {"aten::remainder.Tensor", kCpu, {&remainder, false}},
     {"aten::remainder.Scalar", kCpu, {&remainder, false}},
+    {"aten::fmod.Tensor", kCpu, {&fmod, false}},
+    {"aten::fmod.Scalar", kCpu, {&fmod, false}},
     {"aten::pow.Tensor_Tensor", kCpu, {&pow_with, false}},
     {"aten::pow.Tensor_Scalar", kCpu, {&pow_with, false}},
     {"aten::pow.Scalar", kCpu, {&pow_with, false}},

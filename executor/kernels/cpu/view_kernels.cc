@@ -143,6 +143,44 @@ Status t(KernelContext& ctx) {
   return transpose_dims(ctx, *self, 0, 1);
 }
 
+// as_strided(Tensor self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None): a view of
+// self's storage (offset default: self's). Every element it reaches must lie inside the storage;
+// the view sees the storage as nrt laid it out, which is torch's layout for inputs and weights and
+// for planned values whose graph records dense strides.
+Status as_strided(KernelContext& ctx) {
+  auto self = ctx.tensor("self", 0);
+  if (!self) return self.error();
+  auto sizes = ctx.int_list("size", 1);
+  if (!sizes) return sizes.error();
+  auto strides = ctx.int_list("stride", 2);
+  if (!strides) return strides.error();
+  auto offset = ctx.int64("storage_offset", 3, self->storage_offset());
+  if (!offset) return offset.error();
+  if (sizes->size() != strides->size()) {
+    return ctx.error("size and stride must have the same length, got " + std::to_string(sizes->size()) + " and " +
+                     std::to_string(strides->size()));
+  }
+  if (*offset < 0) return ctx.error("storage_offset must be non-negative, got " + std::to_string(*offset));
+  int64_t last = *offset;  // the furthest element the view reaches
+  bool empty = false;
+  for (size_t d = 0; d < sizes->size(); ++d) {
+    if ((*sizes)[d] < 0 || (*strides)[d] < 0) return ctx.error("negative size or stride in as_strided");
+    if ((*sizes)[d] == 0) empty = true;
+    int64_t reach = 0;
+    if ((*sizes)[d] > 0 && (__builtin_mul_overflow((*sizes)[d] - 1, (*strides)[d], &reach) ||
+                            __builtin_add_overflow(last, reach, &last))) {
+      return ctx.error("as_strided view overflows");
+    }
+  }
+  const auto elem = static_cast<int64_t>(self->element_size());
+  const int64_t capacity = elem > 0 ? static_cast<int64_t>(self->storage()->bytes()) / elem : 0;
+  if (!empty && last >= capacity) {
+    return ctx.error("the view reaches element " + std::to_string(last) + " of a storage of " +
+                     std::to_string(capacity) + " elements");
+  }
+  return set_output(ctx, 0, self->as_strided(*sizes, *strides, *offset));
+}
+
 // expand(Tensor self, SymInt[] size, *, bool implicit=False)
 Status expand(KernelContext& ctx) {
   auto self = ctx.tensor("self", 0);
@@ -222,31 +260,9 @@ Status squeeze(KernelContext& ctx, bool with_dims) {
 Status slice(KernelContext& ctx) {
   auto self = ctx.tensor("self", 0);
   if (!self) return self.error();
-  if (self->dim() == 0) return ctx.error("slice() cannot be applied to a 0-d tensor");
-  auto dim = ctx.int64("dim", 1, 0);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
-  const int64_t size = self->sizes()[static_cast<size_t>(*d)];
-  auto start = ctx.int64("start", 2, 0);
-  if (!start) return start.error();
-  auto end = ctx.int64("end", 3, size);
-  if (!end) return end.error();
-  auto step = ctx.int64("step", 4, 1);
-  if (!step) return step.error();
-  if (*step <= 0) return ctx.error("slice step must be positive, got " + std::to_string(*step));
-  auto clamp_index = [size](int64_t i) {
-    if (i < 0) i += size;
-    return std::clamp<int64_t>(i, 0, size);
-  };
-  const int64_t from = clamp_index(*start);
-  const int64_t to = std::max(from, clamp_index(*end));
-  std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
-  const auto i = static_cast<size_t>(*d);
-  sizes[i] = (to - from + *step - 1) / *step;
-  const int64_t offset = self->storage_offset() + from * strides[i];
-  strides[i] *= *step;
-  return set_output(ctx, 0, self->as_strided(sizes, strides, offset));
+  auto view = slice_view(ctx, *self, 1);
+  if (!view) return view.error();
+  return set_output(ctx, 0, std::move(*view));
 }
 
 // narrow(Tensor self, int dim, SymInt start, SymInt length)
@@ -278,24 +294,9 @@ Status narrow(KernelContext& ctx) {
 Status select(KernelContext& ctx) {
   auto self = ctx.tensor("self", 0);
   if (!self) return self.error();
-  if (self->dim() == 0) return ctx.error("select() cannot be applied to a 0-d tensor");
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
-  auto index = ctx.int64("index", 2);
-  if (!index) return index.error();
-  const auto i = static_cast<size_t>(*d);
-  const int64_t size = self->sizes()[i];
-  if (*index < -size || *index >= size) {
-    return ctx.error("index " + std::to_string(*index) + " is out of range for size " + std::to_string(size));
-  }
-  const int64_t at = *index < 0 ? *index + size : *index;
-  std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
-  const int64_t offset = self->storage_offset() + at * strides[i];
-  sizes.erase(sizes.begin() + *d);
-  strides.erase(strides.begin() + *d);
-  return set_output(ctx, 0, self->as_strided(sizes, strides, offset));
+  auto view = select_view(ctx, *self, 1);
+  if (!view) return view.error();
+  return set_output(ctx, 0, std::move(*view));
 }
 
 // alias(Tensor self), detach(Tensor self): the same view.
@@ -329,6 +330,7 @@ const KernelRegistration kRegistrations[] = {
     {"aten::transpose.int", kCpu, {&transpose, true}},
     {"aten::t.default", kCpu, {&t, true}},
     {"aten::expand.default", kCpu, {&expand, true}},
+    {"aten::as_strided.default", kCpu, {&as_strided, true}},
     {"aten::unsqueeze.default", kCpu, {&unsqueeze, true}},
     {"aten::squeeze.default", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, false); }, true}},
     {"aten::squeeze.dim", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},

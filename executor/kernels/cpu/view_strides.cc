@@ -1,6 +1,9 @@
 #include "executor/kernels/cpu/view_strides.h"
 
+#include <algorithm>
+
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
 
 namespace nrt::exec::cpu {
 
@@ -65,6 +68,55 @@ Result<std::vector<int64_t>> infer_view_sizes(const KernelContext& ctx, std::vec
     return ctx.error("shape " + shape_string(sizes) + " is invalid for " + std::to_string(numel) + " elements");
   }
   return sizes;
+}
+
+Result<Tensor> slice_view(const KernelContext& ctx, const Tensor& self, int first) {
+  if (self.dim() == 0) return ctx.error("slice() cannot be applied to a 0-d tensor");
+  auto dim = ctx.int64("dim", first, 0);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self.dim());
+  if (!d) return d.error();
+  const int64_t size = self.sizes()[static_cast<size_t>(*d)];
+  auto start = ctx.int64("start", first + 1, 0);
+  if (!start) return start.error();
+  auto end = ctx.int64("end", first + 2, size);
+  if (!end) return end.error();
+  auto step = ctx.int64("step", first + 3, 1);
+  if (!step) return step.error();
+  if (*step <= 0) return ctx.error("slice step must be positive, got " + std::to_string(*step));
+  auto clamp_index = [size](int64_t i) {
+    if (i < 0) i += size;
+    return std::clamp<int64_t>(i, 0, size);
+  };
+  const int64_t from = clamp_index(*start);
+  const int64_t to = std::max(from, clamp_index(*end));
+  std::vector<int64_t> sizes = self.sizes(), strides = self.strides();
+  const auto i = static_cast<size_t>(*d);
+  sizes[i] = (to - from + *step - 1) / *step;
+  const int64_t offset = self.storage_offset() + from * strides[i];
+  strides[i] *= *step;
+  return self.as_strided(sizes, strides, offset);
+}
+
+Result<Tensor> select_view(const KernelContext& ctx, const Tensor& self, int first) {
+  if (self.dim() == 0) return ctx.error("select() cannot be applied to a 0-d tensor");
+  auto dim = ctx.int64("dim", first);
+  if (!dim) return dim.error();
+  auto d = wrap_dim(ctx, *dim, self.dim());
+  if (!d) return d.error();
+  auto index = ctx.int64("index", first + 1);
+  if (!index) return index.error();
+  const auto i = static_cast<size_t>(*d);
+  const int64_t size = self.sizes()[i];
+  if (*index < -size || *index >= size) {
+    return ctx.error("index " + std::to_string(*index) + " is out of range for size " + std::to_string(size));
+  }
+  const int64_t at = *index < 0 ? *index + size : *index;
+  std::vector<int64_t> sizes = self.sizes(), strides = self.strides();
+  const int64_t offset = self.storage_offset() + at * strides[i];
+  sizes.erase(sizes.begin() + *d);
+  strides.erase(strides.begin() + *d);
+  return self.as_strided(sizes, strides, offset);
 }
 
 }  // namespace nrt::exec::cpu
