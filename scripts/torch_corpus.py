@@ -422,6 +422,24 @@ def torchvision_builders():
         )
     }  # fmt: skip
     builders["vit"] = vit
+
+    # The same architectures at widths small enough to commit (convnext_tiny and swin_t weigh
+    # 107 MB): layer scale, stochastic depth, shifted windows and their padding all stay.
+    def convnext_small_config():
+        from torchvision.models.convnext import CNBlockConfig, ConvNeXt
+
+        model = ConvNeXt([CNBlockConfig(16, 32, 2), CNBlockConfig(32, None, 2)], num_classes=10)
+        return model.eval(), (torch.randn(1, 3, 64, 64),)
+
+    def swin_small_config():
+        from torchvision.models.swin_transformer import SwinTransformer
+
+        model = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 2], window_size=[4, 4],
+                                num_classes=10)
+        return model.eval(), (torch.randn(1, 3, 40, 40),)
+
+    builders["convnext_small_config"] = convnext_small_config
+    builders["swin_small_config"] = swin_small_config
     return builders
 
 
