@@ -21,6 +21,7 @@
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
 #include "executor/npy.h"
+#include "executor/tensor_copy.h"
 #include "serializer/convert_program.h"
 #include "serializer/scalar_type_info.h"
 #include "serializer/torch_export/convert_any.h"
@@ -138,6 +139,37 @@ TEST_P(TorchCorpusModelTest, MatchesTorch) {
                       << (c.problem.empty() ? c.num_mismatched : 0) << " mismatched " << c.problem << " worst "
                       << exec::index_text(c.worst_index) << " got " << c.worst_got << " expected " << c.worst_expected
                       << " (max abs " << c.max_abs_error << ", max rel " << c.max_rel_error << ")";
+  }
+}
+
+// The default IR keeps in-place ops: on a buffer (count.add_), on the user input it also returns
+// (x.add_), through views. Every run sees the file's buffer and leaves the caller's input alone,
+// so a second run gives torch's outputs again.
+TEST(TorchCorpusTest, InPlaceMutationRepeatsAndLeavesInputsAlone) {
+  const std::string dir = runfile("testdata/torch/inplace_buffer_view__default");
+  torch_export::AnyConvertOptions options;
+  options.from = torch_export::AnyFormat::kPt2;
+  auto program = torch_export::load_any_program(dir + "/model.pt2", options);
+  ASSERT_TRUE(program.ok()) << program.error().to_string();
+  auto file = verify_in_memory(std::move(*program));
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  auto executor = exec::Executor::load(std::move(*file));
+  ASSERT_TRUE(executor.ok()) << executor.error().to_string();
+  auto input = exec::read_npy(dir + "/input_0.npy");
+  ASSERT_TRUE(input.ok()) << input.error().to_string();
+  const exec::Tensor before = exec::contiguous_copy(*input);
+  exec::NamedInputs inputs{{(*executor)->user_inputs().at(0).name, *input}};
+  for (int run = 0; run < 3; ++run) {
+    auto outputs = (*executor)->run(inputs);
+    ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+    ASSERT_EQ(outputs->size(), 2u);
+    for (size_t i = 0; i < 2; ++i) {
+      auto expected = exec::read_npy(dir + "/output_" + std::to_string(i) + ".npy");
+      ASSERT_TRUE(expected.ok());
+      const auto c = exec::compare_tensors(std::get<exec::Tensor>((*outputs)[i].value), *expected, {0, 0});
+      EXPECT_TRUE(c.ok) << "run " << run << " output " << i << ": got " << c.worst_got << " expected " << c.worst_expected;
+    }
+    EXPECT_TRUE(exec::compare_tensors(*input, before, {0, 0}).ok) << "the caller's input was written";
   }
 }
 

@@ -1,0 +1,66 @@
+// Which functional op an in-place or out= target runs as (executor/in_place_target.h), and which
+// kernel the registry resolves for it: its own when it has one, the functional one otherwise,
+// none when neither exists or nothing can write the result back.
+#include <gtest/gtest.h>
+
+#include "executor/in_place_target.h"
+
+namespace nrt::exec {
+namespace {
+
+TEST(FunctionalCandidates, InPlaceNamesDropTheTrailingUnderscore) {
+  auto relu = functional_candidates("aten::relu_.default");
+  EXPECT_EQ(relu.kind, MutationKind::kInPlace);
+  EXPECT_EQ(relu.targets, std::vector<std::string>{"aten::relu.default"});
+  EXPECT_EQ(functional_candidates("aten::add_.Tensor").targets, std::vector<std::string>{"aten::add.Tensor"});
+  EXPECT_EQ(functional_candidates("aten::relu_").targets, std::vector<std::string>{"aten::relu.default"});
+  auto iand = functional_candidates("aten::__iand__.Tensor");
+  EXPECT_EQ(iand.kind, MutationKind::kInPlace);
+  EXPECT_EQ(iand.targets, std::vector<std::string>{"aten::__and__.Tensor"});
+}
+
+TEST(FunctionalCandidates, OutVariantsNameTheirFunctionalOverloads) {
+  auto add = functional_candidates("aten::add.out");
+  EXPECT_EQ(add.kind, MutationKind::kOut);
+  EXPECT_EQ(add.targets, (std::vector<std::string>{"aten::add.Tensor", "aten::add.default"}));
+  EXPECT_EQ(functional_candidates("aten::clamp.Tensor_out").targets, std::vector<std::string>{"aten::clamp.Tensor"});
+  EXPECT_EQ(functional_candidates("aten::div.out_mode").targets, std::vector<std::string>{"aten::div.Tensor_mode"});
+}
+
+TEST(FunctionalCandidates, FunctionalAndDunderTargetsHaveNone) {
+  for (const char* target : {"aten::relu.default", "aten::__and__.Tensor", "aten::_softmax.default", "relu_", "",
+                             "aten::.default", "aten::_.default"}) {
+    auto c = functional_candidates(target);
+    EXPECT_EQ(c.kind, MutationKind::kNone) << target;
+    EXPECT_TRUE(c.targets.empty()) << target;
+  }
+}
+
+Status ok_kernel(KernelContext&) { return {}; }
+Status other_kernel(KernelContext&) { return {}; }
+
+TEST(ResolveKernel, OwnKernelFirstThenTheFunctionalOne) {
+  KernelRegistry& registry = KernelRegistry::global();
+  registry.add("in_place_test::scale.default", DeviceKind::kCpu, {&ok_kernel, false});
+  registry.add("in_place_test::twice_.default", DeviceKind::kCpu, {&other_kernel, false});
+  registry.add("in_place_test::twice.default", DeviceKind::kCpu, {&ok_kernel, false});
+
+  auto functional = resolve_kernel(registry, "in_place_test::scale_.default", DeviceKind::kCpu);
+  ASSERT_NE(functional.kernel, nullptr) << "aten::copy.default writes the result back";
+  EXPECT_EQ(functional.kernel->fn, &ok_kernel);
+  EXPECT_EQ(functional.mutation, MutationKind::kInPlace);
+  EXPECT_EQ(functional.functional_target, "in_place_test::scale.default");
+
+  auto own = resolve_kernel(registry, "in_place_test::twice_.default", DeviceKind::kCpu);
+  ASSERT_NE(own.kernel, nullptr);
+  EXPECT_EQ(own.kernel->fn, &other_kernel);
+  EXPECT_EQ(own.mutation, MutationKind::kNone);
+
+  EXPECT_EQ(resolve_kernel(registry, "in_place_test::missing_.default", DeviceKind::kCpu).kernel, nullptr);
+  // No write-back kernel on this device: the in-place form is missing there.
+  registry.add("in_place_test::scale.default", DeviceKind::kCuda, {&ok_kernel, false});
+  EXPECT_EQ(resolve_kernel(registry, "in_place_test::scale_.default", DeviceKind::kCuda).kernel, nullptr);
+}
+
+}  // namespace
+}  // namespace nrt::exec
