@@ -1,7 +1,8 @@
 // Branch-free float32 exp, tanh and gelu that the element-wise loops vectorise (glibc's expf and tanhf
 // are calls per element, 5-10 ns each: 12x slower than torch's vectorised ones on activations).
 // Accuracy: exp within 2 ulp (denormal results within 2^-149), inf above 88.72 and 0 below -103.9
-// as exp; tanh within 3 ulp, +-1 at the ends; NaN stays NaN. The loops vectorise only with
+// as exp; tanh within 3 ulp, +-1 at the ends; gelu within 4e-7 relative, in its negative tail
+// within 4e-7 * x^2 / 2 (the rounding of x^2 / 2 in float, its conditioning); NaN stays NaN. The loops vectorise only with
 // -fno-trapping-math (executor/kernels/cpu/BUILD.bazel): the selects here are then branch-free.
 // Double keeps the C library (its users ask for precision, not speed).
 #pragma once
@@ -11,6 +12,9 @@
 #include <cstdint>
 
 namespace nrt::exec::cpu {
+// Internal linkage: float_activation_loops_avx2.cc compiles these for AVX2, and its copies must
+// never stand in for the baseline ones (one definition per translation unit, not per program).
+namespace {
 
 // exp(x) = 2^n * exp(r), n = round(x / ln 2), |r| <= ln(2) / 2, exp(r) by a degree-6 polynomial
 // (Cephes' expf coefficients). 2^n is built in the exponent bits as two halves, so that n may
@@ -87,4 +91,5 @@ C tanh_of(C x) {
   return std::tanh(x);
 }
 
+}  // namespace
 }  // namespace nrt::exec::cpu

@@ -3,10 +3,12 @@
 // ops do), silu and gelu (floating only), logical_not (bool result).
 #include <cmath>
 #include <numbers>
+#include <optional>
 
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/elementwise_loops.h"
 #include "executor/kernels/cpu/fast_math.h"
+#include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 
@@ -85,6 +87,7 @@ Status same_dtype_unary(KernelContext& ctx) {
 }
 
 struct Exp {
+  static constexpr std::optional<FloatActivation> kFloatLoop = FloatActivation::kExp;
   template <class C>
   C operator()(C x) const { return exp_of(x); }
 };
@@ -109,10 +112,12 @@ struct Reciprocal {
   C operator()(C x) const { return C(1) / x; }
 };
 struct Sigmoid {
+  static constexpr std::optional<FloatActivation> kFloatLoop = FloatActivation::kSigmoid;
   template <class C>
   C operator()(C x) const { return C(1) / (C(1) + exp_of(-x)); }
 };
 struct Tanh {
+  static constexpr std::optional<FloatActivation> kFloatLoop = FloatActivation::kTanh;
   template <class C>
   C operator()(C x) const { return tanh_of(x); }
 };
@@ -129,6 +134,7 @@ struct Erf {
   C operator()(C x) const { return std::erf(x); }
 };
 struct Silu {
+  static constexpr std::optional<FloatActivation> kFloatLoop = FloatActivation::kSilu;
   template <class C>
   C operator()(C x) const { return x / (C(1) + exp_of(-x)); }
 };
@@ -144,6 +150,12 @@ Status floating_unary(KernelContext& ctx) {
   const ScalarType dtype = is_floating_dtype(source.dtype()) ? source.dtype() : ScalarType::FLOAT32;
   auto out = bind_output_ref(ctx, 0, dtype, source.sizes());
   if (!out) return out.error();
+  if constexpr (requires { Op::kFloatLoop; }) {
+    if (dtype == ScalarType::FLOAT32 && source.dtype() == dtype && source.is_contiguous() && (*out)->is_contiguous()) {
+      run_float_activation(*Op::kFloatLoop, (*out)->template data<float>(), source.data<float>(), source.numel());
+      return Status::Ok();
+    }
+  }
   const LoopOperand input = LoopOperand::broadcast(source, dtype, source.sizes());
   return dispatch_dtype<kFloating>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -162,6 +174,11 @@ Status gelu(KernelContext& ctx) {
   auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
   if (!out) return out.error();
   const bool tanh_form = mode == "tanh";
+  if (input.dtype() == ScalarType::FLOAT32 && input.is_contiguous() && (*out)->is_contiguous()) {
+    run_float_activation(tanh_form ? FloatActivation::kGeluTanh : FloatActivation::kGelu, (*out)->data<float>(),
+                         input.data<float>(), input.numel());
+    return Status::Ok();
+  }
   return dispatch_dtype<kFloating>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;

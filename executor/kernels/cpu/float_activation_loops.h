@@ -1,0 +1,21 @@
+// Contiguous float32 loops of the activations built on fast_math.h, compiled twice: for baseline
+// x86-64 (SSE2, 4 lanes) and for AVX2 with FMA (8 lanes, about 3x faster); the first call picks
+// what this CPU runs. The unary kernels use them when input and output are contiguous float32.
+// The two builds agree within an ulp (FMA rounds once where SSE2 rounds twice).
+#pragma once
+
+#include <cstdint>
+
+namespace nrt::exec::cpu {
+
+enum class FloatActivation { kExp, kSigmoid, kSilu, kTanh, kGelu, kGeluTanh };
+
+void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n);
+
+// The loops of each build (float_activation_loops_body.h); run_float_activation chooses.
+namespace detail {
+void float_activation_baseline(FloatActivation op, float* y, const float* x, int64_t n);
+void float_activation_avx2(FloatActivation op, float* y, const float* x, int64_t n);
+}  // namespace detail
+
+}  // namespace nrt::exec::cpu
