@@ -807,13 +807,14 @@ Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
   if (status) status = frame_->prepare(bindings);
   refresh_mutated_weights();
   const bool poisoning = frame_->poisoning();
-  if (profile_ != nullptr) profile_->begin_run();
-  for (size_t n = 0; status && n < plan_.nodes.size(); ++n) {
-    const bool compact = !poisoning && compact_nodes_[n].compact;
-    if (profile_ != nullptr) {
-      status = execute_profiled(n, compact);
-    } else {
-      status = compact ? execute_compact(n) : execute_node(n);
+  if (profile_ == nullptr) {
+    for (size_t n = 0; status && n < plan_.nodes.size(); ++n) {
+      status = !poisoning && compact_nodes_[n].compact ? execute_compact(n) : execute_node(n);
+    }
+  } else {
+    profile_->begin_run();
+    for (size_t n = 0; status && n < plan_.nodes.size(); ++n) {
+      status = execute_profiled(n, !poisoning && compact_nodes_[n].compact);
     }
   }
 
