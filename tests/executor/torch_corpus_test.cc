@@ -90,20 +90,25 @@ TEST(TorchCorpusTest, CorpusIsPresent) {
   }
 }
 
+// DIR/model.pt2 imported, verified and loaded; any failure is the error.
+Result<std::unique_ptr<exec::Executor>> load_model(const std::string& dir) {
+  torch_export::AnyConvertOptions options;
+  options.from = torch_export::AnyFormat::kPt2;
+  auto program = torch_export::load_any_program(dir + "/model.pt2", options);
+  if (!program) return program.error();
+  auto file = verify_in_memory(std::move(*program));
+  if (!file) return file.error();
+  return exec::Executor::load(std::move(*file));
+}
+
 class TorchCorpusModelTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TorchCorpusModelTest, MatchesTorch) {
   const std::string model = GetParam();
   const std::string dir = runfile("testdata/torch/" + model);
 
-  torch_export::AnyConvertOptions options;
-  options.from = torch_export::AnyFormat::kPt2;
-  auto program = torch_export::load_any_program(dir + "/model.pt2", options);
-  ASSERT_TRUE(program.ok()) << program.error().to_string();
-  auto file = verify_in_memory(std::move(*program));
-  ASSERT_TRUE(file.ok()) << file.error().to_string();
   load_custom_op_kernels();
-  auto executor = exec::Executor::load(std::move(*file));
+  auto executor = load_model(dir);
   if (auto failure = kSingleProcessFailures.find(model); failure != kSingleProcessFailures.end()) {
     ASSERT_FALSE(executor.ok()) << model << " loaded in one process: " << failure->second.why;
     EXPECT_EQ(executor.error().code, failure->second.code) << executor.error().to_string();
@@ -147,13 +152,7 @@ TEST_P(TorchCorpusModelTest, MatchesTorch) {
 // so a second run gives torch's outputs again.
 TEST(TorchCorpusTest, InPlaceMutationRepeatsAndLeavesInputsAlone) {
   const std::string dir = runfile("testdata/torch/inplace_buffer_view__default");
-  torch_export::AnyConvertOptions options;
-  options.from = torch_export::AnyFormat::kPt2;
-  auto program = torch_export::load_any_program(dir + "/model.pt2", options);
-  ASSERT_TRUE(program.ok()) << program.error().to_string();
-  auto file = verify_in_memory(std::move(*program));
-  ASSERT_TRUE(file.ok()) << file.error().to_string();
-  auto executor = exec::Executor::load(std::move(*file));
+  auto executor = load_model(dir);
   ASSERT_TRUE(executor.ok()) << executor.error().to_string();
   auto input = exec::read_npy(dir + "/input_0.npy");
   ASSERT_TRUE(input.ok()) << input.error().to_string();

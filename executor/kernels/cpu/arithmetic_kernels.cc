@@ -168,39 +168,23 @@ Status div_mode(KernelContext& ctx) {
 
 Status floor_divide(KernelContext& ctx) { return divide_with(ctx, Division::kFloor); }
 
-Status remainder(KernelContext& ctx) {
-  ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
-  if (ops.common == ScalarType::BOOL) return ctx.error("remainder of bool tensors is not supported");
-  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
-  if (!out) return out.error();
-  const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
-  bool divided_by_zero = false;
-  Status status = dispatch_dtype<kFloating | kIntegral>(ctx, ops.common, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    using C = compute_t<T>;
-    if constexpr (is_floating_v<T>) {
-      map_binary<T, T, T>(**out, a, b, remainder_floating<C>);
-    } else {
-      map_binary<T, T, T>(**out, a, b, [&divided_by_zero](C x, C y) {
-        if (y == C(0)) {
-          divided_by_zero = true;
-          return C(0);
-        }
-        return remainder_integer(x, y);
-      });
-    }
-  });
-  if (!status.ok()) return status;
-  if (divided_by_zero) return ctx.error("integer modulo by zero");
-  return Status::Ok();
+template <class C>
+C fmod_integer(C a, C b) {
+  if constexpr (std::is_signed_v<C>) {
+    if (b == C(-1)) return C(0);  // INT_MIN % -1 overflows in C
+  }
+  return static_cast<C>(a % b);
 }
 
-// fmod: the remainder with the sign of the dividend (C's fmod and %), unlike remainder.
-Status fmod(KernelContext& ctx) {
+// remainder (Python's sign: the divisor's) and fmod (C's: the dividend's).
+enum class Modulo { kRemainder, kFmod };
+
+template <Modulo kModulo>
+Status modulo(KernelContext& ctx) {
   ElementwiseOperands ops;
   if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
-  if (ops.common == ScalarType::BOOL) return ctx.error("fmod of bool tensors is not supported");
+  const char* name = kModulo == Modulo::kRemainder ? "remainder" : "fmod";
+  if (ops.common == ScalarType::BOOL) return ctx.error(std::string(name) + " of bool tensors is not supported");
   auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
@@ -209,17 +193,18 @@ Status fmod(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (is_floating_v<T>) {
-      map_binary<T, T, T>(**out, a, b, [](C x, C y) { return std::fmod(x, y); });
+      if constexpr (kModulo == Modulo::kRemainder) {
+        map_binary<T, T, T>(**out, a, b, remainder_floating<C>);
+      } else {
+        map_binary<T, T, T>(**out, a, b, [](C x, C y) { return std::fmod(x, y); });
+      }
     } else {
       map_binary<T, T, T>(**out, a, b, [&divided_by_zero](C x, C y) {
         if (y == C(0)) {
           divided_by_zero = true;
           return C(0);
         }
-        if constexpr (std::is_signed_v<C>) {
-          if (y == C(-1)) return C(0);  // INT_MIN % -1 overflows in C
-        }
-        return static_cast<C>(x % y);
+        return kModulo == Modulo::kRemainder ? remainder_integer(x, y) : fmod_integer(x, y);
       });
     }
   });
@@ -311,10 +296,10 @@ const KernelRegistration kRegistrations[] = {
     {"aten::div.Scalar_mode", kCpu, {&div_mode, false}},
     {"aten::floor_divide.default", kCpu, {&floor_divide, false}},
     {"aten::floor_divide.Scalar", kCpu, {&floor_divide, false}},
-    {"aten::remainder.Tensor", kCpu, {&remainder, false}},
-    {"aten::remainder.Scalar", kCpu, {&remainder, false}},
-    {"aten::fmod.Tensor", kCpu, {&fmod, false}},
-    {"aten::fmod.Scalar", kCpu, {&fmod, false}},
+    {"aten::remainder.Tensor", kCpu, {&modulo<Modulo::kRemainder>, false}},
+    {"aten::remainder.Scalar", kCpu, {&modulo<Modulo::kRemainder>, false}},
+    {"aten::fmod.Tensor", kCpu, {&modulo<Modulo::kFmod>, false}},
+    {"aten::fmod.Scalar", kCpu, {&modulo<Modulo::kFmod>, false}},
     {"aten::pow.Tensor_Tensor", kCpu, {&pow_with, false}},
     {"aten::pow.Tensor_Scalar", kCpu, {&pow_with, false}},
     {"aten::pow.Scalar", kCpu, {&pow_with, false}},
