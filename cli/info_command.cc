@@ -270,6 +270,9 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
                   "With --check-ops: load this kernel library (custom ops; executor/kernel_library.h) first; "
                   "repeatable")
       ->check(CLI::ExistingFile);
+  sub->add_flag("--kernel-library-override", command.kernel_library_override,
+                "Let --kernel-library replace kernels nrt already has (each replacement is warned about); "
+                "without it such a library is refused");
   return sub;
 }
 
@@ -284,12 +287,13 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
   std::vector<std::pair<std::string, std::vector<std::string>>> missing;
   bool any_missing = false;
   for (const auto& library : command.kernel_libraries) {
-    auto targets = exec::load_kernel_library(library);
-    if (!targets) {
-      spdlog::error("{}", printable(targets.error().to_string()));
-      return exit_status_for(targets.error());
+    auto loaded = exec::load_kernel_library(library, exec::KernelRegistry::global(), command.kernel_library_override);
+    if (!loaded) {
+      spdlog::error("{}", printable(loaded.error().to_string()));
+      return exit_status_for(loaded.error());
     }
-    spdlog::info("{}: {} kernel(s)", library, targets->size());
+    spdlog::info("{}: {} kernel(s)", library, loaded->targets.size());
+    for (const auto& replaced : loaded->replaced) spdlog::warn("{} replaces the kernel of {}", library, replaced);
   }
   if (command.check_ops) {
     for (uint32_t g : *file->program().entry_points()) {

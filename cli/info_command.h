@@ -18,6 +18,7 @@ struct InfoCommand {
   bool json = false;
   bool check_ops = false;
   std::vector<std::string> kernel_libraries;  // loaded before --check-ops looks up kernels
+  bool kernel_library_override = false;       // a library may replace existing kernels
 };
 
 // Registers the subcommand; parsing fills `command`, which must outlive `app`'s parse.

@@ -134,12 +134,13 @@ Result<exec::Tensor> output_tensor(const exec::NamedOutput& output, std::string*
 RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   std::optional<Error> problem;
   for (const auto& library : options.kernel_libraries) {
-    auto targets = exec::load_kernel_library(library);
-    if (!targets) {
-      problem = targets.error();
+    auto loaded = exec::load_kernel_library(library, exec::KernelRegistry::global(), options.kernel_library_override);
+    if (!loaded) {
+      problem = loaded.error();
       break;
     }
-    spdlog::info("{}: {} kernel(s)", library, targets->size());
+    spdlog::info("{}: {} kernel(s)", library, loaded->targets.size());
+    for (const auto& replaced : loaded->replaced) spdlog::warn("{} replaces the kernel of {}", library, replaced);
   }
   auto file = open_run_program(options.file);
   if (!file && !problem) problem = file.error();

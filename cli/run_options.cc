@@ -27,6 +27,9 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "(repeatable; docs/EXECUTOR.md)")
       ->type_name("PATH")
       ->check(CLI::ExistingFile);
+  app.add_flag("--kernel-library-override", options.kernel_library_override,
+               "Let --kernel-library replace kernels nrt already has, built-in or from another library (each "
+               "replacement is warned about); without it such a library is refused");
   app.add_option("--atol", options.atol, "Absolute tolerance, a finite number >= 0 (default 1e-5)")
       ->check(finite_non_negative());
   app.add_option("--rtol", options.rtol, "Relative tolerance, a finite number >= 0 (default 1e-5)")

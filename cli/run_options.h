@@ -15,6 +15,7 @@ struct RunOptions {
   std::string graph;                   // empty: the first entry point
   std::vector<std::string> inputs;     // NAME=PATH.npy
   std::vector<std::string> kernel_libraries;  // loaded before the program
+  bool kernel_library_override = false;       // a library may replace existing kernels
   std::optional<uint64_t> random_seed; // --random-inputs SEED
   std::string output_dir;
   std::string expect_dir;

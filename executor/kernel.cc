@@ -1,6 +1,8 @@
 #include "executor/kernel.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
@@ -114,40 +116,69 @@ Result<std::optional<ScalarType>> KernelContext::scalar_type(std::string_view na
 }
 
 struct KernelRegistry::Impl {
-  std::mutex mutex;
-  std::map<std::string, KernelInfo, std::less<>> kernels[kNumDeviceKinds];
+  struct Entry {
+    KernelInfo info;
+    std::string origin;
+  };
+  mutable std::mutex mutex;
+  std::map<std::string, Entry, std::less<>> kernels[kNumDeviceKinds];
 };
+
+KernelRegistry::KernelRegistry() : impl_(std::make_unique<Impl>()) {}
+KernelRegistry::~KernelRegistry() = default;
 
 KernelRegistry& KernelRegistry::global() {
   static KernelRegistry registry;
   return registry;
 }
 
-KernelRegistry::Impl* KernelRegistry::impl() {
-  static Impl impl;
-  return &impl;
-}
-
-void KernelRegistry::add(std::string_view target, DeviceKind device, KernelInfo info) {
-  auto* i = impl();
-  std::lock_guard lock(i->mutex);
-  i->kernels[static_cast<int>(device)][std::string(target)] = info;
+Status KernelRegistry::add(std::string_view target, DeviceKind device, KernelInfo info, std::string_view origin,
+                           bool replace, std::string* replaced) {
+  std::lock_guard lock(impl_->mutex);
+  auto& table = impl_->kernels[static_cast<int>(device)];
+  auto it = table.find(target);
+  if (it == table.end()) {
+    table.emplace(std::string(target), Impl::Entry{info, std::string(origin)});
+    return {};
+  }
+  Impl::Entry& entry = it->second;
+  if (entry.origin == origin && entry.info.fn == info.fn && entry.info.is_view == info.is_view) return {};
+  if (!replace) {
+    return make_error(ErrorCode::InvalidArgument, std::string(target) + " has a " + std::string(device == DeviceKind::kCpu ? "cpu" : "cuda") +
+                                                      " kernel from " + entry.origin + "; " + std::string(origin) +
+                                                      " registers another");
+  }
+  if (replaced != nullptr) *replaced = entry.origin;
+  entry = Impl::Entry{info, std::string(origin)};
+  return {};
 }
 
 const KernelInfo* KernelRegistry::find(std::string_view target, DeviceKind device) const {
-  auto* i = const_cast<KernelRegistry*>(this)->impl();
-  std::lock_guard lock(i->mutex);
-  const auto& table = i->kernels[static_cast<int>(device)];
+  std::lock_guard lock(impl_->mutex);
+  const auto& table = impl_->kernels[static_cast<int>(device)];
   auto it = table.find(target);
-  return it == table.end() ? nullptr : &it->second;
+  return it == table.end() ? nullptr : &it->second.info;
+}
+
+std::string KernelRegistry::origin(std::string_view target, DeviceKind device) const {
+  std::lock_guard lock(impl_->mutex);
+  const auto& table = impl_->kernels[static_cast<int>(device)];
+  auto it = table.find(target);
+  return it == table.end() ? std::string() : it->second.origin;
 }
 
 std::vector<std::string> KernelRegistry::targets(DeviceKind device) const {
-  auto* i = const_cast<KernelRegistry*>(this)->impl();
-  std::lock_guard lock(i->mutex);
+  std::lock_guard lock(impl_->mutex);
   std::vector<std::string> out;
-  for (const auto& [name, info] : i->kernels[static_cast<int>(device)]) out.push_back(name);
+  for (const auto& [name, entry] : impl_->kernels[static_cast<int>(device)]) out.push_back(name);
   return out;
+}
+
+KernelRegistration::KernelRegistration(std::string_view target, DeviceKind device, KernelInfo info, const char* origin) {
+  if (Status s = KernelRegistry::global().add(target, device, info, origin); !s) {
+    std::fprintf(stderr, "nrt: duplicate built-in kernel: %s\n", s.error().message.c_str());
+    std::abort();
+  }
 }
 
 }  // namespace nrt::exec

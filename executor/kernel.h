@@ -14,8 +14,8 @@
 // an output aliasing planned memory other than its own).
 #pragma once
 
+#include <memory>
 #include <new>
-
 #include <span>
 #include <string_view>
 
@@ -84,23 +84,39 @@ struct KernelInfo {
   bool is_view = false;  // output aliases an input; needs no planned memory
 };
 
+// Kernels by target and device kind. Registries are separate: a test or a library user may
+// build one of their own; the built-in kernels register in global() at static initialisation.
+// Each kernel remembers who registered it (its origin: a source file, a library path).
 class KernelRegistry {
  public:
+  KernelRegistry();
+  ~KernelRegistry();
+  KernelRegistry(const KernelRegistry&) = delete;
+  KernelRegistry& operator=(const KernelRegistry&) = delete;
+
   static KernelRegistry& global();
-  void add(std::string_view target, DeviceKind device, KernelInfo info);
+
+  // Registers `info` for `target` on `device`. A target the device already has is an error naming
+  // both origins, unless the same origin registers the same function again (a no-op), or
+  // `replace` is set: then the new kernel wins and `replaced` (when given) gets the old origin.
+  Status add(std::string_view target, DeviceKind device, KernelInfo info, std::string_view origin = "nrt",
+             bool replace = false, std::string* replaced = nullptr);
+  // Stable while the registry lives (a replaced kernel updates the same entry).
   const KernelInfo* find(std::string_view target, DeviceKind device) const;
+  std::string origin(std::string_view target, DeviceKind device) const;  // empty when absent
   std::vector<std::string> targets(DeviceKind device) const;  // sorted
 
  private:
   struct Impl;
-  Impl* impl();
+  std::unique_ptr<Impl> impl_;
 };
 
-// Registers a kernel at static-initialisation time (link kernel libraries with alwayslink = True).
+// Registers a built-in kernel at static-initialisation time (link kernel libraries with
+// alwayslink = True). Two built-in registrations of one target are a bug of the build: the
+// process stops at start-up, naming both files.
 struct KernelRegistration {
-  KernelRegistration(std::string_view target, DeviceKind device, KernelInfo info) {
-    KernelRegistry::global().add(target, device, info);
-  }
+  KernelRegistration(std::string_view target, DeviceKind device, KernelInfo info,
+                     const char* origin = __builtin_FILE());
 };
 
 }  // namespace nrt::exec

@@ -7,20 +7,24 @@
 namespace nrt::exec {
 namespace {
 
+// What the library asks to register, staged until all of it is checked.
 struct Registering {
-  KernelRegistry* registry;
-  std::vector<std::string> targets;
+  struct Kernel {
+    std::string target;
+    DeviceKind device;
+    KernelInfo info;
+  };
+  std::vector<Kernel> kernels;
 };
 
 void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo info) {
-  auto* registering = static_cast<Registering*>(context);
-  registering->registry->add(target, device, info);
-  registering->targets.emplace_back(target);
+  static_cast<Registering*>(context)->kernels.push_back({target, device, info});
 }
 
 }  // namespace
 
-Result<std::vector<std::string>> load_kernel_library(const std::string& path, KernelRegistry& registry) {
+Result<LoadedKernelLibrary> load_kernel_library(const std::string& path, KernelRegistry& registry,
+                                                bool override_existing) {
   // A name without '/' would be searched on the library path: the caller means this file.
   const std::string file = path.find('/') == std::string::npos ? "./" + path : path;
   // Only a regular file: dlopen would block on a FIFO. (It reopens the path; the check is about
@@ -41,7 +45,7 @@ Result<std::vector<std::string>> load_kernel_library(const std::string& path, Ke
     return make_error(ErrorCode::InvalidArgument,
                       "kernel library " + path + " exports no nrt_register_kernels (see executor/kernel_library.h)");
   }
-  Registering registering{&registry, {}};
+  Registering registering;
   KernelLibraryHost host;
   host.registry = &registering;
   host.add = add_kernel;
@@ -50,7 +54,28 @@ Result<std::vector<std::string>> load_kernel_library(const std::string& path, Ke
                                                       std::to_string(refused) + "); host kernel ABI is " +
                                                       std::to_string(kKernelLibraryAbi));
   }
-  return registering.targets;  // the handle stays open: the kernels live in it
+  if (!override_existing) {
+    std::string conflicts;
+    for (const auto& kernel : registering.kernels) {
+      const std::string existing = registry.origin(kernel.target, kernel.device);
+      if (!existing.empty() && existing != path) conflicts += "\n  " + kernel.target + " (registered by " + existing + ")";
+    }
+    if (!conflicts.empty()) {
+      return make_error(ErrorCode::InvalidArgument, "kernel library " + path +
+                                                        " registers targets that already have kernels; pass "
+                                                        "--kernel-library-override to replace them:" + conflicts);
+    }
+  }
+  LoadedKernelLibrary loaded;
+  for (const auto& kernel : registering.kernels) {
+    std::string replaced;
+    if (Status s = registry.add(kernel.target, kernel.device, kernel.info, path, override_existing, &replaced); !s) {
+      return make_error(ErrorCode::InvalidArgument, "kernel library " + s.error().message);
+    }
+    loaded.targets.push_back(kernel.target);
+    if (!replaced.empty()) loaded.replaced.push_back(kernel.target + " (was " + replaced + ")");
+  }
+  return loaded;  // the handle stays open: the kernels live in it
 }
 
 }  // namespace nrt::exec

@@ -32,10 +32,20 @@ struct KernelLibraryHost {
   void (*add)(void* registry, const char* target, DeviceKind device, KernelInfo info) = nullptr;
 };
 
-// Loads the library at `path` and lets it register its kernels into `registry`; returns the
-// targets it registered. Errors (IoOpen: the file cannot be loaded; InvalidArgument: no entry
-// point, another ABI, or the library refused) name the path.
-Result<std::vector<std::string>> load_kernel_library(const std::string& path,
-                                                     KernelRegistry& registry = KernelRegistry::global());
+struct LoadedKernelLibrary {
+  std::vector<std::string> targets;  // every target the library registered
+  // With override: "target (was <origin>)" for each kernel the library replaced.
+  std::vector<std::string> replaced;
+};
+
+// Loads the library at `path` and lets it register its kernels into `registry`. A target the
+// registry already has (a built-in kernel, or another library's) is refused, naming both origins,
+// unless `override_existing` (nrt-run --kernel-library-override): then the library's kernel
+// replaces it and `replaced` names it. Nothing is registered unless all of it can be. Errors
+// (IoOpen: the file cannot be loaded; InvalidArgument: no entry point, another ABI, the library
+// refused, or a conflict) name the path.
+Result<LoadedKernelLibrary> load_kernel_library(const std::string& path,
+                                                KernelRegistry& registry = KernelRegistry::global(),
+                                                bool override_existing = false);
 
 }  // namespace nrt::exec

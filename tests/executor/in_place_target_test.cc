@@ -40,13 +40,14 @@ Status ok_kernel(KernelContext&) { return {}; }
 Status other_kernel(KernelContext&) { return {}; }
 
 TEST(ResolveKernel, OwnKernelFirstThenTheFunctionalOne) {
-  KernelRegistry& registry = KernelRegistry::global();
-  registry.add("in_place_test::scale.default", DeviceKind::kCpu, {&ok_kernel, false});
-  registry.add("in_place_test::twice_.default", DeviceKind::kCpu, {&other_kernel, false});
-  registry.add("in_place_test::twice.default", DeviceKind::kCpu, {&ok_kernel, false});
+  KernelRegistry registry;  // its own: the global one is left alone
+  ASSERT_TRUE(registry.add(std::string(kWriteBackTarget), DeviceKind::kCpu, {&ok_kernel, false}, "test").ok());
+  ASSERT_TRUE(registry.add("in_place_test::scale.default", DeviceKind::kCpu, {&ok_kernel, false}, "test").ok());
+  ASSERT_TRUE(registry.add("in_place_test::twice_.default", DeviceKind::kCpu, {&other_kernel, false}, "test").ok());
+  ASSERT_TRUE(registry.add("in_place_test::twice.default", DeviceKind::kCpu, {&ok_kernel, false}, "test").ok());
 
   auto functional = resolve_kernel(registry, "in_place_test::scale_.default", DeviceKind::kCpu);
-  ASSERT_NE(functional.kernel, nullptr) << "aten::copy.default writes the result back";
+  ASSERT_NE(functional.kernel, nullptr) << "the registry's aten::copy.default writes the result back";
   EXPECT_EQ(functional.kernel->fn, &ok_kernel);
   EXPECT_EQ(functional.mutation, MutationKind::kInPlace);
   EXPECT_EQ(functional.functional_target, "in_place_test::scale.default");
@@ -58,7 +59,7 @@ TEST(ResolveKernel, OwnKernelFirstThenTheFunctionalOne) {
 
   EXPECT_EQ(resolve_kernel(registry, "in_place_test::missing_.default", DeviceKind::kCpu).kernel, nullptr);
   // No write-back kernel on this device: the in-place form is missing there.
-  registry.add("in_place_test::scale.default", DeviceKind::kCuda, {&ok_kernel, false});
+  ASSERT_TRUE(registry.add("in_place_test::scale.default", DeviceKind::kCuda, {&ok_kernel, false}, "test").ok());
   EXPECT_EQ(resolve_kernel(registry, "in_place_test::scale_.default", DeviceKind::kCuda).kernel, nullptr);
 }
 

@@ -1,0 +1,82 @@
+// Kernel registries: separate instances are separate, a second registration of a target is an
+// error naming both origins (unless the same origin repeats itself, or replacing is asked for),
+// and kernel libraries replace existing kernels only when told to.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "executor/kernel.h"
+#include "executor/kernel_library.h"
+
+namespace nrt::exec {
+namespace {
+
+Status first(KernelContext&) { return {}; }
+Status second(KernelContext&) { return {}; }
+
+std::string runfile(const std::string& path) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  if (srcdir == nullptr || workspace == nullptr) return path;
+  return std::string(srcdir) + "/" + workspace + "/" + path;
+}
+
+TEST(KernelRegistry, InstancesAreSeparate) {
+  KernelRegistry mine;
+  ASSERT_TRUE(mine.add("registry_test::only_mine.default", DeviceKind::kCpu, {&first, false}, "test").ok());
+  EXPECT_NE(mine.find("registry_test::only_mine.default", DeviceKind::kCpu), nullptr);
+  EXPECT_EQ(KernelRegistry::global().find("registry_test::only_mine.default", DeviceKind::kCpu), nullptr);
+  EXPECT_EQ(mine.find("aten::add.Tensor", DeviceKind::kCpu), nullptr) << "built-ins live in global() only";
+  EXPECT_EQ(mine.find("registry_test::only_mine.default", DeviceKind::kCuda), nullptr);
+}
+
+TEST(KernelRegistry, DuplicatesAreErrorsNamingBothOrigins) {
+  KernelRegistry registry;
+  ASSERT_TRUE(registry.add("registry_test::op.default", DeviceKind::kCpu, {&first, false}, "a.cc").ok());
+  // The same origin registering the same kernel again changes nothing.
+  EXPECT_TRUE(registry.add("registry_test::op.default", DeviceKind::kCpu, {&first, false}, "a.cc").ok());
+  const Status twice = registry.add("registry_test::op.default", DeviceKind::kCpu, {&second, false}, "b.cc");
+  ASSERT_FALSE(twice.ok());
+  EXPECT_NE(twice.error().message.find("from a.cc"), std::string::npos) << twice.error().message;
+  EXPECT_NE(twice.error().message.find("b.cc registers another"), std::string::npos) << twice.error().message;
+  EXPECT_EQ(registry.find("registry_test::op.default", DeviceKind::kCpu)->fn, &first) << "the first one stays";
+  // Another device is another table.
+  EXPECT_TRUE(registry.add("registry_test::op.default", DeviceKind::kCuda, {&second, false}, "b.cc").ok());
+
+  std::string replaced;
+  const KernelInfo* before = registry.find("registry_test::op.default", DeviceKind::kCpu);
+  ASSERT_TRUE(registry.add("registry_test::op.default", DeviceKind::kCpu, {&second, false}, "b.cc", true, &replaced).ok());
+  EXPECT_EQ(replaced, "a.cc");
+  EXPECT_EQ(registry.origin("registry_test::op.default", DeviceKind::kCpu), "b.cc");
+  EXPECT_EQ(registry.find("registry_test::op.default", DeviceKind::kCpu), before) << "entries stay where they are";
+  EXPECT_EQ(before->fn, &second);
+}
+
+TEST(KernelRegistry, BuiltInsNameTheirSourceFile) {
+  EXPECT_EQ(KernelRegistry::global().origin("aten::add.Tensor", DeviceKind::kCpu),
+            "executor/kernels/cpu/arithmetic_kernels.cc");
+}
+
+TEST(KernelLibrary, ReplacesExistingKernelsOnlyWhenTold) {
+  const std::string library = runfile("tests/executor/libenum_probe_kernels.so");
+  KernelRegistry registry;
+  ASSERT_TRUE(registry.add("nrt_corpus::enum_probe.default", DeviceKind::kCpu, {&first, false}, "the host").ok());
+  auto refused = load_kernel_library(library, registry);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.error().message.find("nrt_corpus::enum_probe.default (registered by the host)"), std::string::npos)
+      << refused.error().message;
+  EXPECT_NE(refused.error().message.find("--kernel-library-override"), std::string::npos) << refused.error().message;
+  EXPECT_EQ(registry.find("nrt_corpus::enum_probe.default", DeviceKind::kCpu)->fn, &first) << "nothing registered";
+
+  auto replaced = load_kernel_library(library, registry, true);
+  ASSERT_TRUE(replaced.ok()) << replaced.error().to_string();
+  ASSERT_EQ(replaced->replaced.size(), 1u);
+  EXPECT_EQ(replaced->replaced[0], "nrt_corpus::enum_probe.default (was the host)");
+  EXPECT_NE(registry.find("nrt_corpus::enum_probe.default", DeviceKind::kCpu)->fn, &first);
+  // Loading it again is no conflict with itself.
+  auto again = load_kernel_library(library, registry);
+  EXPECT_TRUE(again.ok()) << again.error().to_string();
+}
+
+}  // namespace
+}  // namespace nrt::exec
