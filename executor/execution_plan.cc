@@ -30,7 +30,7 @@ Result<Device> device_from(const fb::Device* device) {
     case fb::DeviceType::CUDA:
       return Device{DeviceKind::kCuda, index};
     default:
-      return make_error(ErrorCode::InvalidArgument,
+      return make_error(ErrorCode::NotSupported,
                         std::string("device type ") + fb::EnumNameDeviceType(device->type()) + " is not supported");
   }
 }
@@ -70,6 +70,8 @@ class PlanBuilder {
     return w + ": ";
   }
   Error fail(const std::string& message) const { return make_error(ErrorCode::InvalidArgument, where() + message); }
+  // Something the format allows that the executor cannot do.
+  Error unsupported(const std::string& message) const { return make_error(ErrorCode::NotSupported, where() + message); }
 
   void init_values() {
     const uint32_t num_values = count(graph_.values());
@@ -245,7 +247,7 @@ class PlanBuilder {
       case A::ValueArg:
         return Opt{};
       default:
-        return fail(what + " is a " + fb::EnumNameArgument(type) + ", which the executor cannot pass to a kernel");
+        return unsupported(what + " is a " + fb::EnumNameArgument(type) + ", which the executor cannot pass to a kernel");
     }
   }
 
@@ -476,7 +478,7 @@ class PlanBuilder {
         const auto* values = holder->arg_as_TensorListArg()->values();
         for (uint32_t e = 0; e < count(values); ++e) out.elements.push_back(static_cast<int32_t>(values->Get(e)));
       } else if (holder->arg_type() == fb::Argument::CustomObjArg) {
-        return fail("output " + std::to_string(o) + " is a custom object, which the executor does not support");
+        return unsupported("output " + std::to_string(o) + " is a custom object, which the executor does not support");
       } else {
         const int64_t v = single_value_of(holder->arg_type(), holder->arg());
         if (v >= 0) {
@@ -549,7 +551,7 @@ class PlanBuilder {
   Status plan_in_place(PlannedNode& planned, const ResolvedKernel& resolved, int32_t mutated_value,
                        int32_t mutated_slot, const std::vector<int32_t>& defined, int64_t step) {
     if (planned.outputs.size() != 1 || defined.size() != 1 || planned.outputs[0].kind != OutputSlotKind::kValue) {
-      return fail("an in-place op run as " + resolved.functional_target + " must have exactly one tensor output");
+      return unsupported("an in-place op run as " + resolved.functional_target + " must have exactly one tensor output");
     }
     const ValueInfo& target = plan_.values[static_cast<size_t>(mutated_value)];
     std::vector<int32_t> roots = target.alias_roots;
@@ -591,7 +593,7 @@ class PlanBuilder {
       if (sig != nullptr) out.kind = sig->outputs()->Get(i)->kind();
       const int64_t v = single_value_of(holder->arg_type(), holder->arg());
       if (holder->arg_type() == fb::Argument::TensorListArg) {
-        return fail("graph output " + std::to_string(i) + " is a tensor list, which the executor does not return");
+        return unsupported("graph output " + std::to_string(i) + " is a tensor list, which the executor does not return");
       }
       if (v >= 0) {
         const ValueInfo& info = plan_.values[static_cast<size_t>(v)];

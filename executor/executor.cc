@@ -56,7 +56,7 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
 Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const ProgramFile> file,
                                                        ExecutorOptions options, SubgraphRunners* runners) {
   if (options.device.kind != DeviceKind::kCpu) {
-    return make_error(ErrorCode::InvalidArgument,
+    return make_error(ErrorCode::NotSupported,
                       "device " + options.device.to_string() + " is not supported by this build (cpu only)");
   }
   std::unique_ptr<Executor> executor(new Executor());
@@ -221,7 +221,7 @@ Status Executor::bind_weights() {
       case fb::InputKind::TENSOR_CONSTANT:
         break;
       default:
-        return make_error(ErrorCode::InvalidArgument,
+        return make_error(ErrorCode::NotSupported,
                           "graph '" + plan_.graph_name + "': input '" + info.name + "' of kind " +
                               fb::EnumNameInputKind(input.kind) + " is not supported by the executor");
     }
@@ -618,7 +618,7 @@ Status Executor::write_in_place(const PlannedNode& node) {
     return node_error(node,
                       "runs as " + write.functional_target + ", whose result is a view of the tensor it would be "
                           "written into: in-place view ops (t_, squeeze_, ...) are not supported",
-                      ErrorCode::KernelError);
+                      ErrorCode::NotSupported);
   }
   if (target->storage()->read_only()) {
     return node_error(node, "writes into " + target->type_string() + " held in read-only memory",

@@ -82,7 +82,9 @@ namespace nrt {
   X(NpyInvalid, 1006, "a .npy file is malformed or holds a dtype nrt cannot read")               \
   X(CollectiveFailed, 1007, "a collective failed, or its process group is unbound or mismatched") \
   X(MemoryBudgetExceeded, 1008, "a run would need more memory than its budget, or an allocation failed") \
-  X(RankMismatch, 1009, "the ranks of one job hold different programs")
+  X(RankMismatch, 1009, "the ranks of one job hold different programs")                         \
+  X(NotSupported, 1010, "the program is valid, but uses something this build cannot do")         \
+  X(Internal, 1011, "nrt broke one of its own invariants (a bug to report)")
 
 enum class ErrorCode : int {
 #define NRT_ERROR_ENUM(name, number, summary) name = number,
@@ -108,7 +110,9 @@ template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : state_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Error error) : state_(std::move(error)) {}  // NOLINT
+  // An Error whose code is Ok is no error to carry: it becomes Internal (ExecuTorch's guard), so a
+  // failure can never read as success.
+  Result(Error error) : state_(guarded(std::move(error))) {}  // NOLINT
 
   bool ok() const { return state_.index() == 0; }
   explicit operator bool() const { return ok(); }
@@ -122,6 +126,13 @@ class [[nodiscard]] Result {
   const Error& error() const { return std::get<1>(state_); }
 
  private:
+  static Error guarded(Error error) {
+    if (error.code == ErrorCode::Ok) {
+      error.code = ErrorCode::Internal;
+      error.message = "an error with code Ok was returned as a failure" + (error.message.empty() ? "" : ": " + error.message);
+    }
+    return error;
+  }
   std::variant<T, Error> state_;
 };
 

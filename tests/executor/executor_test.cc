@@ -77,6 +77,21 @@ std::vector<float> weight_pattern() {
   return w;
 }
 
+TEST(ExecutorTest, DevicesThisBuildLacksAreNotSupported) {
+  ExecutorOptions options;
+  options.device = exec::Device{exec::DeviceKind::kCuda, 0};
+  const std::string error = load_error(chain_program(), options);
+  EXPECT_NE(error.find("NRT-E1010 NotSupported"), std::string::npos) << error;
+  EXPECT_NE(error.find("cuda:0"), std::string::npos) << error;
+}
+
+TEST(ExecutorTest, AnErrorWithCodeOkNeverReadsAsSuccess) {
+  Result<int> result = Error{ErrorCode::Ok, "oops"};
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.error().code, ErrorCode::Internal);
+  EXPECT_NE(result.error().message.find("oops"), std::string::npos);
+}
+
 TEST(ExecutorTest, RunsAChainWithAWeight) {
   auto executor = load(chain_program());
   ASSERT_NE(executor, nullptr);
