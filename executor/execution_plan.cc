@@ -6,20 +6,10 @@
 
 #include "serializer/argument_values.h"
 #include "serializer/scalar_type_info.h"
+#include "serializer/schema_access.h"
 
 namespace nrt::exec {
 namespace {
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* vector) {
-  return vector ? vector->size() : 0;
-}
-
-std::string target_of(const fb::Operator& op) {
-  std::string out = op.name()->str();
-  if (op.overload() != nullptr && op.overload()->size() > 0) out += "." + op.overload()->str();
-  return out;
-}
 
 Result<Device> device_from(const fb::Device* device) {
   if (device == nullptr) return Device{};
@@ -49,7 +39,7 @@ class PlanBuilder {
     init_values();
     if (Status s = bind_kernels(); !s) return s.error();
     if (Status s = plan_inputs(); !s) return s.error();
-    const uint32_t num_nodes = count(graph_.nodes());
+    const uint32_t num_nodes = vector_size(graph_.nodes());
     plan_.nodes.reserve(num_nodes);
     for (uint32_t n = 0; n < num_nodes; ++n) {
       if (Status s = plan_node(n); !s) return s.error();
@@ -74,7 +64,7 @@ class PlanBuilder {
   Error unsupported(const std::string& message) const { return make_error(ErrorCode::NotSupported, where() + message); }
 
   void init_values() {
-    const uint32_t num_values = count(graph_.values());
+    const uint32_t num_values = vector_size(graph_.values());
     plan_.values.resize(num_values);
     for (uint32_t v = 0; v < num_values; ++v) {
       const auto* value = graph_.values()->Get(v);
@@ -82,8 +72,7 @@ class PlanBuilder {
       info.name = value->name()->str();
       info.kind = value->kind();
       const fb::TensorMeta* meta = value->tensor();
-      if (meta != nullptr && (info.kind == fb::ValueKind::TENSOR || info.kind == fb::ValueKind::DTENSOR ||
-                              info.kind == fb::ValueKind::OPTIONAL_TENSOR)) {
+      if (meta != nullptr && is_tensor_kind(info.kind)) {
         info.has_meta = true;
         info.dtype = meta->dtype();
         auto planned_dim = [](const fb::SymDim* dim) {
@@ -93,9 +82,9 @@ class PlanBuilder {
           planned.hint = dim->hint();
           return planned;
         };
-        for (uint32_t d = 0; d < count(meta->sizes()); ++d) info.sizes.push_back(planned_dim(meta->sizes()->Get(d)));
-        if (count(meta->strides()) == count(meta->sizes())) {
-          for (uint32_t d = 0; d < count(meta->strides()); ++d) {
+        for (uint32_t d = 0; d < vector_size(meta->sizes()); ++d) info.sizes.push_back(planned_dim(meta->sizes()->Get(d)));
+        if (vector_size(meta->strides()) == vector_size(meta->sizes())) {
+          for (uint32_t d = 0; d < vector_size(meta->strides()); ++d) {
             info.strides.push_back(planned_dim(meta->strides()->Get(d)));
           }
         }
@@ -114,12 +103,12 @@ class PlanBuilder {
   // Chooses every node's kernel; all missing targets are reported together.
   Status bind_kernels() {
     std::map<std::string, std::vector<std::string>> missing;  // target -> node names
-    kernels_.resize(count(graph_.nodes()));
-    targets_.resize(count(graph_.nodes()));
-    in_place_.resize(count(graph_.nodes()));
-    for (uint32_t n = 0; n < count(graph_.nodes()); ++n) {
+    kernels_.resize(vector_size(graph_.nodes()));
+    targets_.resize(vector_size(graph_.nodes()));
+    in_place_.resize(vector_size(graph_.nodes()));
+    for (uint32_t n = 0; n < vector_size(graph_.nodes()); ++n) {
       const auto* node = graph_.nodes()->Get(n);
-      targets_[n] = target_of(*program_.operators()->Get(node->op()));
+      targets_[n] = operator_target(*program_.operators()->Get(node->op()));
       ResolvedKernel resolved = resolve_kernel(registry_, targets_[n], plan_.device.kind);
       if (resolved.kernel == nullptr) {
         missing[targets_[n]].push_back(node->name() ? node->name()->str() : "#" + std::to_string(n));
@@ -190,7 +179,7 @@ class PlanBuilder {
       case A::StringListArg: {
         std::vector<std::string> out;
         const auto* values = static_cast<const fb::StringListArg*>(arg)->values();
-        for (uint32_t i = 0; i < count(values); ++i) out.push_back(values->Get(i)->str());
+        for (uint32_t i = 0; i < vector_size(values); ++i) out.push_back(values->Get(i)->str());
         return Opt(RuntimeValue{std::move(out)});
       }
       case A::SymIntArg: {
@@ -224,7 +213,7 @@ class PlanBuilder {
       case A::BoolListArg: {
         const auto* values = static_cast<const fb::BoolListArg*>(arg)->values();
         std::vector<bool> out;
-        for (uint32_t i = 0; i < count(values); ++i) out.push_back(values->Get(i) != 0);
+        for (uint32_t i = 0; i < vector_size(values); ++i) out.push_back(values->Get(i) != 0);
         return Opt(RuntimeValue{std::move(out)});
       }
       case A::OptionalTensorArg:
@@ -291,7 +280,7 @@ class PlanBuilder {
       case A::ValueArg: {
         const uint32_t v = static_cast<const fb::ValueArg*>(arg)->value();
         const auto kind = plan_.values[v].kind;
-        if (kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::DTENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR) {
+        if (is_tensor_kind(kind)) {
           tensor_refs->push_back(static_cast<int32_t>(v));
         }
         return value_slot(v);
@@ -303,10 +292,10 @@ class PlanBuilder {
         std::vector<int64_t> items;
         if (type == A::TensorListArg) {
           const auto* values = static_cast<const fb::TensorListArg*>(arg)->values();
-          for (uint32_t i = 0; i < count(values); ++i) items.push_back(values->Get(i));
+          for (uint32_t i = 0; i < vector_size(values); ++i) items.push_back(values->Get(i));
         } else {
           const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
-          for (uint32_t i = 0; i < count(values); ++i) items.push_back(values->Get(i));
+          for (uint32_t i = 0; i < vector_size(values); ++i) items.push_back(values->Get(i));
         }
         for (int64_t v : items) {
           GatherStep::Item item;
@@ -344,19 +333,19 @@ class PlanBuilder {
         if (type == A::SymIntListArg) {
           gather.kind = GatherStep::Kind::kInts;
           const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
-          for (uint32_t i = 0; i < count(items); ++i) {
+          for (uint32_t i = 0; i < vector_size(items); ++i) {
             if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal()); !s) return s.error();
           }
         } else if (type == A::SymFloatListArg) {
           gather.kind = GatherStep::Kind::kFloats;
           const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
-          for (uint32_t i = 0; i < count(items); ++i) {
+          for (uint32_t i = 0; i < vector_size(items); ++i) {
             if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal()); !s) return s.error();
           }
         } else {
           gather.kind = GatherStep::Kind::kBools;
           const auto* items = static_cast<const fb::SymBoolListArg*>(arg)->items();
-          for (uint32_t i = 0; i < count(items); ++i) {
+          for (uint32_t i = 0; i < vector_size(items); ++i) {
             if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal() != 0); !s) return s.error();
           }
         }
@@ -395,7 +384,7 @@ class PlanBuilder {
 
   Status plan_inputs() {
     const auto* sig = graph_.signature();
-    for (uint32_t i = 0; i < count(graph_.inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(graph_.inputs()); ++i) {
       const auto* holder = graph_.inputs()->Get(i);
       PlannedInput input;
       if (sig != nullptr) {
@@ -442,7 +431,7 @@ class PlanBuilder {
                   (in_place->mutation == MutationKind::kOut ? "'out'" : "'self'") + " argument to name a tensor");
     }
     int32_t mutated_value = -1, mutated_slot = -1;
-    for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(node->inputs()); ++i) {
       const auto* named = node->inputs()->Get(i);
       const std::string name = named->name() ? named->name()->str() : "";
       const std::string what = "argument " + std::to_string(i) + (name.empty() ? "" : " '" + name + "'");
@@ -465,7 +454,7 @@ class PlanBuilder {
 
     // Output slots are contiguous so that the kernel sees them as one span; list elements get
     // their own slots after them.
-    const uint32_t num_outputs = count(node->outputs());
+    const uint32_t num_outputs = vector_size(node->outputs());
     planned.first_output_slot = plan_.num_slots;
     plan_.num_slots += static_cast<int32_t>(num_outputs);
     std::vector<int32_t> defined;
@@ -476,7 +465,7 @@ class PlanBuilder {
       if (holder->arg_type() == fb::Argument::TensorListArg) {
         out.kind = OutputSlotKind::kList;
         const auto* values = holder->arg_as_TensorListArg()->values();
-        for (uint32_t e = 0; e < count(values); ++e) out.elements.push_back(static_cast<int32_t>(values->Get(e)));
+        for (uint32_t e = 0; e < vector_size(values); ++e) out.elements.push_back(static_cast<int32_t>(values->Get(e)));
       } else if (holder->arg_type() == fb::Argument::CustomObjArg) {
         return unsupported("output " + std::to_string(o) + " is a custom object, which the executor does not support");
       } else {
@@ -533,11 +522,11 @@ class PlanBuilder {
   static int64_t mutated_argument(const fb::Node& node, MutationKind mutation) {
     const std::string_view wanted = mutation == MutationKind::kOut ? "out" : "self";
     int64_t found = -1;
-    for (uint32_t i = 0; i < count(node.inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(node.inputs()); ++i) {
       const auto* named = node.inputs()->Get(i);
       if (named->name() != nullptr && named->name()->string_view() == wanted) found = i;
     }
-    if (found < 0 && mutation == MutationKind::kInPlace && count(node.inputs()) > 0) {
+    if (found < 0 && mutation == MutationKind::kInPlace && vector_size(node.inputs()) > 0) {
       const auto* first = node.inputs()->Get(0);
       if (first->name() == nullptr || first->name()->size() == 0) found = 0;
     }
@@ -586,8 +575,8 @@ class PlanBuilder {
 
   Status plan_outputs() {
     const auto* sig = graph_.signature();
-    const int64_t end = static_cast<int64_t>(count(graph_.nodes()));
-    for (uint32_t i = 0; i < count(graph_.outputs()); ++i) {
+    const int64_t end = static_cast<int64_t>(vector_size(graph_.nodes()));
+    for (uint32_t i = 0; i < vector_size(graph_.outputs()); ++i) {
       const auto* holder = graph_.outputs()->Get(i);
       PlannedGraphOutput out;
       if (sig != nullptr) out.kind = sig->outputs()->Get(i)->kind();
@@ -647,10 +636,10 @@ std::set<std::string> collect_targets(const fb::Program& program, uint32_t root)
   while (!pending.empty()) {
     const auto* graph = program.graphs()->Get(pending.back());
     pending.pop_back();
-    for (uint32_t n = 0; n < count(graph->nodes()); ++n) {
+    for (uint32_t n = 0; n < vector_size(graph->nodes()); ++n) {
       const auto* node = graph->nodes()->Get(n);
-      targets.insert(target_of(*program.operators()->Get(node->op())));
-      for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+      targets.insert(operator_target(*program.operators()->Get(node->op())));
+      for (uint32_t i = 0; i < vector_size(node->inputs()); ++i) {
         const auto* named = node->inputs()->Get(i);
         if (named->arg_type() != fb::Argument::GraphArg) continue;
         const uint32_t sub = named->arg_as_GraphArg()->graph();
@@ -665,14 +654,14 @@ std::set<std::string> collect_targets(const fb::Program& program, uint32_t root)
 
 Result<uint32_t> find_graph(const fb::Program& program, std::string_view name) {
   if (name.empty()) {
-    if (count(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
+    if (vector_size(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
     return program.entry_points()->Get(0);
   }
-  for (uint32_t g = 0; g < count(program.graphs()); ++g) {
+  for (uint32_t g = 0; g < vector_size(program.graphs()); ++g) {
     if (program.graphs()->Get(g)->name()->string_view() == name) return g;
   }
   std::string names;
-  for (uint32_t g = 0; g < count(program.graphs()); ++g) names += (g ? ", " : "") + program.graphs()->Get(g)->name()->str();
+  for (uint32_t g = 0; g < vector_size(program.graphs()); ++g) names += (g ? ", " : "") + program.graphs()->Get(g)->name()->str();
   return make_error(ErrorCode::InvalidArgument, "no graph named '" + std::string(name) + "' (graphs: " + names + ")");
 }
 

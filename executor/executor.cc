@@ -9,14 +9,10 @@
 #include "executor/single_process_group.h"
 #include "executor/tensor_copy.h"
 #include "serializer/scalar_type_info.h"
+#include "serializer/schema_access.h"
 
 namespace nrt::exec {
 namespace {
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* vector) {
-  return vector ? vector->size() : 0;
-}
 
 std::string sizes_text(const std::vector<int64_t>& sizes) {
   std::string s = "[";
@@ -32,10 +28,6 @@ std::string meta_text(const ValueInfo& info) {
     s += info.sizes[i].expr.empty() ? std::to_string(info.sizes[i].literal) : info.sizes[i].expr;
   }
   return s + "]";
-}
-
-bool is_tensor_kind(fb::ValueKind kind) {
-  return kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::DTENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR;
 }
 
 int64_t literal_of(const fb::SymDim* dim) { return dim ? dim->literal() : 0; }
@@ -113,12 +105,12 @@ Status Executor::bind_collective_groups() {
   for (auto& constant : plan_.constants) constant_at[constant.slot] = &constant.value;
   const fb::Program& program = file_->program();
   auto ranks_of = [&](const std::string& name) {
-    for (uint32_t g = 0; g < count(program.process_groups()); ++g) {
+    for (uint32_t g = 0; g < vector_size(program.process_groups()); ++g) {
       const auto* group = program.process_groups()->Get(g);
       if (group->name()->string_view() != name) continue;
       std::string text = " (ranks [";
-      for (uint32_t r = 0; r < count(group->ranks()); ++r) text += (r ? ", " : "") + std::to_string(group->ranks()->Get(r));
-      return text + (count(group->ranks()) ? "])" : "the whole world])");
+      for (uint32_t r = 0; r < vector_size(group->ranks()); ++r) text += (r ? ", " : "") + std::to_string(group->ranks()->Get(r));
+      return text + (vector_size(group->ranks()) ? "])" : "the whole world])");
     }
     return std::string(" (not a process group of the program)");
   };
@@ -194,7 +186,7 @@ Result<std::vector<RuntimeValue>> Executor::run_graph(std::span<const RuntimeVal
 Status Executor::bind_weights() {
   const fb::Program& program = file_->program();
   std::map<std::string_view, uint32_t> by_fqn;
-  for (uint32_t w = 0; w < count(program.weights()); ++w) by_fqn[program.weights()->Get(w)->fqn()->string_view()] = w;
+  for (uint32_t w = 0; w < vector_size(program.weights()); ++w) by_fqn[program.weights()->Get(w)->fqn()->string_view()] = w;
   std::map<uint32_t, std::shared_ptr<Storage>> storages;
   std::vector<std::string> missing;
   auto& slots = frame_->slots();
@@ -235,7 +227,7 @@ Status Executor::bind_weights() {
     const auto* meta = weight->meta();
     const size_t elem = nrt::element_size(meta->dtype());
     std::vector<int64_t> sizes, strides;
-    for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+    for (uint32_t d = 0; d < vector_size(meta->sizes()); ++d) {
       sizes.push_back(meta->sizes()->Get(d)->literal());
       strides.push_back(meta->strides()->Get(d)->literal());
     }
@@ -429,7 +421,7 @@ Status Executor::bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings
     }
   }
   const fb::Program& program = file_->program();
-  for (uint32_t r = 0; r < count(program.range_constraints()); ++r) {
+  for (uint32_t r = 0; r < vector_size(program.range_constraints()); ++r) {
     const auto* constraint = program.range_constraints()->Get(r);
     if (constraint->symbol() == nullptr) continue;
     auto it = bindings->find(constraint->symbol()->string_view());

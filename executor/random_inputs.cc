@@ -5,6 +5,7 @@
 #include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
 #include "serializer/scalar_type_info.h"
+#include "serializer/schema_access.h"
 
 namespace nrt::exec {
 namespace {
@@ -46,8 +47,7 @@ Result<NamedInputs> random_inputs(const std::vector<InputDescription>& inputs, u
       out[input.name] = *input.sym_hint;
       continue;
     }
-    if (input.kind != fb::ValueKind::TENSOR && input.kind != fb::ValueKind::DTENSOR &&
-        input.kind != fb::ValueKind::OPTIONAL_TENSOR) {
+    if (!is_tensor_kind(input.kind)) {
       return make_error(ErrorCode::InvalidArgument, what + " of kind " + fb::EnumNameValueKind(input.kind) +
                                                         " cannot be generated; give it with --input");
     }

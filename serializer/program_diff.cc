@@ -9,16 +9,12 @@
 #include "serializer/program_text.h"
 #include "serializer/scalar_type_info.h"
 #include "serializer/structure_hash.h"
+#include "serializer/schema_access.h"
 
 namespace nrt {
 namespace {
 
 constexpr auto kAlgorithm = HashAlgorithm::kXxh3;
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* v) {
-  return v ? v->size() : 0;
-}
 
 std::string node_label(const fb::Graph& g, uint32_t n) {
   const auto* node = g.nodes()->Get(n);
@@ -32,11 +28,11 @@ std::string node_line(const fb::Program& p, const fb::Graph& g, uint32_t n) {
 // A node's shape for pairing: target (optionally) and its argument names.
 std::string pairing_key(const fb::Program& p, const fb::Node& node, bool with_target) {
   std::string key = with_target ? render_target(*p.operators()->Get(node.op())) : "";
-  for (uint32_t i = 0; i < count(node.inputs()); ++i) {
+  for (uint32_t i = 0; i < vector_size(node.inputs()); ++i) {
     const auto* name = node.inputs()->Get(i)->name();
     key += "|" + (name ? name->str() : "");
   }
-  return key + "|" + std::to_string(count(node.outputs()));
+  return key + "|" + std::to_string(vector_size(node.outputs()));
 }
 
 class GraphDiffer {
@@ -51,7 +47,7 @@ class GraphDiffer {
     if (da_.graph == db_.graph) return out;
     pair_nodes();
     assign_labels();
-    const uint32_t na = count(ga_.nodes()), nb = count(gb_.nodes());
+    const uint32_t na = vector_size(ga_.nodes()), nb = vector_size(gb_.nodes());
     for (uint32_t a = 0; a < na; ++a) {
       if (match_a_[a] < 0) {
         out.removed_nodes.push_back(node_line(pa_, ga_, a));
@@ -74,7 +70,7 @@ class GraphDiffer {
   }
 
   void pair_nodes() {
-    const uint32_t na = count(ga_.nodes()), nb = count(gb_.nodes());
+    const uint32_t na = vector_size(ga_.nodes()), nb = vector_size(gb_.nodes());
     match_a_.assign(na, -1);
     match_b_.assign(nb, -1);
     // 1. Equal digests: the same computation on the same inputs.
@@ -116,10 +112,10 @@ class GraphDiffer {
   // Value identities through the pairing: a B value is (its node, slot, element); an A value is
   // the same when its node is paired, and unique to A otherwise. Graph inputs go by position.
   void assign_labels() {
-    labels_a_.assign(count(ga_.values()), Digest{});
-    labels_b_.assign(count(gb_.values()), Digest{});
+    labels_a_.assign(vector_size(ga_.values()), Digest{});
+    labels_b_.assign(vector_size(gb_.values()), Digest{});
     auto inputs = [](const fb::Graph& g, std::vector<Digest>& labels) {
-      for (uint32_t i = 0; i < count(g.inputs()); ++i) {
+      for (uint32_t i = 0; i < vector_size(g.inputs()); ++i) {
         const auto* h = g.inputs()->Get(i);
         const auto values = defined_values(h->arg_type(), h->arg());
         for (size_t e = 0; e < values.size(); ++e) {
@@ -130,9 +126,9 @@ class GraphDiffer {
     inputs(ga_, labels_a_);
     inputs(gb_, labels_b_);
     auto outputs = [](const fb::Graph& g, std::vector<Digest>& labels, auto&& node_id) {
-      for (uint32_t n = 0; n < count(g.nodes()); ++n) {
+      for (uint32_t n = 0; n < vector_size(g.nodes()); ++n) {
         const auto* node = g.nodes()->Get(n);
-        for (uint32_t slot = 0; slot < count(node->outputs()); ++slot) {
+        for (uint32_t slot = 0; slot < vector_size(node->outputs()); ++slot) {
           const auto* h = node->outputs()->Get(slot);
           const auto values = defined_values(h->arg_type(), h->arg());
           for (size_t e = 0; e < values.size(); ++e) {
@@ -156,11 +152,11 @@ class GraphDiffer {
     if (ta != tb) change.changes.push_back("target: " + ta + " -> " + tb);
     // Arguments by name (positional ones by position when unnamed).
     std::map<std::string, const fb::NamedArgument*> args_b;
-    for (uint32_t i = 0; i < count(nb->inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(nb->inputs()); ++i) {
       const auto* arg = nb->inputs()->Get(i);
       args_b[arg->name() ? arg->name()->str() : "#" + std::to_string(i)] = arg;
     }
-    for (uint32_t i = 0; i < count(na->inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(na->inputs()); ++i) {
       const auto* arg_a = na->inputs()->Get(i);
       const std::string name = arg_a->name() ? arg_a->name()->str() : "#" + std::to_string(i);
       auto it = args_b.find(name);
@@ -182,10 +178,10 @@ class GraphDiffer {
       change.changes.push_back("argument '" + name + "' added: " + render_argument(arg_b->arg_type(), arg_b->arg(), gb_, pb_));
     }
     // Result types by slot.
-    const uint32_t slots = std::max(count(na->outputs()), count(nb->outputs()));
+    const uint32_t slots = std::max(vector_size(na->outputs()), vector_size(nb->outputs()));
     for (uint32_t slot = 0; slot < slots; ++slot) {
-      const std::string ra = slot < count(na->outputs()) ? result_type(pa_, ga_, na->outputs()->Get(slot)) : "(none)";
-      const std::string rb = slot < count(nb->outputs()) ? result_type(pb_, gb_, nb->outputs()->Get(slot)) : "(none)";
+      const std::string ra = slot < vector_size(na->outputs()) ? result_type(pa_, ga_, na->outputs()->Get(slot)) : "(none)";
+      const std::string rb = slot < vector_size(nb->outputs()) ? result_type(pb_, gb_, nb->outputs()->Get(slot)) : "(none)";
       if (ra != rb) change.changes.push_back("result " + std::to_string(slot) + " type: " + ra + " -> " + rb);
     }
     return change;
@@ -201,17 +197,17 @@ class GraphDiffer {
   }
 
   void compare_interface(std::vector<std::string>& out) {
-    const uint32_t ni = std::max(count(ga_.inputs()), count(gb_.inputs()));
+    const uint32_t ni = std::max(vector_size(ga_.inputs()), vector_size(gb_.inputs()));
     for (uint32_t i = 0; i < ni; ++i) {
-      const bool in_a = i < count(ga_.inputs()), in_b = i < count(gb_.inputs());
+      const bool in_a = i < vector_size(ga_.inputs()), in_b = i < vector_size(gb_.inputs());
       const std::string ta = in_a ? result_type(pa_, ga_, ga_.inputs()->Get(i)) : "(none)";
       const std::string tb = in_b ? result_type(pb_, gb_, gb_.inputs()->Get(i)) : "(none)";
       if (ta != tb) out.push_back("input " + std::to_string(i) + " type: " + ta + " -> " + tb);
     }
-    const uint32_t no = std::max(count(ga_.outputs()), count(gb_.outputs()));
+    const uint32_t no = std::max(vector_size(ga_.outputs()), vector_size(gb_.outputs()));
     for (uint32_t i = 0; i < no; ++i) {
-      if (i >= count(ga_.outputs()) || i >= count(gb_.outputs())) {
-        out.push_back("output " + std::to_string(i) + (i >= count(ga_.outputs()) ? " added" : " removed"));
+      if (i >= vector_size(ga_.outputs()) || i >= vector_size(gb_.outputs())) {
+        out.push_back("output " + std::to_string(i) + (i >= vector_size(ga_.outputs()) ? " added" : " removed"));
         continue;
       }
       const auto* ha = ga_.outputs()->Get(i);
@@ -235,19 +231,19 @@ class GraphDiffer {
     auto spec_text = [](fb::InputKind kind, const flatbuffers::String* target) {
       return render_input_kind(kind) + (target && target->size() ? "(" + target->str() + ")" : "");
     };
-    const uint32_t ni = std::max(count(sa->inputs()), count(sb->inputs()));
+    const uint32_t ni = std::max(vector_size(sa->inputs()), vector_size(sb->inputs()));
     for (uint32_t i = 0; i < ni; ++i) {
-      const std::string a = i < count(sa->inputs()) ? spec_text(sa->inputs()->Get(i)->kind(), sa->inputs()->Get(i)->target()) : "(none)";
-      const std::string b = i < count(sb->inputs()) ? spec_text(sb->inputs()->Get(i)->kind(), sb->inputs()->Get(i)->target()) : "(none)";
+      const std::string a = i < vector_size(sa->inputs()) ? spec_text(sa->inputs()->Get(i)->kind(), sa->inputs()->Get(i)->target()) : "(none)";
+      const std::string b = i < vector_size(sb->inputs()) ? spec_text(sb->inputs()->Get(i)->kind(), sb->inputs()->Get(i)->target()) : "(none)";
       if (a != b) out.push_back("input spec " + std::to_string(i) + ": " + a + " -> " + b);
     }
     auto out_text = [](fb::OutputKind kind, const flatbuffers::String* target) {
       return render_output_kind(kind) + (target && target->size() ? "(" + target->str() + ")" : "");
     };
-    const uint32_t no = std::max(count(sa->outputs()), count(sb->outputs()));
+    const uint32_t no = std::max(vector_size(sa->outputs()), vector_size(sb->outputs()));
     for (uint32_t i = 0; i < no; ++i) {
-      const std::string a = i < count(sa->outputs()) ? out_text(sa->outputs()->Get(i)->kind(), sa->outputs()->Get(i)->target()) : "(none)";
-      const std::string b = i < count(sb->outputs()) ? out_text(sb->outputs()->Get(i)->kind(), sb->outputs()->Get(i)->target()) : "(none)";
+      const std::string a = i < vector_size(sa->outputs()) ? out_text(sa->outputs()->Get(i)->kind(), sa->outputs()->Get(i)->target()) : "(none)";
+      const std::string b = i < vector_size(sb->outputs()) ? out_text(sb->outputs()->Get(i)->kind(), sb->outputs()->Get(i)->target()) : "(none)";
       if (a != b) out.push_back("output spec " + std::to_string(i) + ": " + a + " -> " + b);
     }
     if (out.empty()) out.push_back("signature: constant inputs or buffer persistence differ");
@@ -265,15 +261,15 @@ class GraphDiffer {
 
 std::string mesh_text(const fb::DeviceMesh& m) {
   std::string text = render_device_type(m.device_type()) + " shape [";
-  for (uint32_t i = 0; i < count(m.shape()); ++i) text += (i ? "," : "") + std::to_string(m.shape()->Get(i));
+  for (uint32_t i = 0; i < vector_size(m.shape()); ++i) text += (i ? "," : "") + std::to_string(m.shape()->Get(i));
   text += "] ranks [";
-  for (uint32_t i = 0; i < count(m.ranks()); ++i) text += (i ? "," : "") + std::to_string(m.ranks()->Get(i));
+  for (uint32_t i = 0; i < vector_size(m.ranks()); ++i) text += (i ? "," : "") + std::to_string(m.ranks()->Get(i));
   return text + "]";
 }
 
 std::string group_text(const fb::ProcessGroup& g) {
   std::string text = "ranks [";
-  for (uint32_t i = 0; i < count(g.ranks()); ++i) text += (i ? "," : "") + std::to_string(g.ranks()->Get(i));
+  for (uint32_t i = 0; i < vector_size(g.ranks()); ++i) text += (i ? "," : "") + std::to_string(g.ranks()->Get(i));
   text += "] backend " + (g.backend() ? g.backend()->str() : std::string("?"));
   if (g.mesh() >= 0) text += " mesh " + std::to_string(g.mesh()) + " dim " + std::to_string(g.mesh_dim());
   return text;
@@ -284,8 +280,8 @@ template <typename T, typename Text>
 void diff_named(const flatbuffers::Vector<flatbuffers::Offset<T>>* a, const flatbuffers::Vector<flatbuffers::Offset<T>>* b,
                 Text text, std::vector<std::string>& out) {
   std::map<std::string, std::string> ma, mb;
-  for (uint32_t i = 0; i < count(a); ++i) ma[a->Get(i)->name() ? a->Get(i)->name()->str() : "#" + std::to_string(i)] = text(*a->Get(i));
-  for (uint32_t i = 0; i < count(b); ++i) mb[b->Get(i)->name() ? b->Get(i)->name()->str() : "#" + std::to_string(i)] = text(*b->Get(i));
+  for (uint32_t i = 0; i < vector_size(a); ++i) ma[a->Get(i)->name() ? a->Get(i)->name()->str() : "#" + std::to_string(i)] = text(*a->Get(i));
+  for (uint32_t i = 0; i < vector_size(b); ++i) mb[b->Get(i)->name() ? b->Get(i)->name()->str() : "#" + std::to_string(i)] = text(*b->Get(i));
   for (const auto& [name, t] : ma) {
     auto it = mb.find(name);
     if (it == mb.end()) {
@@ -302,7 +298,7 @@ void diff_named(const flatbuffers::Vector<flatbuffers::Offset<T>>* a, const flat
 // Visits every element offset (in elements) of a literal strided view, row-major.
 template <typename F>
 void for_each_element(const fb::TensorMeta& meta, F&& f) {
-  const uint32_t rank = count(meta.sizes());
+  const uint32_t rank = vector_size(meta.sizes());
   std::vector<int64_t> sizes(rank), strides(rank), index(rank, 0);
   for (uint32_t d = 0; d < rank; ++d) {
     sizes[d] = meta.sizes()->Get(d)->literal();
@@ -324,8 +320,8 @@ void diff_weights(const ProgramFile& a, const ProgramFile& b, std::vector<Weight
   std::map<std::string, uint32_t> wa, wb;
   const auto& pa = a.program();
   const auto& pb = b.program();
-  for (uint32_t i = 0; i < count(pa.weights()); ++i) wa[pa.weights()->Get(i)->fqn()->str()] = i;
-  for (uint32_t i = 0; i < count(pb.weights()); ++i) wb[pb.weights()->Get(i)->fqn()->str()] = i;
+  for (uint32_t i = 0; i < vector_size(pa.weights()); ++i) wa[pa.weights()->Get(i)->fqn()->str()] = i;
+  for (uint32_t i = 0; i < vector_size(pb.weights()); ++i) wb[pb.weights()->Get(i)->fqn()->str()] = i;
   for (const auto& [fqn, ia] : wa) {
     auto it = wb.find(fqn);
     if (it == wb.end()) {
@@ -372,8 +368,8 @@ ProgramDiff diff_programs(const ProgramFile& a, const ProgramFile& b) {
   const StructureDigests db = hash_structure(pb, kAlgorithm);
   ProgramDiff out;
   std::map<std::string, uint32_t> ga, gb;
-  for (uint32_t i = 0; i < count(pa.graphs()); ++i) ga[pa.graphs()->Get(i)->name()->str()] = i;
-  for (uint32_t i = 0; i < count(pb.graphs()); ++i) gb[pb.graphs()->Get(i)->name()->str()] = i;
+  for (uint32_t i = 0; i < vector_size(pa.graphs()); ++i) ga[pa.graphs()->Get(i)->name()->str()] = i;
+  for (uint32_t i = 0; i < vector_size(pb.graphs()); ++i) gb[pb.graphs()->Get(i)->name()->str()] = i;
   for (const auto& [name, ia] : ga) {
     auto it = gb.find(name);
     if (it == gb.end()) {

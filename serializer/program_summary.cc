@@ -5,20 +5,16 @@
 #include "serializer/argument_values.h"
 #include "serializer/program_text.h"
 #include "serializer/scalar_type_info.h"
+#include "serializer/schema_access.h"
 
 namespace nrt {
 namespace {
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* vector) {
-  return vector ? vector->size() : 0;
-}
 
 std::string str(const flatbuffers::String* s) { return s ? printable(s->string_view()) : std::string(); }
 
 std::vector<DimSummary> dims_of(const flatbuffers::Vector<flatbuffers::Offset<fb::SymDim>>* sizes) {
   std::vector<DimSummary> dims;
-  for (uint32_t d = 0; d < count(sizes); ++d) {
+  for (uint32_t d = 0; d < vector_size(sizes); ++d) {
     const auto* dim = sizes->Get(d);
     DimSummary summary;
     summary.literal = dim->literal();
@@ -41,7 +37,7 @@ std::string kind_name(fb::ValueKind kind) {
 SlotSummary summarize_slot(const fb::ArgumentHolder& holder, const fb::Graph& graph, const fb::Program& program) {
   SlotSummary slot;
   const int64_t index = single_value_of(holder.arg_type(), holder.arg());
-  if (index < 0 || index >= static_cast<int64_t>(count(graph.values()))) {
+  if (index < 0 || index >= static_cast<int64_t>(vector_size(graph.values()))) {
     slot.kind = holder.arg_type() == fb::Argument::TensorListArg ? "tensor_list" : "constant";
     slot.type = render_definition(holder.arg_type(), holder.arg(), graph, program);
     return slot;
@@ -50,9 +46,7 @@ SlotSummary summarize_slot(const fb::ArgumentHolder& holder, const fb::Graph& gr
   slot.name = str(value.name());
   slot.kind = kind_name(value.kind());
   slot.type = render_type(value, program);
-  const bool has_tensor = value.kind() == fb::ValueKind::TENSOR || value.kind() == fb::ValueKind::OPTIONAL_TENSOR ||
-                          value.kind() == fb::ValueKind::DTENSOR;
-  if (has_tensor && value.tensor() != nullptr) {
+  if (is_tensor_kind(value.kind()) && value.tensor() != nullptr) {
     slot.dtype = std::string(short_name(value.tensor()->dtype()));
     slot.shape = dims_of(value.tensor()->sizes());
     slot.device = render_device(value.tensor()->device());
@@ -61,7 +55,7 @@ SlotSummary summarize_slot(const fb::ArgumentHolder& holder, const fb::Graph& gr
     const auto* spec = value.dtensor();
     DTensorSummary dtensor;
     dtensor.mesh = spec->mesh();
-    for (uint32_t p = 0; p < count(spec->placements()); ++p) {
+    for (uint32_t p = 0; p < vector_size(spec->placements()); ++p) {
       dtensor.placements.push_back(render_placement(*spec->placements()->Get(p)));
     }
     dtensor.global_shape = dims_of(spec->global_sizes());
@@ -73,30 +67,30 @@ SlotSummary summarize_slot(const fb::ArgumentHolder& holder, const fb::Graph& gr
 GraphSummary summarize_graph(const fb::Graph& graph, const fb::Program& program) {
   GraphSummary summary;
   summary.name = str(graph.name());
-  summary.num_nodes = count(graph.nodes());
-  summary.num_values = count(graph.values());
-  for (uint32_t n = 0; n < count(graph.nodes()); ++n) {
+  summary.num_nodes = vector_size(graph.nodes());
+  summary.num_values = vector_size(graph.values());
+  for (uint32_t n = 0; n < vector_size(graph.nodes()); ++n) {
     const uint32_t op = graph.nodes()->Get(n)->op();
     const std::string target =
-        op < count(program.operators()) ? render_target(*program.operators()->Get(op)) : "?op" + std::to_string(op);
+        op < vector_size(program.operators()) ? render_target(*program.operators()->Get(op)) : "?op" + std::to_string(op);
     ++summary.ops[target];
   }
-  for (uint32_t i = 0; i < count(graph.inputs()); ++i) {
+  for (uint32_t i = 0; i < vector_size(graph.inputs()); ++i) {
     summary.inputs.push_back(summarize_slot(*graph.inputs()->Get(i), graph, program));
   }
-  for (uint32_t i = 0; i < count(graph.outputs()); ++i) {
+  for (uint32_t i = 0; i < vector_size(graph.outputs()); ++i) {
     summary.outputs.push_back(summarize_slot(*graph.outputs()->Get(i), graph, program));
   }
   // Verification guarantees one spec per slot for a signature that is present; check anyway.
   if (const auto* signature = graph.signature()) {
-    if (count(signature->inputs()) == summary.inputs.size()) {
+    if (vector_size(signature->inputs()) == summary.inputs.size()) {
       for (uint32_t i = 0; i < summary.inputs.size(); ++i) {
         const auto* spec = signature->inputs()->Get(i);
         summary.inputs[i].signature_kind = render_input_kind(spec->kind());
         if (spec->target() != nullptr && spec->target()->size() > 0) summary.inputs[i].target = str(spec->target());
       }
     }
-    if (count(signature->outputs()) == summary.outputs.size()) {
+    if (vector_size(signature->outputs()) == summary.outputs.size()) {
       for (uint32_t i = 0; i < summary.outputs.size(); ++i) {
         const auto* spec = signature->outputs()->Get(i);
         summary.outputs[i].signature_kind = render_output_kind(spec->kind());
@@ -112,7 +106,7 @@ GraphSummary summarize_graph(const fb::Graph& graph, const fb::Program& program)
 uint64_t numel_of(const fb::TensorMeta& meta) {
   uint64_t numel = 1;
   bool saturated = false;
-  for (uint32_t d = 0; d < count(meta.sizes()); ++d) {
+  for (uint32_t d = 0; d < vector_size(meta.sizes()); ++d) {
     const int64_t size = meta.sizes()->Get(d)->literal();
     if (size <= 0) return 0;
     if (__builtin_mul_overflow(numel, static_cast<uint64_t>(size), &numel)) saturated = true;
@@ -134,27 +128,27 @@ ProgramSummary summarize_program(const fb::Program& program) {
   }
   summary.producer = str(program.producer());
 
-  const uint32_t num_graphs = count(program.graphs());
+  const uint32_t num_graphs = vector_size(program.graphs());
   for (uint32_t g = 0; g < num_graphs; ++g) {
     summary.graphs.push_back(summarize_graph(*program.graphs()->Get(g), program));
   }
-  for (uint32_t e = 0; e < count(program.entry_points()); ++e) {
+  for (uint32_t e = 0; e < vector_size(program.entry_points()); ++e) {
     const uint32_t g = program.entry_points()->Get(e);
     if (g < num_graphs) summary.graphs[g].entry_point = true;
   }
 
-  for (uint32_t m = 0; m < count(program.meshes()); ++m) {
+  for (uint32_t m = 0; m < vector_size(program.meshes()); ++m) {
     const auto* mesh = program.meshes()->Get(m);
     MeshSummary out;
     out.name = str(mesh->name());
     out.device_type = render_device_type(mesh->device_type());
     if (mesh->shape()) out.shape.assign(mesh->shape()->begin(), mesh->shape()->end());
-    for (uint32_t d = 0; d < count(mesh->dim_names()); ++d) out.dim_names.push_back(str(mesh->dim_names()->Get(d)));
+    for (uint32_t d = 0; d < vector_size(mesh->dim_names()); ++d) out.dim_names.push_back(str(mesh->dim_names()->Get(d)));
     if (mesh->ranks()) out.ranks.assign(mesh->ranks()->begin(), mesh->ranks()->end());
     summary.meshes.push_back(std::move(out));
   }
 
-  for (uint32_t p = 0; p < count(program.process_groups()); ++p) {
+  for (uint32_t p = 0; p < vector_size(program.process_groups()); ++p) {
     const auto* group = program.process_groups()->Get(p);
     ProcessGroupSummary out;
     out.name = str(group->name());
@@ -165,11 +159,11 @@ ProgramSummary summarize_program(const fb::Program& program) {
     summary.process_groups.push_back(std::move(out));
   }
 
-  summary.num_storages = count(program.storages());
+  summary.num_storages = vector_size(program.storages());
   for (uint32_t s = 0; s < summary.num_storages; ++s) {
     summary.weight_bytes = saturating_add(summary.weight_bytes, program.storages()->Get(s)->size());
   }
-  summary.num_weights = count(program.weights());
+  summary.num_weights = vector_size(program.weights());
   for (uint32_t w = 0; w < summary.num_weights; ++w) {
     const auto* weight = program.weights()->Get(w);
     if (weight->is_parameter() && weight->meta() != nullptr) {
@@ -177,7 +171,7 @@ ProgramSummary summarize_program(const fb::Program& program) {
     }
   }
 
-  for (uint32_t k = 0; k < count(program.metadata()); ++k) {
+  for (uint32_t k = 0; k < vector_size(program.metadata()); ++k) {
     const auto* entry = program.metadata()->Get(k);
     summary.metadata.emplace_back(str(entry->key()), str(entry->value()));
   }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "serializer/scalar_type_info.h"
+#include "serializer/schema_access.h"
 
 namespace nrt {
 namespace {
@@ -18,11 +19,6 @@ constexpr int kMaxArgumentDepth = 64;
 
 // A graph header longer than this puts each input on its own line.
 constexpr size_t kMaxHeaderWidth = 100;
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* vector) {
-  return vector ? vector->size() : 0;
-}
 
 std::string str(const flatbuffers::String* s) { return s ? printable(s->string_view()) : std::string(); }
 
@@ -38,7 +34,7 @@ std::string lower(std::string_view text) {
 template <typename Vector, typename Render>
 std::string join_list(const Vector* vector, Render render, std::string_view separator = ", ") {
   std::string out = "[";
-  for (uint32_t i = 0; i < count(vector); ++i) {
+  for (uint32_t i = 0; i < vector_size(vector); ++i) {
     if (i > 0) out += separator;
     out += render(vector->Get(i));
   }
@@ -105,7 +101,7 @@ void append_escaped(std::string& out, std::string_view text, char quote) {
 }
 
 const fb::Value* value_at(const fb::Graph& graph, int64_t index) {
-  if (index < 0 || index >= static_cast<int64_t>(count(graph.values()))) return nullptr;
+  if (index < 0 || index >= static_cast<int64_t>(vector_size(graph.values()))) return nullptr;
   return graph.values()->Get(static_cast<uint32_t>(index));
 }
 
@@ -116,14 +112,14 @@ std::string render_definition_of(int64_t index, const fb::Graph& graph, const fb
 }
 
 std::string render_process_group(int64_t index, const fb::Program& program) {
-  if (index < 0 || index >= static_cast<int64_t>(count(program.process_groups()))) {
+  if (index < 0 || index >= static_cast<int64_t>(vector_size(program.process_groups()))) {
     return "pg<?" + std::to_string(index) + ">";
   }
   return "pg<" + str(program.process_groups()->Get(static_cast<uint32_t>(index))->name()) + ">";
 }
 
 std::string render_graph_name(int64_t index, const fb::Program& program) {
-  if (index < 0 || index >= static_cast<int64_t>(count(program.graphs()))) return "?" + std::to_string(index);
+  if (index < 0 || index >= static_cast<int64_t>(vector_size(program.graphs()))) return "?" + std::to_string(index);
   return str(program.graphs()->Get(static_cast<uint32_t>(index))->name());
 }
 
@@ -213,7 +209,7 @@ std::string render_argument_at_depth(fb::Argument type, const void* arg, const f
       return ref(static_cast<const fb::CustomObjArg*>(arg)->value());
     case A::OperatorArg: {
       const uint32_t op = static_cast<const fb::OperatorArg*>(arg)->op();
-      if (op >= count(program.operators())) return "?op" + std::to_string(op);
+      if (op >= vector_size(program.operators())) return "?op" + std::to_string(op);
       return render_target(*program.operators()->Get(op));
     }
     case A::SymFloatArg: {
@@ -242,7 +238,7 @@ std::string render_argument_at_depth(fb::Argument type, const void* arg, const f
       if (depth >= kMaxArgumentDepth) return "{...}";
       const auto* entries = static_cast<const fb::StringToArgumentArg*>(arg)->entries();
       std::string out = "{";
-      for (uint32_t i = 0; i < count(entries); ++i) {
+      for (uint32_t i = 0; i < vector_size(entries); ++i) {
         const auto* entry = entries->Get(i);
         if (i > 0) out += ", ";
         out += render_string(entry->key() ? entry->key()->string_view() : "");
@@ -509,10 +505,10 @@ std::string render_type(const fb::Value& value, const fb::Program& program) {
       return out + ">";
     }
     case K::TENSOR_LIST:
-      if (count(value.elements()) == 0) return "tensor[]";
+      if (vector_size(value.elements()) == 0) return "tensor[]";
       return join_list(value.elements(), render_tensor_meta);
     case K::OPTIONAL_TENSOR_LIST:
-      if (count(value.elements()) == 0) return "tensor?[]";
+      if (vector_size(value.elements()) == 0) return "tensor?[]";
       return join_list(value.elements(), [](const fb::TensorMeta* meta) { return render_tensor_meta(meta) + "?"; });
     case K::SYM_INT:
       return "symint";
@@ -536,11 +532,7 @@ std::string render_type(const fb::Value& value, const fb::Program& program) {
 
 // --- arguments, nodes, graphs -----------------------------------------------------------------
 
-std::string render_target(const fb::Operator& op) {
-  std::string out = str(op.name());
-  if (op.overload() != nullptr && op.overload()->size() > 0) out += "." + str(op.overload());
-  return out;
-}
+std::string render_target(const fb::Operator& op) { return operator_target(op); }
 
 std::string render_value_ref(int64_t index, const fb::Graph& graph) {
   const fb::Value* value = value_at(graph, index);
@@ -595,21 +587,21 @@ std::string render_node(const fb::Node& node, const fb::Graph& graph, const fb::
                         const TextStyle& style) {
   std::string out;
   const auto* outputs = node.outputs();
-  for (uint32_t i = 0; i < count(outputs); ++i) {
+  for (uint32_t i = 0; i < vector_size(outputs); ++i) {
     if (i > 0) out += ", ";
     const auto* holder = outputs->Get(i);
     out += render_definition(holder->arg_type(), holder->arg(), graph, program);
   }
   if (!out.empty()) out += " = ";
   out += style.target_begin;
-  if (node.op() < count(program.operators())) {
+  if (node.op() < vector_size(program.operators())) {
     out += render_target(*program.operators()->Get(node.op()));
   } else {
     out += "?op" + std::to_string(node.op());
   }
   out += style.target_end;
   out += "(";
-  for (uint32_t i = 0; i < count(node.inputs()); ++i) {
+  for (uint32_t i = 0; i < vector_size(node.inputs()); ++i) {
     const auto* named = node.inputs()->Get(i);
     if (i > 0) out += ", ";
     if (named->kind() == fb::ArgumentKind::KEYWORD) out += str(named->name()) + "=";
@@ -622,7 +614,7 @@ std::string render_graph(const fb::Graph& graph, const fb::Program& program, con
                          std::string_view keyword) {
   std::vector<std::string> inputs;
   size_t inputs_length = 0;
-  for (uint32_t i = 0; i < count(graph.inputs()); ++i) {
+  for (uint32_t i = 0; i < vector_size(graph.inputs()); ++i) {
     const auto* holder = graph.inputs()->Get(i);
     inputs.push_back(render_definition(holder->arg_type(), holder->arg(), graph, program));
     inputs_length += inputs.back().size() + 2;
@@ -638,7 +630,7 @@ std::string render_graph(const fb::Graph& graph, const fb::Program& program, con
     }
   }
   out += ") -> (";
-  for (uint32_t i = 0; i < count(graph.outputs()); ++i) {
+  for (uint32_t i = 0; i < vector_size(graph.outputs()); ++i) {
     const auto* holder = graph.outputs()->Get(i);
     if (i > 0) out += ", ";
     out += render_argument(holder->arg_type(), holder->arg(), graph, program);
@@ -646,7 +638,7 @@ std::string render_graph(const fb::Graph& graph, const fb::Program& program, con
   out += ")\n";
 
   if (const auto* signature = graph.signature()) {
-    for (uint32_t i = 0; i < count(signature->inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(signature->inputs()); ++i) {
       const auto* spec = signature->inputs()->Get(i);
       out += "  # input " + (spec->value() >= 0 ? render_value_ref(spec->value(), graph) : std::string("_")) + " : " +
              render_input_kind(spec->kind());
@@ -659,7 +651,7 @@ std::string render_graph(const fb::Graph& graph, const fb::Program& program, con
       }
       out += "\n";
     }
-    for (uint32_t i = 0; i < count(signature->outputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(signature->outputs()); ++i) {
       const auto* spec = signature->outputs()->Get(i);
       out += "  # output " + (spec->value() >= 0 ? render_value_ref(spec->value(), graph) : std::string("_")) +
              " : " + render_output_kind(spec->kind());
@@ -670,17 +662,17 @@ std::string render_graph(const fb::Graph& graph, const fb::Program& program, con
     }
   }
 
-  for (uint32_t n = 0; n < count(graph.nodes()); ++n) {
+  for (uint32_t n = 0; n < vector_size(graph.nodes()); ++n) {
     out += "  " + render_node(*graph.nodes()->Get(n), graph, program, style) + "\n";
   }
   return out;
 }
 
 std::string render_program(const fb::Program& program, const TextStyle& style) {
-  const uint32_t num_graphs = count(program.graphs());
+  const uint32_t num_graphs = vector_size(program.graphs());
   std::vector<bool> is_entry(num_graphs, false);
   std::string out;
-  for (uint32_t e = 0; e < count(program.entry_points()); ++e) {
+  for (uint32_t e = 0; e < vector_size(program.entry_points()); ++e) {
     const uint32_t g = program.entry_points()->Get(e);
     if (g >= num_graphs || is_entry[g]) continue;
     is_entry[g] = true;

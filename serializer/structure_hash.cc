@@ -7,14 +7,10 @@
 
 #include "serializer/argument_values.h"
 #include "serializer/repr_addresses.h"
+#include "serializer/schema_access.h"
 
 namespace nrt {
 namespace {
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* v) {
-  return v ? v->size() : 0;
-}
 
 // Record tags keep different kinds of records from ever sharing an encoding.
 enum Tag : uint64_t {
@@ -36,7 +32,7 @@ enum Tag : uint64_t {
 class StructureHasher {
  public:
   StructureHasher(const fb::Program& program, HashAlgorithm algorithm)
-      : program_(program), algorithm_(algorithm), graphs_(count(program.graphs())) {}
+      : program_(program), algorithm_(algorithm), graphs_(vector_size(program.graphs())) {}
 
   StructureDigests run() {
     StructureDigests out;
@@ -53,9 +49,9 @@ class StructureHasher {
     }
     // Meshes, groups and range constraints as sorted multisets of their encodings.
     std::vector<Digest> meshes, groups, ranges;
-    for (uint32_t m = 0; m < count(program_.meshes()); ++m) meshes.push_back(mesh_digest(m));
-    for (uint32_t g = 0; g < count(program_.process_groups()); ++g) groups.push_back(group_digest(g));
-    for (uint32_t r = 0; r < count(program_.range_constraints()); ++r) {
+    for (uint32_t m = 0; m < vector_size(program_.meshes()); ++m) meshes.push_back(mesh_digest(m));
+    for (uint32_t g = 0; g < vector_size(program_.process_groups()); ++g) groups.push_back(group_digest(g));
+    for (uint32_t r = 0; r < vector_size(program_.range_constraints()); ++r) {
       const auto* rc = program_.range_constraints()->Get(r);
       StreamHasher rh(algorithm_);
       rh.u64(kTagRangeConstraint);
@@ -112,8 +108,8 @@ class StructureHasher {
   }
 
   void sym_dims(StreamHasher& h, const flatbuffers::Vector<flatbuffers::Offset<fb::SymDim>>* dims) {
-    h.u64(count(dims));
-    for (uint32_t i = 0; i < count(dims); ++i) sym_dim(h, dims->Get(i));
+    h.u64(vector_size(dims));
+    for (uint32_t i = 0; i < vector_size(dims); ++i) sym_dim(h, dims->Get(i));
   }
 
   void device(StreamHasher& h, const fb::Device* d) {
@@ -142,13 +138,13 @@ class StructureHasher {
   }
 
   Digest mesh_digest(uint32_t index) {
-    if (mesh_memo_.size() <= index) mesh_memo_.resize(count(program_.meshes()));
+    if (mesh_memo_.size() <= index) mesh_memo_.resize(vector_size(program_.meshes()));
     if (!mesh_memo_[index]) mesh_memo_[index] = compute_mesh_digest(index);
     return *mesh_memo_[index];
   }
 
   Digest group_digest(uint32_t index) {
-    if (group_memo_.size() <= index) group_memo_.resize(count(program_.process_groups()));
+    if (group_memo_.size() <= index) group_memo_.resize(vector_size(program_.process_groups()));
     if (!group_memo_[index]) group_memo_[index] = compute_group_digest(index);
     return *group_memo_[index];
   }
@@ -158,11 +154,11 @@ class StructureHasher {
     StreamHasher h(algorithm_);
     h.u64(kTagMesh);
     h.i64(static_cast<int64_t>(m->device_type()));
-    h.u64(count(m->shape()));
+    h.u64(vector_size(m->shape()));
     for (int64_t e : *m->shape()) h.i64(e);
-    h.u64(count(m->dim_names()));
-    for (uint32_t i = 0; i < count(m->dim_names()); ++i) string(h, m->dim_names()->Get(i));
-    h.u64(count(m->ranks()));
+    h.u64(vector_size(m->dim_names()));
+    for (uint32_t i = 0; i < vector_size(m->dim_names()); ++i) string(h, m->dim_names()->Get(i));
+    h.u64(vector_size(m->ranks()));
     for (int32_t r : *m->ranks()) h.i64(r);
     return h.finish();  // the mesh's own name is a label, not structure
   }
@@ -172,7 +168,7 @@ class StructureHasher {
     StreamHasher h(algorithm_);
     h.u64(kTagGroup);
     string(h, g->name());  // collectives find their group by this name
-    h.u64(count(g->ranks()));
+    h.u64(vector_size(g->ranks()));
     for (int32_t r : *g->ranks()) h.i64(r);
     string(h, g->backend());
     if (g->mesh() >= 0) {
@@ -192,7 +188,7 @@ class StructureHasher {
     if (const auto* d = v->dtensor()) {
       h.u64(1);
       h.digest(mesh_digest(d->mesh()));
-      h.u64(count(d->placements()));
+      h.u64(vector_size(d->placements()));
       for (const auto* p : *d->placements()) {
         h.i64(static_cast<int64_t>(p->kind()));
         h.i64(static_cast<int64_t>(p->reduce_op()));
@@ -204,8 +200,8 @@ class StructureHasher {
     } else {
       h.u64(0);
     }
-    h.u64(count(v->elements()));
-    for (uint32_t i = 0; i < count(v->elements()); ++i) tensor_meta(h, v->elements()->Get(i));
+    h.u64(vector_size(v->elements()));
+    for (uint32_t i = 0; i < vector_size(v->elements()); ++i) tensor_meta(h, v->elements()->Get(i));
     if (const auto* s = v->sym()) {
       h.u64(1);
       string(h, s->expr());
@@ -245,8 +241,8 @@ class StructureHasher {
   // A list of symbolic items: each a reference (by identity) or a literal.
   template <typename Item>
   void sym_items(StreamHasher& h, GraphState& s, const flatbuffers::Vector<const Item*>* items) {
-    h.u64(count(items));
-    for (uint32_t i = 0; i < count(items); ++i) {
+    h.u64(vector_size(items));
+    for (uint32_t i = 0; i < vector_size(items); ++i) {
       const auto* item = items->Get(i);
       if (item->value() >= 0) {
         ref(h, s, item->value());
@@ -275,16 +271,16 @@ class StructureHasher {
         return ref(h, s, static_cast<const fb::TensorArg*>(arg)->value());
       case A::TensorListArg: {
         const auto* values = static_cast<const fb::TensorListArg*>(arg)->values();
-        h.u64(count(values));
-        for (uint32_t i = 0; i < count(values); ++i) ref(h, s, values->Get(i));
+        h.u64(vector_size(values));
+        for (uint32_t i = 0; i < vector_size(values); ++i) ref(h, s, values->Get(i));
         return;
       }
       case A::IntArg:
         return h.i64(static_cast<const fb::IntArg*>(arg)->value());
       case A::IntListArg: {
         const auto* values = static_cast<const fb::IntListArg*>(arg)->values();
-        h.u64(count(values));
-        for (uint32_t i = 0; i < count(values); ++i) h.i64(values->Get(i));
+        h.u64(vector_size(values));
+        for (uint32_t i = 0; i < vector_size(values); ++i) h.i64(values->Get(i));
         return;
       }
       case A::FloatArg: {
@@ -295,16 +291,16 @@ class StructureHasher {
       }
       case A::FloatListArg: {
         const auto* values = static_cast<const fb::FloatListArg*>(arg)->values();
-        h.u64(count(values));
-        for (uint32_t i = 0; i < count(values); ++i) h.f64(values->Get(i));
+        h.u64(vector_size(values));
+        for (uint32_t i = 0; i < vector_size(values); ++i) h.f64(values->Get(i));
         return;
       }
       case A::StringArg:
         return string(h, static_cast<const fb::StringArg*>(arg)->value());
       case A::StringListArg: {
         const auto* values = static_cast<const fb::StringListArg*>(arg)->values();
-        h.u64(count(values));
-        for (uint32_t i = 0; i < count(values); ++i) string(h, values->Get(i));
+        h.u64(vector_size(values));
+        for (uint32_t i = 0; i < vector_size(values); ++i) string(h, values->Get(i));
         return;
       }
       case A::SymIntArg: {
@@ -327,8 +323,8 @@ class StructureHasher {
         return h.u64(static_cast<const fb::BoolArg*>(arg)->value());
       case A::BoolListArg: {
         const auto* values = static_cast<const fb::BoolListArg*>(arg)->values();
-        h.u64(count(values));
-        for (uint32_t i = 0; i < count(values); ++i) h.u64(values->Get(i) != 0);
+        h.u64(vector_size(values));
+        for (uint32_t i = 0; i < vector_size(values); ++i) h.u64(values->Get(i) != 0);
         return;
       }
       case A::SymBoolArg: {
@@ -341,8 +337,8 @@ class StructureHasher {
         return sym_items(h, s, static_cast<const fb::SymBoolListArg*>(arg)->items());
       case A::OptionalTensorListArg: {
         const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
-        h.u64(count(values));
-        for (uint32_t i = 0; i < count(values); ++i) ref(h, s, values->Get(i));
+        h.u64(vector_size(values));
+        for (uint32_t i = 0; i < vector_size(values); ++i) ref(h, s, values->Get(i));
         return;
       }
       case A::GraphArg:
@@ -376,21 +372,21 @@ class StructureHasher {
       }
       case A::NestedTensorsArg: {
         const auto* lists = static_cast<const fb::NestedTensorsArg*>(arg)->lists();
-        h.u64(count(lists));
-        for (uint32_t i = 0; i < count(lists); ++i) {
+        h.u64(vector_size(lists));
+        for (uint32_t i = 0; i < vector_size(lists); ++i) {
           const auto* values = lists->Get(i)->values();
-          h.u64(count(values));
-          for (uint32_t j = 0; j < count(values); ++j) ref(h, s, values->Get(j));
+          h.u64(vector_size(values));
+          for (uint32_t j = 0; j < vector_size(values); ++j) ref(h, s, values->Get(j));
         }
         return;
       }
       case A::IntListListArg: {
         const auto* lists = static_cast<const fb::IntListListArg*>(arg)->lists();
-        h.u64(count(lists));
-        for (uint32_t i = 0; i < count(lists); ++i) {
+        h.u64(vector_size(lists));
+        for (uint32_t i = 0; i < vector_size(lists); ++i) {
           const auto* values = lists->Get(i)->values();
-          h.u64(count(values));
-          for (uint32_t j = 0; j < count(values); ++j) h.i64(values->Get(j));
+          h.u64(vector_size(values));
+          for (uint32_t j = 0; j < vector_size(values); ++j) h.i64(values->Get(j));
         }
         return;
       }
@@ -398,7 +394,7 @@ class StructureHasher {
         // A map: entries sorted by key so that key order never matters.
         const auto* entries = static_cast<const fb::StringToArgumentArg*>(arg)->entries();
         std::vector<const fb::StringToArgumentEntry*> sorted;
-        for (uint32_t i = 0; i < count(entries); ++i) sorted.push_back(entries->Get(i));
+        for (uint32_t i = 0; i < vector_size(entries); ++i) sorted.push_back(entries->Get(i));
         std::stable_sort(sorted.begin(), sorted.end(), [](auto* a, auto* b) {
           return (a->key() ? a->key()->string_view() : "") < (b->key() ? b->key()->string_view() : "");
         });
@@ -411,11 +407,11 @@ class StructureHasher {
       }
       case A::FloatListListArg: {
         const auto* lists = static_cast<const fb::FloatListListArg*>(arg)->lists();
-        h.u64(count(lists));
-        for (uint32_t i = 0; i < count(lists); ++i) {
+        h.u64(vector_size(lists));
+        for (uint32_t i = 0; i < vector_size(lists); ++i) {
           const auto* values = lists->Get(i)->values();
-          h.u64(count(values));
-          for (uint32_t j = 0; j < count(values); ++j) h.f64(values->Get(j));
+          h.u64(vector_size(values));
+          for (uint32_t j = 0; j < vector_size(values); ++j) h.f64(values->Get(j));
         }
         return;
       }
@@ -459,13 +455,13 @@ class StructureHasher {
     const fb::Graph& g = *program_.graphs()->Get(index);
     GraphState s;
     s.graph = &g;
-    s.identity.resize(count(g.values()));
-    s.defined.resize(count(g.values()));
+    s.identity.resize(vector_size(g.values()));
+    s.defined.resize(vector_size(g.values()));
     GraphDigests out;
 
     // Graph inputs: identity from position and type (and, for entry points, the input spec).
     std::vector<Digest> input_digests;
-    for (uint32_t i = 0; i < count(g.inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(g.inputs()); ++i) {
       const auto* holder = g.inputs()->Get(i);
       StreamHasher h(algorithm_);
       h.u64(kTagInput);
@@ -479,22 +475,22 @@ class StructureHasher {
 
     Digest last_effect;  // all zero: no effect yet
     last_effect.algorithm = algorithm_;
-    for (uint32_t n = 0; n < count(g.nodes()); ++n) {
+    for (uint32_t n = 0; n < vector_size(g.nodes()); ++n) {
       const auto* node = g.nodes()->Get(n);
       const auto* op = program_.operators()->Get(node->op());
       StreamHasher h(algorithm_);
       h.u64(kTagNode);
       string(h, op->name());
       string(h, op->overload());
-      h.u64(count(node->inputs()));
-      for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+      h.u64(vector_size(node->inputs()));
+      for (uint32_t i = 0; i < vector_size(node->inputs()); ++i) {
         const auto* named = node->inputs()->Get(i);
         string(h, named->name());
         h.i64(static_cast<int64_t>(named->kind()));
         argument(h, s, named->arg_type(), named->arg());
       }
-      h.u64(count(node->outputs()));
-      for (uint32_t i = 0; i < count(node->outputs()); ++i) {
+      h.u64(vector_size(node->outputs()));
+      for (uint32_t i = 0; i < vector_size(node->outputs()); ++i) {
         const auto* holder = node->outputs()->Get(i);
         h.u64(static_cast<uint64_t>(holder->arg_type()));
         defined_types(h, g, holder->arg_type(), holder->arg());
@@ -504,7 +500,7 @@ class StructureHasher {
       const Digest d = h.finish();
       out.nodes.push_back(d);
       if (effectful) last_effect = d;
-      for (uint32_t i = 0; i < count(node->outputs()); ++i) {
+      for (uint32_t i = 0; i < vector_size(node->outputs()); ++i) {
         const auto* holder = node->outputs()->Get(i);
         define(s, holder->arg_type(), holder->arg(), d, i);
       }
@@ -514,14 +510,14 @@ class StructureHasher {
     sig.u64(kTagSignature);
     if (const auto* signature = g.signature()) {
       sig.u64(1);
-      sig.u64(count(signature->inputs()));
+      sig.u64(vector_size(signature->inputs()));
       for (const auto* spec : *signature->inputs()) {
         sig.i64(static_cast<int64_t>(spec->kind()));
         string(sig, spec->target());
         sig.u64(spec->kind() == fb::InputKind::BUFFER ? spec->persistent() : 0);
         if (spec->constant()) argument(sig, s, spec->constant()->arg_type(), spec->constant()->arg());
       }
-      sig.u64(count(signature->outputs()));
+      sig.u64(vector_size(signature->outputs()));
       for (const auto* spec : *signature->outputs()) {
         sig.i64(static_cast<int64_t>(spec->kind()));
         string(sig, spec->target());
@@ -535,8 +531,8 @@ class StructureHasher {
     h.u64(kTagGraph);
     h.u64(input_digests.size());
     for (const auto& d : input_digests) h.digest(d);
-    h.u64(count(g.outputs()));
-    for (uint32_t i = 0; i < count(g.outputs()); ++i) {
+    h.u64(vector_size(g.outputs()));
+    for (uint32_t i = 0; i < vector_size(g.outputs()); ++i) {
       const auto* holder = g.outputs()->Get(i);
       argument(h, s, holder->arg_type(), holder->arg());
     }

@@ -9,6 +9,7 @@
 #include "serializer/checksum.h"
 #include "serializer/input_limits.h"
 #include "serializer/scalar_type_info.h"
+#include "serializer/schema_access.h"
 
 namespace nrt {
 namespace {
@@ -18,11 +19,6 @@ template <typename Enum>
 bool known(Enum value, const char* (*name_of)(Enum)) {
   const char* name = name_of(value);
   return name != nullptr && name[0] != '\0';
-}
-
-template <typename T>
-uint32_t count(const flatbuffers::Vector<T>* vector) {
-  return vector ? vector->size() : 0;
 }
 
 std::string quoted(const flatbuffers::String* s) { return s ? "'" + s->str() + "'" : "''"; }
@@ -74,7 +70,7 @@ template <typename WhatOf>
 Status check_tensor_meta(const fb::TensorMeta* meta, WorkBudget& budget, WhatOf&& what_of) {
   auto what = [&] { return std::string(what_of()); };
   if (meta == nullptr) return make_error(ErrorCode::MissingTypeInfo, what() + " has no tensor metadata");
-  if (Status s = budget.charge(1 + count(meta->sizes())); !s) return s;
+  if (Status s = budget.charge(1 + vector_size(meta->sizes())); !s) return s;
   if (!known(meta->dtype(), fb::EnumNameScalarType)) {
     return make_error(
         ErrorCode::UnknownEnumValue,
@@ -90,11 +86,11 @@ Status check_tensor_meta(const fb::TensorMeta* meta, WorkBudget& budget, WhatOf&
                                                        std::to_string(static_cast<int>(meta->device()->type())) +
                                                        " is not a known DeviceType");
   }
-  if (meta->strides() && count(meta->strides()) != count(meta->sizes())) {
-    return make_error(ErrorCode::InvalidShape, what() + " has " + std::to_string(count(meta->sizes())) +
-                                                   " sizes but " + std::to_string(count(meta->strides())) + " strides");
+  if (meta->strides() && vector_size(meta->strides()) != vector_size(meta->sizes())) {
+    return make_error(ErrorCode::InvalidShape, what() + " has " + std::to_string(vector_size(meta->sizes())) +
+                                                   " sizes but " + std::to_string(vector_size(meta->strides())) + " strides");
   }
-  for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+  for (uint32_t d = 0; d < vector_size(meta->sizes()); ++d) {
     if (std::string problem = extent_problem(meta->sizes()->Get(d)); !problem.empty()) {
       return make_error(ErrorCode::InvalidShape, what() + " size " + std::to_string(d) + " " + problem);
     }
@@ -107,7 +103,7 @@ Status check_tensor_meta(const fb::TensorMeta* meta, WorkBudget& budget, WhatOf&
   // Literal sizes whose bytes no process could address: such a value can never be computed, and
   // a tool that believed it would try to allocate it. (Symbolic sizes are bounded at run time.)
   uint64_t bytes = std::max<uint64_t>(element_size(meta->dtype()), 1);
-  for (uint32_t d = 0; d < count(meta->sizes()); ++d) {
+  for (uint32_t d = 0; d < vector_size(meta->sizes()); ++d) {
     const auto* dim = meta->sizes()->Get(d);
     if (dim->expr() != nullptr && dim->expr()->size() > 0) continue;
     if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(dim->literal()), &bytes) || bytes > kMaxAddressableBytes) {
@@ -128,23 +124,23 @@ class GraphChecker {
         graph_(*program.graphs()->Get(graph_index)),
         graph_index_(graph_index),
         is_entry_point_(is_entry_point),
-        num_values_(count(graph_.values())),
+        num_values_(vector_size(graph_.values())),
         defined_(num_values_, false) {}
 
   Status run() {
     if (Status s = check_values(); !s) return s;
     place_ = "input";
-    for (uint32_t i = 0; i < count(graph_.inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(graph_.inputs()); ++i) {
       item_ = i;
       const auto* holder = graph_.inputs()->Get(i);
       if (Status s = define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/true); !s) return s;
     }
-    for (uint32_t n = 0; n < count(graph_.nodes()); ++n) {
+    for (uint32_t n = 0; n < vector_size(graph_.nodes()); ++n) {
       if (Status s = check_node(n); !s) return s;
     }
     place_ = "output";
     node_ = -1;
-    for (uint32_t i = 0; i < count(graph_.outputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(graph_.outputs()); ++i) {
       item_ = i;
       const auto* holder = graph_.outputs()->Get(i);
       if (Status s = use(holder->arg_type(), holder->arg()); !s) return s;
@@ -184,16 +180,16 @@ class GraphChecker {
       switch (kind) {
         case fb::ValueKind::PROCESS_GROUP:
           if (value->process_group() < 0 ||
-              static_cast<uint32_t>(value->process_group()) >= count(program_.process_groups())) {
+              static_cast<uint32_t>(value->process_group()) >= vector_size(program_.process_groups())) {
             return fail(ErrorCode::GroupIndexOutOfRange,
                         what() + " names process group " + std::to_string(value->process_group()) + " of " +
-                            std::to_string(count(program_.process_groups())));
+                            std::to_string(vector_size(program_.process_groups())));
           }
           break;
         case fb::ValueKind::GRAPH:
-          if (value->graph() < 0 || static_cast<uint32_t>(value->graph()) >= count(program_.graphs())) {
+          if (value->graph() < 0 || static_cast<uint32_t>(value->graph()) >= vector_size(program_.graphs())) {
             return fail(ErrorCode::GraphIndexOutOfRange, what() + " names graph " + std::to_string(value->graph()) +
-                                                             " of " + std::to_string(count(program_.graphs())));
+                                                             " of " + std::to_string(vector_size(program_.graphs())));
           }
           // A graph value makes its graph reachable just as a GraphArg does.
           subgraphs_.push_back(static_cast<uint32_t>(value->graph()));
@@ -215,12 +211,10 @@ class GraphChecker {
       }
       // Tensor metadata is checked wherever it is present, not only where the kind requires it:
       // readers that walk every field (structure hash, printer) read it all the same.
-      const bool needs_tensor =
-          kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR || kind == fb::ValueKind::DTENSOR;
-      if (needs_tensor || value->tensor() != nullptr) {
+      if (is_tensor_kind(kind) || value->tensor() != nullptr) {
         if (Status s = check_meta(value->tensor(), what); !s) return s;
       }
-      for (uint32_t e = 0; e < count(value->elements()); ++e) {
+      for (uint32_t e = 0; e < vector_size(value->elements()); ++e) {
         auto element = [&] { return what() + " element " + std::to_string(e); };
         if (Status s = check_meta(value->elements()->Get(e), element); !s) return s;
       }
@@ -278,22 +272,22 @@ class GraphChecker {
   Status check_dtensor(const fb::Value* value, const std::string& what) const {
     const auto* spec = value->dtensor();
     if (spec == nullptr) return fail(ErrorCode::MissingTypeInfo, what + " is a DTensor without a DTensorSpec");
-    if (spec->mesh() >= count(program_.meshes())) {
+    if (spec->mesh() >= vector_size(program_.meshes())) {
       return fail(ErrorCode::MeshIndexOutOfRange, what + " names mesh " + std::to_string(spec->mesh()) + " of " +
-                                                      std::to_string(count(program_.meshes())));
+                                                      std::to_string(vector_size(program_.meshes())));
     }
     const auto* mesh = program_.meshes()->Get(spec->mesh());
-    const uint32_t mesh_dims = count(mesh->shape());
-    if (Status s = budget_.charge(1 + count(spec->placements())); !s) return s;
-    if (count(spec->placements()) != mesh_dims) {
-      return fail(ErrorCode::InvalidPlacement, what + " has " + std::to_string(count(spec->placements())) +
+    const uint32_t mesh_dims = vector_size(mesh->shape());
+    if (Status s = budget_.charge(1 + vector_size(spec->placements())); !s) return s;
+    if (vector_size(spec->placements()) != mesh_dims) {
+      return fail(ErrorCode::InvalidPlacement, what + " has " + std::to_string(vector_size(spec->placements())) +
                                                    " placements for a " + std::to_string(mesh_dims) + "-D mesh");
     }
     // The global shape, when recorded, has the local shard's rank; its strides, when recorded, one
     // per global size.
-    const uint32_t rank = count(value->tensor()->sizes());
-    const uint32_t global_rank = count(spec->global_sizes());
-    if (Status s = budget_.charge(global_rank + count(spec->global_strides())); !s) return s;
+    const uint32_t rank = vector_size(value->tensor()->sizes());
+    const uint32_t global_rank = vector_size(spec->global_sizes());
+    if (Status s = budget_.charge(global_rank + vector_size(spec->global_strides())); !s) return s;
     if (spec->global_sizes() && global_rank != rank) {
       return fail(ErrorCode::InvalidShape, what + " has " + std::to_string(global_rank) +
                                                " global sizes for a local tensor of rank " + std::to_string(rank));
@@ -303,9 +297,9 @@ class GraphChecker {
         return fail(ErrorCode::InvalidShape, what + " global size " + std::to_string(d) + " " + problem);
       }
     }
-    if (spec->global_strides() && count(spec->global_strides()) != global_rank) {
+    if (spec->global_strides() && vector_size(spec->global_strides()) != global_rank) {
       return fail(ErrorCode::InvalidShape, what + " has " + std::to_string(global_rank) + " global sizes but " +
-                                               std::to_string(count(spec->global_strides())) + " global strides");
+                                               std::to_string(vector_size(spec->global_strides())) + " global strides");
     }
     for (uint32_t p = 0; p < mesh_dims; ++p) {
       const auto* placement = spec->placements()->Get(p);
@@ -412,23 +406,23 @@ class GraphChecker {
     using A = fb::Argument;
     switch (type) {
       case A::TensorListArg:
-        return count(static_cast<const fb::TensorListArg*>(arg)->values());
+        return vector_size(static_cast<const fb::TensorListArg*>(arg)->values());
       case A::SymIntListArg:
-        return count(static_cast<const fb::SymIntListArg*>(arg)->items());
+        return vector_size(static_cast<const fb::SymIntListArg*>(arg)->items());
       case A::SymFloatListArg:
-        return count(static_cast<const fb::SymFloatListArg*>(arg)->items());
+        return vector_size(static_cast<const fb::SymFloatListArg*>(arg)->items());
       case A::SymBoolListArg:
-        return count(static_cast<const fb::SymBoolListArg*>(arg)->items());
+        return vector_size(static_cast<const fb::SymBoolListArg*>(arg)->items());
       case A::OptionalTensorListArg:
-        return count(static_cast<const fb::OptionalTensorListArg*>(arg)->values());
+        return vector_size(static_cast<const fb::OptionalTensorListArg*>(arg)->values());
       case A::NestedTensorsArg:
-        return count(static_cast<const fb::NestedTensorsArg*>(arg)->lists());
+        return vector_size(static_cast<const fb::NestedTensorsArg*>(arg)->lists());
       case A::IntListListArg:
-        return count(static_cast<const fb::IntListListArg*>(arg)->lists());
+        return vector_size(static_cast<const fb::IntListListArg*>(arg)->lists());
       case A::FloatListListArg:
-        return count(static_cast<const fb::FloatListListArg*>(arg)->lists());
+        return vector_size(static_cast<const fb::FloatListListArg*>(arg)->lists());
       case A::StringToArgumentArg:
-        return count(static_cast<const fb::StringToArgumentArg*>(arg)->entries());
+        return vector_size(static_cast<const fb::StringToArgumentArg*>(arg)->entries());
       default:
         return 0;
     }
@@ -458,14 +452,14 @@ class GraphChecker {
         return aligned(static_cast<const fb::FloatListArg*>(arg)->values());
       case A::IntListListArg: {
         const auto* lists = static_cast<const fb::IntListListArg*>(arg)->lists();
-        for (uint32_t i = 0; i < count(lists); ++i) {
+        for (uint32_t i = 0; i < vector_size(lists); ++i) {
           if (Status s = aligned(lists->Get(i)->values()); !s) return s;
         }
         return {};
       }
       case A::FloatListListArg: {
         const auto* lists = static_cast<const fb::FloatListListArg*>(arg)->lists();
-        for (uint32_t i = 0; i < count(lists); ++i) {
+        for (uint32_t i = 0; i < vector_size(lists); ++i) {
           if (Status s = aligned(lists->Get(i)->values()); !s) return s;
         }
         return {};
@@ -481,7 +475,7 @@ class GraphChecker {
       case A::SymIntListArg: {
         const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
         if (Status s = aligned(items); !s) return s;
-        for (uint32_t i = 0; i < count(items); ++i) {
+        for (uint32_t i = 0; i < vector_size(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
             if (Status s = reference(v, false, "SymInt reference", fb::ValueKind::SYM_INT); !s) return s;
@@ -497,7 +491,7 @@ class GraphChecker {
       case A::SymFloatListArg: {
         const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
         if (Status s = aligned(items); !s) return s;
-        for (uint32_t i = 0; i < count(items); ++i) {
+        for (uint32_t i = 0; i < vector_size(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
             if (Status s = reference(v, false, "SymFloat reference", fb::ValueKind::SYM_FLOAT); !s) return s;
@@ -511,7 +505,7 @@ class GraphChecker {
       }
       case A::SymBoolListArg: {
         const auto* items = static_cast<const fb::SymBoolListArg*>(arg)->items();
-        for (uint32_t i = 0; i < count(items); ++i) {
+        for (uint32_t i = 0; i < vector_size(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
             if (Status s = reference(v, false, "SymBool reference", fb::ValueKind::SYM_BOOL); !s) return s;
@@ -539,7 +533,7 @@ class GraphChecker {
       }
       case A::OptionalTensorListArg: {
         const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
-        for (uint32_t i = 0; i < count(values); ++i) {
+        for (uint32_t i = 0; i < vector_size(values); ++i) {
           if (values->Get(i) >= 0) {
             if (Status s = tensor_ref(values->Get(i), false); !s) return s;
           }
@@ -552,9 +546,9 @@ class GraphChecker {
       }
       case A::GraphArg: {
         uint32_t g = static_cast<const fb::GraphArg*>(arg)->graph();
-        if (g >= count(program_.graphs())) {
+        if (g >= vector_size(program_.graphs())) {
           return fail(ErrorCode::GraphIndexOutOfRange,
-                      "subgraph index " + std::to_string(g) + " of " + std::to_string(count(program_.graphs())));
+                      "subgraph index " + std::to_string(g) + " of " + std::to_string(vector_size(program_.graphs())));
         }
         subgraphs_.push_back(g);
         return {};
@@ -564,15 +558,15 @@ class GraphChecker {
                          fb::ValueKind::CUSTOM_OBJ);
       case A::OperatorArg: {
         uint32_t op = static_cast<const fb::OperatorArg*>(arg)->op();
-        if (op >= count(program_.operators())) {
+        if (op >= vector_size(program_.operators())) {
           return fail(ErrorCode::OperatorIndexOutOfRange,
-                      "operator index " + std::to_string(op) + " of " + std::to_string(count(program_.operators())));
+                      "operator index " + std::to_string(op) + " of " + std::to_string(vector_size(program_.operators())));
         }
         return {};
       }
       case A::NestedTensorsArg: {
         const auto* lists = static_cast<const fb::NestedTensorsArg*>(arg)->lists();
-        for (uint32_t i = 0; i < count(lists); ++i) {
+        for (uint32_t i = 0; i < vector_size(lists); ++i) {
           if (Status s = tensor_list(lists->Get(i), false); !s) return s;
         }
         return {};
@@ -580,7 +574,7 @@ class GraphChecker {
       case A::StringToArgumentArg: {
         if (depth >= 16) return fail(ErrorCode::GraphRecursion, "string-to-argument maps nest deeper than 16");
         const auto* entries = static_cast<const fb::StringToArgumentArg*>(arg)->entries();
-        for (uint32_t i = 0; i < count(entries); ++i) {
+        for (uint32_t i = 0; i < vector_size(entries); ++i) {
           const auto* entry = entries->Get(i);
           if (Status s = use(entry->value_type(), entry->value(), depth + 1); !s) return s;
         }
@@ -588,9 +582,9 @@ class GraphChecker {
       }
       case A::ProcessGroupArg: {
         uint32_t g = static_cast<const fb::ProcessGroupArg*>(arg)->group();
-        if (g >= count(program_.process_groups())) {
+        if (g >= vector_size(program_.process_groups())) {
           return fail(ErrorCode::GroupIndexOutOfRange, "process group index " + std::to_string(g) + " of " +
-                                                           std::to_string(count(program_.process_groups())));
+                                                           std::to_string(vector_size(program_.process_groups())));
         }
         return {};
       }
@@ -603,8 +597,8 @@ class GraphChecker {
 
   Status tensor_list(const fb::TensorListArg* list, bool defining) {
     const auto* values = list ? list->values() : nullptr;
-    if (Status s = budget_.charge(count(values)); !s) return s;
-    for (uint32_t i = 0; i < count(values); ++i) {
+    if (Status s = budget_.charge(vector_size(values)); !s) return s;
+    for (uint32_t i = 0; i < vector_size(values); ++i) {
       if (Status s = tensor_ref(values->Get(i), defining); !s) return s;
     }
     return {};
@@ -663,12 +657,12 @@ class GraphChecker {
     node_ = n;
     const auto* node = graph_.nodes()->Get(n);
     place_.clear();
-    if (node->op() >= count(program_.operators())) {
+    if (node->op() >= vector_size(program_.operators())) {
       return fail(ErrorCode::OperatorIndexOutOfRange, "operator index " + std::to_string(node->op()) + " of " +
-                                                          std::to_string(count(program_.operators())));
+                                                          std::to_string(vector_size(program_.operators())));
     }
     place_ = "argument";
-    for (uint32_t i = 0; i < count(node->inputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(node->inputs()); ++i) {
       item_ = i;
       const auto* named = node->inputs()->Get(i);
       if (!known(named->kind(), fb::EnumNameArgumentKind)) {
@@ -677,7 +671,7 @@ class GraphChecker {
       if (Status s = use(named->arg_type(), named->arg()); !s) return s;
     }
     place_ = "result";
-    for (uint32_t i = 0; i < count(node->outputs()); ++i) {
+    for (uint32_t i = 0; i < vector_size(node->outputs()); ++i) {
       item_ = i;
       const auto* holder = node->outputs()->Get(i);
       if (Status s = define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/false); !s) return s;
@@ -696,9 +690,9 @@ class GraphChecker {
       place_.clear();
       return {};
     }
-    const uint32_t num_inputs = count(graph_.inputs());
-    if (count(sig->inputs()) != num_inputs) {
-      return fail(ErrorCode::SignatureInputMismatch, std::to_string(count(sig->inputs())) + " input specs for " +
+    const uint32_t num_inputs = vector_size(graph_.inputs());
+    if (vector_size(sig->inputs()) != num_inputs) {
+      return fail(ErrorCode::SignatureInputMismatch, std::to_string(vector_size(sig->inputs())) + " input specs for " +
                                                          std::to_string(num_inputs) + " graph inputs");
     }
     for (uint32_t i = 0; i < num_inputs; ++i) {
@@ -743,9 +737,9 @@ class GraphChecker {
         if (Status s = use(spec->constant()->arg_type(), spec->constant()->arg()); !s) return s;
       }
     }
-    const uint32_t num_outputs = count(graph_.outputs());
-    if (count(sig->outputs()) != num_outputs) {
-      return fail(ErrorCode::SignatureOutputMismatch, std::to_string(count(sig->outputs())) + " output specs for " +
+    const uint32_t num_outputs = vector_size(graph_.outputs());
+    if (vector_size(sig->outputs()) != num_outputs) {
+      return fail(ErrorCode::SignatureOutputMismatch, std::to_string(vector_size(sig->outputs())) + " output specs for " +
                                                           std::to_string(num_outputs) + " graph outputs");
     }
     for (uint32_t i = 0; i < num_outputs; ++i) {
@@ -789,9 +783,9 @@ class GraphChecker {
 };
 
 Status check_meshes(const fb::Program& program, WorkBudget& budget) {
-  for (uint32_t m = 0; m < count(program.meshes()); ++m) {
+  for (uint32_t m = 0; m < vector_size(program.meshes()); ++m) {
     const auto* mesh = program.meshes()->Get(m);
-    if (Status s = budget.charge(1 + count(mesh->shape()) + count(mesh->dim_names()) + count(mesh->ranks())); !s) {
+    if (Status s = budget.charge(1 + vector_size(mesh->shape()) + vector_size(mesh->dim_names()) + vector_size(mesh->ranks())); !s) {
       return s;
     }
     const std::string at = "mesh " + std::to_string(m) + " " + quoted(mesh->name()) + ": ";
@@ -802,25 +796,25 @@ Status check_meshes(const fb::Program& program, WorkBudget& budget) {
     if (!elements_aligned(mesh->shape())) {
       return make_error(ErrorCode::FlatbufferInvalid, at + "its shape vector is not 8-byte aligned");
     }
-    if (count(mesh->shape()) == 0) return make_error(ErrorCode::InvalidMesh, at + "shape is empty");
+    if (vector_size(mesh->shape()) == 0) return make_error(ErrorCode::InvalidMesh, at + "shape is empty");
     uint64_t product = 1;
-    for (uint32_t d = 0; d < count(mesh->shape()); ++d) {
+    for (uint32_t d = 0; d < vector_size(mesh->shape()); ++d) {
       const int64_t extent = mesh->shape()->Get(d);
       if (extent <= 0 || __builtin_mul_overflow(product, static_cast<uint64_t>(extent), &product)) {
         return make_error(ErrorCode::InvalidMesh, at + "dimension " + std::to_string(d) + " has extent " +
                                                       std::to_string(extent));
       }
     }
-    if (product != count(mesh->ranks())) {
+    if (product != vector_size(mesh->ranks())) {
       return make_error(ErrorCode::InvalidMesh, at + "shape holds " + std::to_string(product) + " ranks but " +
-                                                    std::to_string(count(mesh->ranks())) + " are listed");
+                                                    std::to_string(vector_size(mesh->ranks())) + " are listed");
     }
-    if (count(mesh->dim_names()) != 0 && count(mesh->dim_names()) != count(mesh->shape())) {
-      return make_error(ErrorCode::InvalidMesh, at + std::to_string(count(mesh->dim_names())) + " dim names for " +
-                                                    std::to_string(count(mesh->shape())) + " dimensions");
+    if (vector_size(mesh->dim_names()) != 0 && vector_size(mesh->dim_names()) != vector_size(mesh->shape())) {
+      return make_error(ErrorCode::InvalidMesh, at + std::to_string(vector_size(mesh->dim_names())) + " dim names for " +
+                                                    std::to_string(vector_size(mesh->shape())) + " dimensions");
     }
     std::unordered_set<int32_t> seen;
-    for (uint32_t r = 0; r < count(mesh->ranks()); ++r) {
+    for (uint32_t r = 0; r < vector_size(mesh->ranks()); ++r) {
       const int32_t rank = mesh->ranks()->Get(r);
       if (rank < 0 || !seen.insert(rank).second) {
         return make_error(ErrorCode::InvalidMesh, at + "rank " + std::to_string(rank) + " at position " +
@@ -833,20 +827,20 @@ Status check_meshes(const fb::Program& program, WorkBudget& budget) {
 
 Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
   std::unordered_set<std::string_view> names;
-  for (uint32_t g = 0; g < count(program.process_groups()); ++g) {
+  for (uint32_t g = 0; g < vector_size(program.process_groups()); ++g) {
     const auto* group = program.process_groups()->Get(g);
-    if (Status s = budget.charge(1 + count(group->ranks())); !s) return s;
+    if (Status s = budget.charge(1 + vector_size(group->ranks())); !s) return s;
     const std::string at = "process group " + std::to_string(g) + " '" + group->name()->str() + "': ";
     if (!names.insert(group->name()->string_view()).second) {
       return make_error(ErrorCode::DuplicateName, at + "name is used by an earlier group");
     }
     // No ranks means "bound by name at load time" (a torch collective's group_name without a
     // size); a group derived from a mesh must list them.
-    if (count(group->ranks()) == 0 && group->mesh() >= 0) {
+    if (vector_size(group->ranks()) == 0 && group->mesh() >= 0) {
       return make_error(ErrorCode::InvalidProcessGroup, at + "is derived from a mesh but lists no ranks");
     }
     std::unordered_set<int32_t> seen;
-    for (uint32_t r = 0; r < count(group->ranks()); ++r) {
+    for (uint32_t r = 0; r < vector_size(group->ranks()); ++r) {
       const int32_t rank = group->ranks()->Get(r);
       if (rank < 0 || !seen.insert(rank).second) {
         return make_error(ErrorCode::InvalidProcessGroup,
@@ -860,22 +854,22 @@ Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
       }
       continue;
     }
-    if (static_cast<uint32_t>(group->mesh()) >= count(program.meshes())) {
+    if (static_cast<uint32_t>(group->mesh()) >= vector_size(program.meshes())) {
       return make_error(ErrorCode::MeshIndexOutOfRange, at + "names mesh " + std::to_string(group->mesh()) + " of " +
-                                                            std::to_string(count(program.meshes())));
+                                                            std::to_string(vector_size(program.meshes())));
     }
     const auto* mesh = program.meshes()->Get(static_cast<uint32_t>(group->mesh()));
-    if (group->mesh_dim() < 0 || static_cast<uint32_t>(group->mesh_dim()) >= count(mesh->shape())) {
+    if (group->mesh_dim() < 0 || static_cast<uint32_t>(group->mesh_dim()) >= vector_size(mesh->shape())) {
       return make_error(ErrorCode::InvalidProcessGroup, at + "mesh dimension " + std::to_string(group->mesh_dim()) +
-                                                            " is outside a " + std::to_string(count(mesh->shape())) +
+                                                            " is outside a " + std::to_string(vector_size(mesh->shape())) +
                                                             "-D mesh");
     }
-    if (static_cast<int64_t>(count(group->ranks())) != mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))) {
+    if (static_cast<int64_t>(vector_size(group->ranks())) != mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))) {
       return make_error(ErrorCode::InvalidProcessGroup,
-                        at + std::to_string(count(group->ranks())) + " ranks for a mesh dimension of extent " +
+                        at + std::to_string(vector_size(group->ranks())) + " ranks for a mesh dimension of extent " +
                             std::to_string(mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))));
     }
-    if (Status s = budget.charge(count(mesh->ranks())); !s) return s;
+    if (Status s = budget.charge(vector_size(mesh->ranks())); !s) return s;
     std::unordered_set<int32_t> mesh_ranks(mesh->ranks()->begin(), mesh->ranks()->end());
     for (int32_t rank : *group->ranks()) {
       if (!mesh_ranks.count(rank)) {
@@ -887,7 +881,7 @@ Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
 }
 
 Status check_storages(const fb::Program& program, std::span<const uint8_t> segment, bool deep) {
-  for (uint32_t s = 0; s < count(program.storages()); ++s) {
+  for (uint32_t s = 0; s < vector_size(program.storages()); ++s) {
     const auto* storage = program.storages()->Get(s);
     const std::string at = "storage " + std::to_string(s) + ": ";
     if (storage->inline_data() != nullptr) {
@@ -927,9 +921,9 @@ Status check_storages(const fb::Program& program, std::span<const uint8_t> segme
 Status check_weight_view(const fb::Program& program, uint32_t w) {
   const auto* weight = program.weights()->Get(w);
   const std::string at = "weight " + std::to_string(w) + " '" + weight->fqn()->str() + "': ";
-  if (weight->storage() >= count(program.storages())) {
+  if (weight->storage() >= vector_size(program.storages())) {
     return make_error(ErrorCode::StorageIndexOutOfRange, at + "names storage " + std::to_string(weight->storage()) +
-                                                             " of " + std::to_string(count(program.storages())));
+                                                             " of " + std::to_string(vector_size(program.storages())));
   }
   const auto* meta = weight->meta();
   const size_t elem = element_size(meta->dtype());
@@ -937,10 +931,10 @@ Status check_weight_view(const fb::Program& program, uint32_t w) {
     return make_error(ErrorCode::UnknownEnumValue,
                       at + "dtype " + std::to_string(static_cast<int>(meta->dtype())) + " has no known element size");
   }
-  const uint32_t rank = count(meta->sizes());
-  if (count(meta->strides()) != rank) {
+  const uint32_t rank = vector_size(meta->sizes());
+  if (vector_size(meta->strides()) != rank) {
     return make_error(ErrorCode::InvalidShape, at + std::to_string(rank) + " sizes but " +
-                                                   std::to_string(count(meta->strides())) + " strides");
+                                                   std::to_string(vector_size(meta->strides())) + " strides");
   }
   auto literal = [](const fb::SymDim* dim, int64_t* out) {
     if (dim == nullptr) {
@@ -984,7 +978,7 @@ Status check_weight_view(const fb::Program& program, uint32_t w) {
 
 Status check_weights(const fb::Program& program, WorkBudget& budget) {
   std::unordered_set<std::string_view> names;
-  for (uint32_t w = 0; w < count(program.weights()); ++w) {
+  for (uint32_t w = 0; w < vector_size(program.weights()); ++w) {
     const auto* weight = program.weights()->Get(w);
     auto what = [&] { return "weight " + std::to_string(w) + " '" + weight->fqn()->str() + "'"; };
     if (!names.insert(weight->fqn()->string_view()).second) {
@@ -1040,10 +1034,10 @@ Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std:
                       "schema version " + std::to_string(version->major()) + "." + std::to_string(version->minor()) +
                           "; this build reads major version " + std::to_string(kSchemaMajor));
   }
-  const uint32_t num_graphs = count(program.graphs());
-  if (count(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
+  const uint32_t num_graphs = vector_size(program.graphs());
+  if (vector_size(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
   std::vector<bool> is_entry(num_graphs, false);
-  for (uint32_t e = 0; e < count(program.entry_points()); ++e) {
+  for (uint32_t e = 0; e < vector_size(program.entry_points()); ++e) {
     const uint32_t g = program.entry_points()->Get(e);
     if (g >= num_graphs) {
       return make_error(ErrorCode::GraphIndexOutOfRange, "entry point " + std::to_string(e) + " names graph " +
@@ -1062,7 +1056,7 @@ Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std:
                             "' has the same name as an earlier graph");
     }
   }
-  if (Status s = budget.charge(count(program.entry_points())); !s) return s;
+  if (Status s = budget.charge(vector_size(program.entry_points())); !s) return s;
   if (Status s = check_meshes(program, budget); !s) return s;
   if (Status s = check_process_groups(program, budget); !s) return s;
   if (Status s = check_storages(program, segment, options.deep); !s) return s;
