@@ -1,4 +1,4 @@
-// Exit statuses of nrt-inspect, shared by every subcommand (DESIGN.md): 0 ok / valid, 1 invalid
+// Exit statuses of nrt-inspect, shared by every subcommand (docs/ERRORS.md, "Exit codes"): 0 ok / valid, 1 invalid
 // input, 2 usage or I/O trouble.
 #pragma once
 

@@ -1,4 +1,5 @@
-// Comparing a computed tensor with a reference (REFERENCE.md §8, Polygraphy semantics).
+// Comparing a computed tensor with a reference (Polygraphy's semantics; docs/EXECUTOR.md,
+// "Comparing outputs").
 //
 // Element i fails only when it exceeds both tolerances: |got - expected| > atol AND
 // |got - expected| > rtol * |expected|. NaN matches NaN only in the same position; an infinity

@@ -11,7 +11,7 @@ namespace {
 using ST = fb::ScalarType;
 constexpr std::nullopt_t kNone = std::nullopt;
 
-// Sources: torch/_export/serde/schema.py (schema), c10/core/ScalarType.h (c10); REFERENCE.md §2.
+// Sources: torch/_export/serde/schema.py (schema), c10/core/ScalarType.h (c10); docs/TORCH_EXPORT.md, "Enum numberings".
 constexpr std::array kScalarTypes = {
     ScalarTypeRow{ST::UNKNOWN, 0, kNone, "unknown"},
     ScalarTypeRow{ST::UINT8, 1, 0, "uint8"},

@@ -1,4 +1,4 @@
-// Output comparison (REFERENCE.md §8): both tolerances must be exceeded to fail, NaN and
+// Output comparison (docs/EXECUTOR.md, "Comparing outputs"): both tolerances must be exceeded to fail, NaN and
 // infinity rules, the worst element and its index, strided inputs, dtype and shape checks.
 #include <gtest/gtest.h>
 

@@ -57,7 +57,7 @@ TEST(EnumTables, EveryScalarTypeRowConvertsBothWays) {
   }
 }
 
-// The rows of REFERENCE.md §2, spelled out: the three numberings differ.
+// The rows of docs/TORCH_EXPORT.md "Enum numberings", spelled out: the three numberings differ.
 TEST(EnumTables, ScalarTypeNumberingsOfRecord) {
   struct Expect {
     fb::ScalarType nrt;
