@@ -14,6 +14,7 @@
 #include "cli/run_report.h"
 #include "cli/run_world.h"
 #include "serializer/atomic_file.h"
+#include "executor/collective_schedule.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
 #include "executor/memory_budget.h"
@@ -80,15 +81,47 @@ std::optional<RankOutcome> agree(const RunOptions& options, const RunWorld& worl
 
 // Collective: every rank must hold the same program (its structure digest: topology, targets,
 // constants, types, meshes, process groups) before the first collective; otherwise every rank
-// stops, naming which ranks hold which digest.
+// stops, naming which ranks hold which digest. Ranks running programs of their own (FILE with
+// {rank}) may differ in weights and sizes, not in what they communicate: they compare their
+// collective schedules instead (executor/collective_schedule.h).
 std::optional<RankOutcome> agree_on_program(const RunOptions& options, const RunWorld& world, const ProgramFile& file) {
   if (!world.launched()) return std::nullopt;
-  const std::string digest = hash_structure(file.program(), HashAlgorithm::kXxh3).program.to_string();
-  auto digests = world.gather_texts("structure " + digest);
-  if (!digests) abandon_job(options, failure(options, world, digests.error()));
-  auto disagreement = exec::rank_disagreement(*digests, "program");
+  const bool per_rank = options.per_rank_program;
+  const std::string text =
+      per_rank ? exec::collective_schedule_line(exec::collective_schedule(file.program()))
+               : "structure " + hash_structure(file.program(), HashAlgorithm::kXxh3).program.to_string();
+  auto texts = world.gather_texts(text);
+  if (!texts) abandon_job(options, failure(options, world, texts.error()));
+  auto disagreement = exec::rank_disagreement(*texts, per_rank ? "collective schedule" : "program");
   if (!disagreement) return std::nullopt;
   return failure(options, world, make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+}
+
+// Collective: ranks writing into one directory would overwrite each other's outputs. The
+// directories are compared as resolved on each rank, so `--output-dir out$OMPI_COMM_WORLD_RANK`
+// (expanded by a shell per rank) is as good as `--output-dir 'out_{rank}'`.
+std::optional<Error> shared_output_dir(const RunOptions& options, const RunWorld& world) {
+  std::string resolved;
+  if (!options.output_dir.empty()) {
+    std::error_code ec;
+    resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(options.output_dir, ec), ec).string();
+    if (ec) resolved = options.output_dir;
+  }
+  auto dirs = world.gather_texts(resolved);
+  if (!dirs) return dirs.error();
+  for (size_t r = 0; r < dirs->size(); ++r) {
+    if ((*dirs)[r].empty()) continue;
+    std::vector<int> sharing;
+    for (size_t q = 0; q < dirs->size(); ++q) {
+      if ((*dirs)[q] == (*dirs)[r]) sharing.push_back(static_cast<int>(q));
+    }
+    if (sharing.size() > 1) {
+      return make_error(ErrorCode::InvalidArgument,
+                        "ranks [" + rank_list(sharing) + "] would write their outputs into one directory, " +
+                            (*dirs)[r] + ", overwriting each other; give each rank its own (--output-dir 'out_{rank}')");
+    }
+  }
+  return std::nullopt;
 }
 
 // Output names become file names: only plain names are accepted.
@@ -146,6 +179,9 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   if (!file && !problem) problem = file.error();
   if (auto stop = agree(options, world, problem, "opening the program")) return *stop;
   if (auto stop = agree_on_program(options, world, *file)) return *stop;
+  if (world.launched()) {
+    if (auto shared = shared_output_dir(options, world)) return failure(options, world, *shared);
+  }
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
@@ -309,20 +345,13 @@ int run_program_command(const RunOptions& given) {
   if (world->launched()) spdlog::default_logger()->set_pattern("%n: rank " + std::to_string(world->rank) + ": %l: %v");
 
   RunOptions options = given;
+  options.per_rank_program = given.file.find("{rank}") != std::string::npos;
+  options.file = with_rank(options.file, world->rank);
   options.output_dir = with_rank(options.output_dir, world->rank);
   options.expect_dir = with_rank(options.expect_dir, world->rank);
   options.profile_trace = with_rank(options.profile_trace, world->rank);
   for (auto& input : options.inputs) input = with_rank(input, world->rank);
 
-  if (world->size > 1 && !given.output_dir.empty() && given.output_dir.find("{rank}") == std::string::npos) {
-    // The same arguments reach every rank, so every rank stops here: nothing to agree on.
-    const Error usage =
-        make_error(ErrorCode::InvalidArgument,
-                   "--output-dir '" + given.output_dir + "' must contain {rank} when " + std::to_string(world->size) +
-                       " ranks run: each rank writes its own outputs, and in one directory they "
-                       "would overwrite each other");
-    return finish(options, *world, failure(options, *world, usage));
-  }
   return finish(options, *world, run_on_rank(options, *world));
 }
 

@@ -5,7 +5,10 @@
 namespace nrt::cli {
 
 void add_run_options(CLI::App& app, RunOptions& options) {
-  app.add_option("FILE", options.file, "Program to run: .nrt, .nrt.json, or torch.export .pt2 / JSON")->required();
+  app.add_option("FILE", options.file,
+                 "Program to run: .nrt, .nrt.json, or torch.export .pt2 / JSON ({rank} in FILE: each rank runs its own "
+                 "program, as torch exports one per rank)")
+      ->required();
   app.add_option("--graph", options.graph, "Graph to run (default: the first entry point)");
   app.add_option("--input", options.inputs,
                  "A user input from a .npy file: NAME=PATH.npy (repeatable; {rank} in PATH is the rank)")

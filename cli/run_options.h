@@ -11,7 +11,8 @@
 namespace nrt::cli {
 
 struct RunOptions {
-  std::string file;
+  std::string file;                    // {rank} in it: each rank runs its own program
+  bool per_rank_program = false;       // set from `file` when it holds {rank}
   std::string graph;                   // empty: the first entry point
   std::vector<std::string> inputs;     // NAME=PATH.npy
   std::vector<std::string> kernel_libraries;  // loaded before the program

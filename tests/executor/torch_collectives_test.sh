@@ -5,7 +5,9 @@
 # cat(x0 + x1, x0 + x1) * 2. Also: a wrong expectation exits 1, a single process (no launcher)
 # fails to load naming group '0', one rank is too few, --output-dir without {rank} is a usage error, and
 # only rank 0 prints the text report, and ranks holding different programs (one constant apart, or
-# another program) stop before the first collective naming the rank that differs. Skipped (exit 0, a <skipped/> test case) without mpirun or
+# another program) stop before the first collective naming the rank that differs. Output directories
+# are compared as resolved (one shared directory is refused, out$OMPI_COMM_WORLD_RANK works), and
+# {rank} in FILE runs one program per rank, compared by collective schedule. Skipped (exit 0, a <skipped/> test case) without mpirun or
 # NumPy for the Debian interpreter scripts/setup.sh provides ($NRT_PYTHON, default /usr/bin/python3:
 # the python3 first on PATH may be another one, without NumPy).
 set -u
@@ -112,9 +114,14 @@ check "the error names the missing file" contains lone.err "only0_1.npy"
 
 # Several ranks writing into one directory would overwrite each other's outputs.
 mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --output-dir shared > shared.out 2> shared.err
-check "--output-dir without {rank} exits 2" [ $? -eq 2 ]
-check "the usage error says why" contains shared.err "--output-dir 'shared' must contain {rank} when 2 ranks run"
+check "one --output-dir for two ranks exits 2" [ $? -eq 2 ]
+check "the error names the ranks and the directory" contains shared.err "ranks [0, 1] would write their outputs into one directory, $PWD/shared"
 check "nothing was written" [ ! -e shared ]
+# Directories that differ once resolved per rank are as good as {rank} (a shell per rank expands them).
+mpi 60 -np 2 bash -c '"$0" model.nrt --input "x=in_${OMPI_COMM_WORLD_RANK}.npy" --output-dir "bash_out$OMPI_COMM_WORLD_RANK"' "$RUN" \
+  > bash.out 2> bash.err
+check "--output-dir out\$OMPI_COMM_WORLD_RANK runs (exit 0)" [ $? -eq 0 ]
+check "each rank wrote its own directory" [ -f bash_out0/mul.npy ] && [ -f bash_out1/mul.npy ]
 
 # Text mode: rank 0 alone prints the report.
 mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' > text.out 2> text.err
@@ -148,6 +155,26 @@ for other in times3.nrt "$MLP"; do
   check "rank 1 says the same" contains differ.err "rank 1: error: NRT-E1009"
   check "no rank ran" [ "$(grep -c '^program: ' differ.out)" -eq 0 ]
 done
+
+# One program per rank ({rank} in FILE), as torch exports tensor-parallel models: programs that
+# differ in a constant but issue the same collectives run together; programs whose collectives
+# differ stop before the first one, naming the ranks.
+cp model.nrt prog_0.nrt
+cp times3.nrt prog_1.nrt
+mpi 60 -np 2 "$RUN" 'prog_{rank}.nrt' --input 'x=in_{rank}.npy' --output-dir 'prog_out_{rank}' > prog.out 2> prog.err
+status=$?
+check "per-rank programs with one collective schedule run (exit $status)" [ "$status" -eq 0 ]
+[ "$status" -eq 0 ] || cat prog.err
+check "rank 1 ran its own program (x3, not x2)" "$PYTHON" -c '
+import numpy as np
+a, b = np.load("prog_out_0/mul.npy"), np.load("prog_out_1/mul.npy")
+assert np.allclose(b, a * 1.5), (a, b)'
+cp "$MLP" prog_1.nrt
+mpi 60 -np 2 "$RUN" 'prog_{rank}.nrt' --input 'x=in_{rank}.npy' > sched.out 2> sched.err
+status=$?
+check "per-rank programs with different collectives stop with exit 2 (exit $status)" [ "$status" -eq 2 ]
+check "the ranks name the schedules that differ" \
+  contains sched.err "NRT-E1009 RankMismatch: not running: ranks [1] hold a different collective schedule than ranks [0]: 0 collectives"
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]
