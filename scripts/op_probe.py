@@ -1,0 +1,80 @@
+#!/usr/bin/env python3
+"""Element-wise and activation ops on one f32[1,128,1024] tensor: nrt against torch eager, one thread.
+
+nrt runs a chain (relu, gelu, sigmoid, mul + add, tanh, silu, sum) with `nrt-run --profile`, whose
+per-target means are the nrt column; torch times each op alone on the same tensor. By hand only
+(needs torch):
+
+  OPENBLAS_NUM_THREADS=1 python3 scripts/op_probe.py [--nrt-run bazel-bin/cli/nrt-run] [--repeat 200]
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nrt-run", default=os.environ.get("NRT_RUN", os.path.join(ROOT, "bazel-bin", "cli", "nrt-run")))
+    parser.add_argument("--repeat", type=int, default=200)
+    args = parser.parse_args()
+    try:
+        import numpy as np
+        import torch
+        import torch.nn.functional as F
+    except ImportError:
+        sys.exit("op_probe: torch and numpy are needed (pip install torch numpy)")
+    torch.set_num_threads(1)
+
+    class Chain(torch.nn.Module):
+        def forward(self, x):
+            a = F.relu(x)
+            b = F.gelu(a)
+            c = torch.sigmoid(b)
+            d = c * a + b
+            e = torch.tanh(d)
+            return F.silu(e).sum()
+
+    x = torch.randn(1, 128, 1024)
+    ops = {
+        "aten::relu.default": lambda: F.relu(x),
+        "aten::gelu.default": lambda: F.gelu(x),
+        "aten::sigmoid.default": lambda: torch.sigmoid(x),
+        "aten::mul.Tensor": lambda: x * x,
+        "aten::tanh.default": lambda: torch.tanh(x),
+        "aten::silu.default": lambda: F.silu(x),
+    }
+    torch_ms = {}
+    for target, fn in ops.items():
+        fn()
+        start = time.perf_counter()
+        for _ in range(args.repeat):
+            fn()
+        torch_ms[target] = (time.perf_counter() - start) / args.repeat * 1e3
+
+    with tempfile.TemporaryDirectory(prefix="nrt_probe_") as scratch:
+        ep = torch.export.export(Chain(), (x,)).run_decompositions({})
+        torch.export.save(ep, os.path.join(scratch, "probe.pt2"))
+        np.save(os.path.join(scratch, "x.npy"), x.numpy())
+        name = ep.graph_signature.user_inputs[0]
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1")
+        report = json.loads(subprocess.run(
+            [args.nrt_run, "-q", os.path.join(scratch, "probe.pt2"), "--input", f"{name}={scratch}/x.npy",
+             "--repeat", str(args.repeat), "--profile", "--json"],
+            capture_output=True, text=True, env=env, check=True).stdout)  # fmt: skip
+    nrt_ms = {row["name"]: row["mean_ms"] for row in report["profile"]["by_target"]}
+    print(f"{'op on f32[1,128,1024]':24} {'nrt ms':>9} {'torch ms':>9} {'ratio':>7} {'nrt ns/elt':>11}")
+    for target in ops:
+        if target in nrt_ms:
+            n = nrt_ms[target]
+            print(f"{target:24} {n:9.4f} {torch_ms[target]:9.4f} {n / torch_ms[target]:7.2f} {n * 1e6 / x.numel():11.3f}")
+
+
+if __name__ == "__main__":
+    main()
