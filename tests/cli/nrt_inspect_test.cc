@@ -22,18 +22,12 @@
 #include "serializer/program_file.h"
 #include "tests/cli/command_runner.h"
 #include "tests/cli/sample_program.h"
+#include "tests/runfile.h"
 
 namespace nrt::testing {
 namespace {
 
 using json = nlohmann::json;
-
-std::string runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;  // run by hand from the runfiles root
-  return std::string(srcdir) + "/" + workspace + "/" + path;
-}
 
 std::string read_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -7,16 +7,12 @@
 #include "executor/collective_schedule.h"
 #include "serializer/convert_program.h"
 #include "serializer/torch_export/convert_any.h"
+#include "tests/runfile.h"
 
 namespace nrt::exec {
 namespace {
 
-std::string runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;
-  return std::string(srcdir) + "/" + workspace + "/" + path;
-}
+using nrt::testing::runfile;
 
 TEST(CollectiveSchedule, TorchFunctionalCollectivesInOrder) {
   torch_export::AnyConvertOptions options;

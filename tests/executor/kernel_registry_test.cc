@@ -7,19 +7,15 @@
 
 #include "executor/kernel.h"
 #include "executor/kernel_library.h"
+#include "tests/runfile.h"
 
 namespace nrt::exec {
 namespace {
 
+using nrt::testing::runfile;
+
 Status first(KernelContext&) { return {}; }
 Status second(KernelContext&) { return {}; }
-
-std::string runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;
-  return std::string(srcdir) + "/" + workspace + "/" + path;
-}
 
 TEST(KernelRegistry, InstancesAreSeparate) {
   KernelRegistry mine;

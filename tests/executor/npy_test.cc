@@ -11,16 +11,12 @@
 
 #include "executor/npy.h"
 #include "executor/reduced_float.h"
+#include "tests/runfile.h"
 
 namespace nrt::exec {
 namespace {
 
-std::string runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;
-  return std::string(srcdir) + "/" + workspace + "/" + path;
-}
+using nrt::testing::runfile;
 
 std::vector<uint8_t> file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

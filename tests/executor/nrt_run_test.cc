@@ -14,18 +14,12 @@
 #include "executor/compare_outputs.h"
 #include "executor/npy.h"
 #include "tests/executor/run_process.h"
+#include "tests/runfile.h"
 
 namespace nrt::testing {
 namespace {
 
 using json = nlohmann::json;
-
-std::string runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;
-  return std::string(srcdir) + "/" + workspace + "/" + path;
-}
 
 std::string temp_dir(const std::string& name) {
   const char* tmp = std::getenv("TEST_TMPDIR");

@@ -25,16 +25,10 @@
 #include "serializer/convert_program.h"
 #include "serializer/scalar_type_info.h"
 #include "serializer/torch_export/convert_any.h"
+#include "tests/runfile.h"
 
 namespace nrt::testing {
 namespace {
-
-std::string runfile(const std::string& path) {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* workspace = std::getenv("TEST_WORKSPACE");
-  if (srcdir == nullptr || workspace == nullptr) return path;
-  return std::string(srcdir) + "/" + workspace + "/" + path;
-}
 
 const std::set<std::string> kRequired = {"mlp",          "transformer_block", "dynamic_batch", "cnn",
                                          "buffer_mutation", "tied_weights",    "dtypes",        "cond",
