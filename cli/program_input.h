@@ -1,8 +1,5 @@
-// Opens the program a subcommand reads, in any format nrt reads (.nrt, .nrt.json, torch.export
-// .pt2 and ExportedProgram JSON), verified. The content decides the format when it is
-// recognisable; otherwise the name does, and anything else is opened as a container so that its
-// real defect (too small, bad magic) is reported. Every other format is imported, then verified
-// through its binary form, so all meet the same checks.
+// Opens the program a subcommand reads, in any format nrt reads, verified
+// (serializer/torch_export/open_any.h), its import warnings logged.
 #pragma once
 
 #include <string>

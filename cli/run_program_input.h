@@ -1,6 +1,5 @@
-// Opens the program nrt-run runs, verified: nrt's own formats (.nrt, .nrt.json; program_input.h)
-// and torch.export's (.pt2 archives, ExportedProgram JSON), which are imported in memory
-// (serializer/torch_export) and verified like any .nrt file before the executor sees them.
+// Opens the program nrt-run runs, in any format, verified (serializer/torch_export/open_any.h),
+// its import warnings logged with the file's name.
 #pragma once
 
 #include <string>
