@@ -4,10 +4,11 @@
 // arguments are accepted and ignored: CPU tensors here are always strided, and contiguous outputs
 // are always valid.
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
-#include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/view_strides.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -88,16 +89,8 @@ Status copy(KernelContext& ctx) {
 // (views keep non-negative strides).
 Tensor flipped(const Tensor& t, int64_t dim) {
   Tensor out = Tensor::empty(t.dtype(), t.sizes());
-  std::vector<int64_t> sizes = t.sizes(), in_strides = t.strides(), out_strides = out.strides();
-  const int64_t n = sizes[static_cast<size_t>(dim)];
-  const int64_t in_step = in_strides[static_cast<size_t>(dim)], out_step = out_strides[static_cast<size_t>(dim)];
-  sizes.erase(sizes.begin() + dim);
-  in_strides.erase(in_strides.begin() + dim);
-  out_strides.erase(out_strides.begin() + dim);
-  for (int64_t i = 0; i < n; ++i) {
-    copy_into(out.as_strided(sizes, out_strides, i * out_step),
-              t.as_strided(sizes, in_strides, t.storage_offset() + (n - 1 - i) * in_step));
-  }
+  const int64_t n = t.size(dim);
+  for (int64_t i = 0; i < n; ++i) copy_into(narrow_view(out, dim, i, 1), narrow_view(t, dim, n - 1 - i, 1));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
+#include "executor/kernels/cpu/view_strides.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -64,11 +65,7 @@ Status cat(KernelContext& ctx) {
   if (!out) return out.error();
   int64_t offset = 0;
   for (const Tensor* t : parts) {
-    std::vector<int64_t> part_sizes = sizes;
-    part_sizes[axis] = t->sizes()[axis];
-    const Tensor target =
-        out->as_strided(part_sizes, out->strides(), out->storage_offset() + offset * out->strides()[axis]);
-    copy_into(target, *t);
+    copy_into(narrow_view(*out, static_cast<int64_t>(axis), offset, t->sizes()[axis]), *t);
     offset += t->sizes()[axis];
   }
   return Status::Ok();
@@ -111,9 +108,7 @@ std::vector<Tensor> split_views(const Tensor& self, size_t axis, const std::vect
   std::vector<Tensor> parts;
   int64_t offset = 0;
   for (int64_t length : lengths) {
-    std::vector<int64_t> sizes = self.sizes();
-    sizes[axis] = length;
-    parts.push_back(self.as_strided(sizes, self.strides(), self.storage_offset() + offset * self.strides()[axis]));
+    parts.push_back(narrow_view(self, static_cast<int64_t>(axis), offset, length));
     offset += length;
   }
   return parts;

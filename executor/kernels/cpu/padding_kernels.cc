@@ -9,16 +9,10 @@
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/view_strides.h"
 
 namespace nrt::exec::cpu {
 namespace {
-
-// `t` restricted to [begin, begin + length) along `dim`.
-Tensor narrowed(const Tensor& t, int64_t dim, int64_t begin, int64_t length) {
-  std::vector<int64_t> sizes = t.sizes();
-  sizes[static_cast<size_t>(dim)] = length;
-  return t.as_strided(sizes, t.strides(), t.storage_offset() + begin * t.strides()[static_cast<size_t>(dim)]);
-}
 
 struct PadPlan {
   std::vector<int64_t> before, after;  // per dim of self (0 for unpadded dims)
@@ -56,8 +50,8 @@ Status constant_pad_into(const Tensor& self, const PadPlan& plan, const Tensor& 
     const int64_t crop_before = std::max<int64_t>(-plan.before[d], 0), crop_after = std::max<int64_t>(-plan.after[d], 0);
     const int64_t kept = self.sizes()[d] - crop_before - crop_after;
     if (kept <= 0) return Status::Ok();  // nothing of self survives: all padding
-    from = narrowed(from, dim, crop_before, kept);
-    to = narrowed(to, dim, std::max<int64_t>(plan.before[d], 0), kept);
+    from = narrow_view(from, dim, crop_before, kept);
+    to = narrow_view(to, dim, std::max<int64_t>(plan.before[d], 0), kept);
   }
   copy_into(to, from);
   return Status::Ok();
@@ -99,7 +93,7 @@ Status index_pad_into(KernelContext& ctx, const Tensor& self, const PadPlan& pla
     sizes[d] = plan.out_sizes[d];
     Tensor next = Tensor::empty(current.dtype(), sizes);
     for (int64_t o = 0; o < plan.out_sizes[d]; ++o) {
-      copy_into(narrowed(next, dim, o, 1), narrowed(current, dim, source_index(mode, o, plan.before[d], n), 1));
+      copy_into(narrow_view(next, dim, o, 1), narrow_view(current, dim, source_index(mode, o, plan.before[d], n), 1));
     }
     current = std::move(next);
   }
@@ -177,8 +171,8 @@ Status roll(KernelContext& ctx) {
     const int64_t shift = (((*shifts)[k] % n) + n) % n;
     Tensor next = Tensor::empty(current.dtype(), current.sizes());
     // out[(i + shift) % n] = in[i]: two slice copies.
-    copy_into(narrowed(next, *dim, shift, n - shift), narrowed(current, *dim, 0, n - shift));
-    copy_into(narrowed(next, *dim, 0, shift), narrowed(current, *dim, n - shift, shift));
+    copy_into(narrow_view(next, *dim, shift, n - shift), narrow_view(current, *dim, 0, n - shift));
+    copy_into(narrow_view(next, *dim, 0, shift), narrow_view(current, *dim, n - shift, shift));
     current = std::move(next);
   }
   // Flattened, `current` is contiguous: viewed back in self's shape.

@@ -10,23 +10,18 @@
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/strided_iteration.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/view_strides.h"
 
 namespace nrt::exec::cpu {
 namespace {
-
-// `t` with dimension `dim` collapsed to one element: its elements are the starts of t's lines.
-Tensor line_starts(const Tensor& t, int64_t dim) {
-  std::vector<int64_t> sizes = t.sizes();
-  sizes[static_cast<size_t>(dim)] = 1;
-  return t.as_strided(sizes, t.strides(), t.storage_offset());
-}
 
 // Calls line(out start, in start) for every line along `dim` of `in` and `out` (same sizes
 // except along dim). Strides along dim are in bytes: out_step, in_step.
 template <class Line>
 void for_each_line(const Tensor& out, const Tensor& in, int64_t dim, Line&& line) {
   if (in.numel() == 0 || out.numel() == 0) return;
-  const Tensor out_lines = line_starts(out, dim), in_lines = line_starts(in, dim);
+  // Each tensor narrowed to one element along dim: its elements are the starts of its lines.
+  const Tensor out_lines = narrow_view(out, dim, 0, 1), in_lines = narrow_view(in, dim, 0, 1);
   for_each_run<2>(out_lines.sizes(), {&out_lines, &in_lines},
                   [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
                     for (int64_t i = 0; i < n; ++i) line(p[0] + i * s[0], p[1] + i * s[1]);
@@ -116,9 +111,7 @@ Status diff(KernelContext& ctx) {
   if (parts.size() > 1) {
     int64_t at = 0;
     for (const Tensor& t : parts) {
-      std::vector<int64_t> sizes = joined_sizes;
-      sizes[static_cast<size_t>(*dim)] = t.size(*dim);
-      copy_into(joined.as_strided(sizes, joined.strides(), at * joined.strides()[static_cast<size_t>(*dim)]), t);
+      copy_into(narrow_view(joined, *dim, at, t.size(*dim)), t);
       at += t.size(*dim);
     }
   }

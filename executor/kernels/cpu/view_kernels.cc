@@ -285,9 +285,7 @@ Status narrow(KernelContext& ctx) {
     return ctx.error("range [" + std::to_string(*start) + ", +" + std::to_string(*length) + ") exceeds size " +
                      std::to_string(size));
   }
-  std::vector<int64_t> sizes = self->sizes();
-  sizes[i] = *length;
-  return set_output(ctx, 0, self->as_strided(sizes, self->strides(), self->storage_offset() + from * self->strides()[i]));
+  return set_output(ctx, 0, narrow_view(*self, *d, from, *length));
 }
 
 // select.int(Tensor self, int dim, SymInt index)

@@ -98,6 +98,13 @@ Result<Tensor> slice_view(const KernelContext& ctx, const Tensor& self, int firs
   return self.as_strided(sizes, strides, offset);
 }
 
+Tensor narrow_view(const Tensor& t, int64_t dim, int64_t begin, int64_t length) {
+  std::vector<int64_t> sizes = t.sizes();
+  const auto d = static_cast<size_t>(dim);
+  sizes[d] = length;
+  return t.as_strided(sizes, t.strides(), t.storage_offset() + begin * t.strides()[d]);
+}
+
 Result<Tensor> select_view(const KernelContext& ctx, const Tensor& self, int first) {
   if (self.dim() == 0) return ctx.error("select() cannot be applied to a 0-d tensor");
   auto dim = ctx.int64("dim", first);

@@ -24,6 +24,10 @@ Result<std::vector<int64_t>> infer_view_sizes(const KernelContext& ctx, std::vec
 // their arguments read from ctx from position `first` on (1 for slice itself, 2 for
 // slice_scatter, whose `src` comes first). Indices clamp (slice) or must be in range (select).
 Result<Tensor> slice_view(const KernelContext& ctx, const Tensor& self, int first);
+
+// `t` restricted to [begin, begin + length) along `dim` (in range: the caller checked), a view:
+// the parts cat writes, split returns, padding and flip copy between.
+Tensor narrow_view(const Tensor& t, int64_t dim, int64_t begin, int64_t length);
 Result<Tensor> select_view(const KernelContext& ctx, const Tensor& self, int first);
 
 }  // namespace nrt::exec::cpu
