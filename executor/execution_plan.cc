@@ -555,8 +555,7 @@ class PlanBuilder {
     write.target_slot = mutated_slot;
     write.functional_target = resolved.functional_target;
     write.functional_is_view = resolved.kernel->is_view;
-    const KernelInfo* copy = registry_.find(kWriteBackTarget, plan_.device.kind);
-    write.write_back = copy ? copy->fn : nullptr;
+    write.write_back = resolved.write_back;
     if (plannable(output)) {
       ValueInfo scratch = output;
       scratch.name = output.name + " (in-place result)";

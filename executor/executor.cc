@@ -188,6 +188,7 @@ Status Executor::bind_weights() {
   std::map<std::string_view, uint32_t> by_fqn;
   for (uint32_t w = 0; w < vector_size(program.weights()); ++w) by_fqn[program.weights()->Get(w)->fqn()->string_view()] = w;
   std::map<uint32_t, std::shared_ptr<Storage>> storages;
+  std::map<uint32_t, std::shared_ptr<Storage>> mutable_storages;  // owned copies, by file storage
   std::vector<std::string> missing;
   auto& slots = frame_->slots();
 
@@ -252,7 +253,7 @@ Status Executor::bind_weights() {
     if (info.mutated_in_place) {
       // The graph writes into this weight: it gets bytes of its own, reset from the file before
       // every run (each run sees the program's weights, as the functional form of the program would).
-      auto& own = mutable_storages_[weight->storage()];
+      auto& own = mutable_storages[weight->storage()];
       if (!own) {
         try {
           own = Storage::allocate(storage->bytes());

@@ -145,7 +145,6 @@ class Executor final : public GraphRunner {
   std::vector<CompactRelease> compact_releases_;
   std::vector<int32_t> user_input_slots_;  // cleared after every run
   // Weights the graph mutates in place: owned copies of their storages, and the file's bytes.
-  std::map<uint32_t, std::shared_ptr<Storage>> mutable_storages_;
   struct MutableWeight {
     std::shared_ptr<Storage> own;
     std::shared_ptr<Storage> source;

@@ -56,8 +56,10 @@ ResolvedKernel resolve_kernel(const KernelRegistry& registry, std::string_view t
     // A functional view kernel stands in only where its result is the input itself (dropout_ in
     // inference); the executor refuses any other view result (t_, squeeze_ change metadata).
     if (info == nullptr || info->fn == nullptr) continue;
-    if (const KernelInfo* copy = registry.find(kWriteBackTarget, device); copy == nullptr || copy->fn == nullptr) break;
+    const KernelInfo* copy = registry.find(kWriteBackTarget, device);
+    if (copy == nullptr || copy->fn == nullptr) break;
     resolved.kernel = info;
+    resolved.write_back = copy->fn;
     resolved.mutation = candidates.kind;
     resolved.functional_target = functional;
     return resolved;

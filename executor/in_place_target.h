@@ -39,6 +39,7 @@ struct ResolvedKernel {
   const KernelInfo* kernel = nullptr;
   MutationKind mutation = MutationKind::kNone;  // kNone: the target's own kernel
   std::string functional_target;               // when mutation != kNone
+  KernelFn write_back = nullptr;               // when mutation != kNone: kWriteBackTarget's kernel
 };
 ResolvedKernel resolve_kernel(const KernelRegistry& registry, std::string_view target, DeviceKind device);
 

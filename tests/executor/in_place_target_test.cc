@@ -51,6 +51,7 @@ TEST(ResolveKernel, OwnKernelFirstThenTheFunctionalOne) {
   EXPECT_EQ(functional.kernel->fn, &ok_kernel);
   EXPECT_EQ(functional.mutation, MutationKind::kInPlace);
   EXPECT_EQ(functional.functional_target, "in_place_test::scale.default");
+  EXPECT_EQ(functional.write_back, &ok_kernel) << "the registry's aten::copy.default";
 
   auto own = resolve_kernel(registry, "in_place_test::twice_.default", DeviceKind::kCpu);
   ASSERT_NE(own.kernel, nullptr);
