@@ -13,7 +13,6 @@
 #include "cli/run_program_input.h"
 #include "cli/run_report.h"
 #include "cli/run_world.h"
-#include "serializer/atomic_file.h"
 #include "executor/collective_schedule.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
@@ -21,6 +20,7 @@
 #include "executor/mpi_process_group.h"
 #include "executor/npy.h"
 #include "executor/rank_agreement.h"
+#include "serializer/atomic_file.h"
 #include "serializer/structure_hash.h"
 
 namespace nrt::cli {

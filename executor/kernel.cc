@@ -144,9 +144,9 @@ Status KernelRegistry::add(std::string_view target, DeviceKind device, KernelInf
   Impl::Entry& entry = it->second;
   if (entry.origin == origin && entry.info.fn == info.fn && entry.info.is_view == info.is_view) return {};
   if (!replace) {
-    return make_error(ErrorCode::InvalidArgument, std::string(target) + " has a " + std::string(device == DeviceKind::kCpu ? "cpu" : "cuda") +
-                                                      " kernel from " + entry.origin + "; " + std::string(origin) +
-                                                      " registers another");
+    const std::string kind = device == DeviceKind::kCpu ? "cpu" : "cuda";
+    return make_error(ErrorCode::InvalidArgument, std::string(target) + " has a " + kind + " kernel from " + entry.origin +
+                                                      "; " + std::string(origin) + " registers another");
   }
   if (replaced != nullptr) *replaced = entry.origin;
   entry = Impl::Entry{info, std::string(origin)};

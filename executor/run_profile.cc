@@ -31,9 +31,12 @@ std::vector<ProfileRow> aggregate(const RunProfile& profile, const ExecutionPlan
   double total = 0;
   for (const NodeTiming& t : profile.timings()) {
     const PlannedNode& node = plan.nodes[t.node];
-    ProfileRow& row = rows[key(node)];
-    row.name = key(node);
-    row.target = node.target;
+    auto [it, inserted] = rows.try_emplace(key(node));
+    ProfileRow& row = it->second;
+    if (inserted) {
+      row.name = it->first;
+      row.target = node.target;
+    }
     row.count += 1;
     row.total_ms += static_cast<double>(t.duration_ns) / 1e6;
     total += static_cast<double>(t.duration_ns) / 1e6;
