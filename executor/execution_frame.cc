@@ -175,6 +175,12 @@ Status ExecutionFrame::prepare(const SymbolBindings& bindings) {
   return {};
 }
 
+void ExecutionFrame::refresh_mutable_weights() {
+  for (const auto& [own, source] : mutable_weights_) {
+    if (source->bytes()) std::memcpy(own->data(), source->data(), source->bytes());
+  }
+}
+
 void ExecutionFrame::end_lifetime(size_t value) {
   if (!options_.poison_freed) return;
   if (planned_[value].defined() && planned_bytes_[value] > 0) {

@@ -1,6 +1,8 @@
 // The mutable state of running one ExecutionPlan: a table of RuntimeValue slots (graph values,
-// constants, gathered lists, output scratch), each node's argument list pointing into it, and
-// one arena holding every planned tensor at its planned offset.
+// constants, gathered lists, output scratch), each node's argument list pointing into it, one
+// arena holding every planned tensor at its planned offset, and what the executor keeps per run
+// (the slots the caller's inputs went into, the compact loop's placement cache, owned copies of
+// the weights the graph mutates). The plan is only read: frames of one plan run concurrently.
 //
 // A frame is reused across runs. `prepare` plans memory for the concrete sizes the symbols are
 // bound to; when they are the same as last time (always, for static shapes) it does nothing, so a
@@ -59,6 +61,7 @@ class ExecutionFrame {
   // The frame's cell for `value`'s planned tensor (undefined when it has none). Its address is
   // stable for the frame's life, so callers may keep it across runs and re-plans.
   const Tensor& planned_cell(size_t value) const { return planned_[value]; }
+  const Tensor* planned_cells() const { return planned_.data(); }  // by value index
   // Changes whenever `prepare` plans memory anew (never 0 after the first plan).
   uint64_t plan_generation() const { return plan_generation_; }
   // Concrete sizes of a tensor value under the current bindings; nullptr when unknown.
@@ -73,6 +76,17 @@ class ExecutionFrame {
   // Called when `value`'s lifetime ends: poisons its planned bytes (when enabled).
   void end_lifetime(size_t value);
   bool poisoning() const { return options_.poison_freed; }
+
+  // The executor's per-run state (executor.h).
+  std::vector<int32_t>& user_input_slots() { return user_input_slots_; }
+  // By compact output index: the plan generation in which that output's slot was last seen
+  // holding its planned tensor after the kernel ran (0: never, or not trusted).
+  std::vector<uint64_t>& placed_generation() { return placed_generation_; }
+  // A weight the graph writes into: `own` gets `source`'s bytes before every run.
+  void add_mutable_weight(std::shared_ptr<Storage> own, std::shared_ptr<Storage> source) {
+    mutable_weights_.push_back({std::move(own), std::move(source)});
+  }
+  void refresh_mutable_weights();
 
   const MemoryPlan& memory_plan() const { return memory_; }
   uint64_t arena_capacity() const { return arena_ ? arena_->bytes() : 0; }
@@ -94,6 +108,12 @@ class ExecutionFrame {
   std::shared_ptr<Storage> arena_;
   uint64_t arena_allocations_ = 0;
   uint64_t plan_generation_ = 0;
+  std::vector<int32_t> user_input_slots_;
+  std::vector<uint64_t> placed_generation_;
+  struct MutableWeight {
+    std::shared_ptr<Storage> own, source;
+  };
+  std::vector<MutableWeight> mutable_weights_;
 };
 
 }  // namespace nrt::exec

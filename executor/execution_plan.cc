@@ -651,6 +651,16 @@ std::set<std::string> collect_targets(const fb::Program& program, uint32_t root)
 
 }  // namespace
 
+std::string describe_meta(const ValueInfo& info) {
+  std::string s(nrt::short_name(info.dtype));
+  s += "[";
+  for (size_t i = 0; i < info.sizes.size(); ++i) {
+    if (i) s += ",";
+    s += info.sizes[i].expr.empty() ? std::to_string(info.sizes[i].literal) : info.sizes[i].expr;
+  }
+  return s + "]";
+}
+
 Result<uint32_t> find_graph(const fb::Program& program, std::string_view name) {
   if (name.empty()) {
     if (vector_size(program.entry_points()) == 0) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");

@@ -158,6 +158,9 @@ struct ExecutionPlan {
   int64_t num_steps() const { return static_cast<int64_t>(nodes.size()); }
 };
 
+// "f32[8,s0]": a value's recorded dtype and sizes, for messages.
+std::string describe_meta(const ValueInfo& info);
+
 // Index of the graph named `name`; an empty name means the first entry point.
 Result<uint32_t> find_graph(const fb::Program& program, std::string_view name);
 

@@ -21,13 +21,21 @@
 // time and bound to the GraphRef arguments (executor/graph_runner.h); an Executor is the
 // GraphRunner of its graph.
 //
+// The plan is immutable once `load` returns and is shared by every run; everything a run writes
+// (bound inputs, slots, the arena, the compact loop's placement cache, owned copies of mutated
+// weights) lives in an ExecutionFrame. `run` takes an idle frame from the executor's pool, or
+// makes one when every frame is busy, so one loaded program runs from any number of threads at
+// once; a single thread always gets the frame made at load (`frame()`), so a second run allocates
+// nothing. Subgraph runners are executors too, with pools of their own.
+//
 // Outputs are copies owned by the caller unless ExecutorOptions::copy_outputs is false; then
-// they view the frame's memory and stay valid only until the next run. An Executor is not
-// thread-safe: one run at a time.
+// they view the frame's memory and stay valid only until that frame's next run (with concurrent
+// runs: only until the calling thread's next run returns them to the pool — use copies).
 #pragma once
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,43 +79,54 @@ class Executor final : public GraphRunner {
   static Result<std::unique_ptr<Executor>> load(ProgramFile file, ExecutorOptions options = {});
   static Result<std::unique_ptr<Executor>> load(std::shared_ptr<const ProgramFile> file, ExecutorOptions options = {});
 
+  // Thread-safe: concurrent calls run in frames of their own.
   Result<std::vector<NamedOutput>> run(const NamedInputs& inputs);
-  // Times every node of the following runs into `profile` (nullptr: stop). Not owned.
+  // Times every node of the following runs into `profile` (nullptr: stop). Not owned. Call it
+  // between runs; while a profile is set, runs take turns (a RunProfile records one run at a time).
   void set_profile(RunProfile* profile) { profile_ = profile; }
 
-  const ExecutionPlan& plan() const { return plan_; }
-  const ExecutionFrame& frame() const { return *frame_; }
-  // Memory planned for the sizes of the last run (of the load, before any run).
-  const MemoryPlan& memory_plan() const { return frame_->memory_plan(); }
+  const ExecutionPlan& plan() const { return *plan_; }
+  // The frame made at load: the one every run of a single thread uses.
+  const ExecutionFrame& frame() const { return *first_frame_; }
+  // Frames made so far (1 until runs overlap).
+  size_t frame_count() const;
+  // Memory planned in frame() for the sizes of its last run (of the load, before any run).
+  const MemoryPlan& memory_plan() const { return first_frame_->memory_plan(); }
   std::vector<InputDescription> user_inputs() const;
 
   // GraphRunner: the user inputs by position, the user outputs in order.
-  const std::string& graph_name() const override { return plan_.graph_name; }
+  const std::string& graph_name() const override { return plan_->graph_name; }
   size_t num_graph_inputs() const override { return user_input_names_.size(); }
-  Result<std::vector<RuntimeValue>> run_graph(std::span<const RuntimeValue> inputs) override;
+  Result<GraphOutputs> run_graph(std::span<const RuntimeValue> inputs) override;
 
  private:
   Executor() = default;
-  Status bind_collective_groups();
-  Status bind_subgraphs();
-  Status bind_weights();
-  Status bind_inputs(const NamedInputs& inputs, SymbolBindings* bindings);
+  // Loading and binding (executor.cc).
+  Status bind_collective_groups(ExecutionPlan& plan) const;
+  Status bind_subgraphs(ExecutionPlan& plan);
+  Status bind_weights(const ExecutionPlan& plan);
   void build_compact_nodes();
-  Status execute_node(size_t n);
-  Status execute_compact(size_t n);
-  Status write_in_place(const PlannedNode& node);
-  Status execute_profiled(size_t n, bool compact);
-  std::string argument_shapes(size_t n) const;
-  void refresh_mutated_weights();
-  Status check_result(const PlannedNode& node, size_t value, const RuntimeValue& result) const;
+  Result<std::unique_ptr<ExecutionFrame>> make_frame() const;
+  Result<ExecutionFrame*> acquire_frame();
+  void release_frame(ExecutionFrame* frame);
+  // Running (executor_run.cc).
+  Result<std::vector<NamedOutput>> run_in(ExecutionFrame& frame, const NamedInputs& inputs);
+  Status bind_inputs(ExecutionFrame& frame, const NamedInputs& inputs, SymbolBindings* bindings) const;
+  Status execute_node(ExecutionFrame& frame, size_t n) const;
+  Status execute_compact(ExecutionFrame& frame, size_t n) const;
+  Status write_in_place(ExecutionFrame& frame, const PlannedNode& node) const;
+  Status execute_profiled(ExecutionFrame& frame, size_t n, bool compact) const;
+  std::string argument_shapes(const ExecutionFrame& frame, size_t n) const;
+  Status check_result(const ExecutionFrame& frame, const PlannedNode& node, size_t value,
+                      const RuntimeValue& result) const;
   Error node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const;
 
+  // Fixed at load.
   std::shared_ptr<const ProgramFile> file_;
   ExecutorOptions options_;
+  FrameOptions frame_options_;
   std::shared_ptr<const ProcessGroupRegistry> groups_;
-  RunProfile* profile_ = nullptr;
-  ExecutionPlan plan_;
-  std::unique_ptr<ExecutionFrame> frame_;
+  std::shared_ptr<const ExecutionPlan> plan_;
   // Runners bound to GraphRef constants: the root executor owns one per subgraph of its tree.
   using SubgraphRunners = std::map<uint32_t, std::unique_ptr<Executor>>;
   static Result<std::unique_ptr<Executor>> load_graph(std::shared_ptr<const ProgramFile> file,
@@ -118,18 +137,15 @@ class Executor final : public GraphRunner {
   // What running a node reads, packed per node, so that a long chain of small kernels streams
   // through three small arrays rather than the plan's larger records. Nodes without list
   // arguments or list outputs run from these (execute_compact); the others, and every node in
-  // poison mode, through execute_node.
+  // poison mode, through execute_node. What the loop caches between runs is in the frame
+  // (ExecutionFrame::placed_generation, by index into compact_outputs_).
   struct CompactOutput {
     int32_t slot = -1;
-    int32_t value = -1;               // -1: an ignored output
-    const Tensor* planned = nullptr;  // the frame's cell for the value
-    // The frame's plan generation in which the slot was last seen holding the planned tensor
-    // after the kernel ran; while it is current the slot needs no re-placing.
-    uint64_t placed_generation = 0;
+    int32_t value = -1;  // -1: an ignored output
   };
   struct CompactRelease {
     int32_t slot = -1;
-    const Tensor* planned = nullptr;
+    int32_t value = -1;
   };
   struct CompactNode {
     KernelFn fn = nullptr;
@@ -143,14 +159,25 @@ class Executor final : public GraphRunner {
   std::vector<CompactNode> compact_nodes_;
   std::vector<CompactOutput> compact_outputs_;
   std::vector<CompactRelease> compact_releases_;
-  std::vector<int32_t> user_input_slots_;  // cleared after every run
-  // Weights the graph mutates in place: owned copies of their storages, and the file's bytes.
+  // Slots every frame starts from beyond the plan's constants: weights (views of the file),
+  // constant inputs, process groups, tokens.
+  std::vector<ConstantSlot> bound_slots_;
+  // Weights the graph mutates in place: the file's bytes, and the slots of tensors viewing them
+  // (each frame gets copies of its own, reset from the file before every run).
   struct MutableWeight {
-    std::shared_ptr<Storage> own;
     std::shared_ptr<Storage> source;
+    std::vector<int32_t> slots;
   };
   std::vector<MutableWeight> mutable_weights_;
   std::vector<std::string> user_input_names_;  // in graph order, for run_graph
+
+  // The frame pool. first_frame_ is made at load and never leaves frames_.
+  RunProfile* profile_ = nullptr;
+  std::mutex profile_mutex_;
+  mutable std::mutex frames_mutex_;
+  std::vector<std::unique_ptr<ExecutionFrame>> frames_;
+  std::vector<ExecutionFrame*> idle_frames_;
+  ExecutionFrame* first_frame_ = nullptr;
 };
 
 }  // namespace nrt::exec

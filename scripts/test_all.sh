@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up, builds and runs every test of nrt: unit and CLI tests, the same tests of the
-# serializer under ASan+UBSan, the fuzz targets for a bounded time, and the benchmark smokes.
+# serializer and executor under ASan+UBSan, the concurrent-runs test under TSan, the fuzz targets
+# for a bounded time, and the benchmark smokes.
 # Ends with the line `N passed, N failed[, N skipped]` summed over every suite; exits non-zero
 # when anything failed. `.ci/run` calls this script.
 #
@@ -47,10 +48,13 @@ run_suite "tests" -- "${TESTS[@]}"
 # The tests of everything that parses untrusted bytes (serializer, verifier, torch.export import)
 # and of the executor that runs what they load (not its mpirun tests) again under ASan+UBSan, in
 # a separate output tree.
-EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test'
+EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test'
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
   grep -E "^//tests(/verify|/torch_export|/files)?:|^//tests/executor:(${EXECUTOR_SANITIZED})\$")
 run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
+
+# One loaded program run from 8 threads at once, under ThreadSanitizer (its own output tree).
+run_suite "concurrent runs under TSan" --config=tsan -- //tests/executor:concurrent_runs_test
 
 step "fuzz targets"
 if [ -x scripts/fuzz.sh ]; then

@@ -50,7 +50,7 @@ Result<std::vector<RuntimeValue>> values_of(const KernelContext& ctx, std::strin
   return out;
 }
 
-Result<std::vector<RuntimeValue>> run(const KernelContext& ctx, GraphRunner& runner, std::span<const RuntimeValue> inputs) {
+Result<GraphOutputs> run(const KernelContext& ctx, GraphRunner& runner, std::span<const RuntimeValue> inputs) {
   if (inputs.size() != runner.num_graph_inputs()) {
     return ctx.error("subgraph '" + runner.graph_name() + "' takes " + std::to_string(runner.num_graph_inputs()) +
                      " inputs, given " + std::to_string(inputs.size()));
@@ -102,7 +102,7 @@ Status cond(KernelContext& ctx) {
   if (!operands) return operands.error();
   auto results = run(ctx, **branch, *operands);
   if (!results) return results.error();
-  return write_results(ctx, (*branch)->graph_name(), *results);
+  return write_results(ctx, (*branch)->graph_name(), results->values);
 }
 
 Status while_loop(KernelContext& ctx) {
@@ -120,21 +120,21 @@ Status while_loop(KernelContext& ctx) {
   for (;;) {
     auto verdict = run(ctx, **cond_fn, inputs);
     if (!verdict) return verdict.error();
-    if (verdict->size() != 1) {
-      return ctx.error("cond_fn '" + (*cond_fn)->graph_name() + "' returned " + std::to_string(verdict->size()) +
-                       " values, expected 1");
+    if (verdict->values.size() != 1) {
+      return ctx.error("cond_fn '" + (*cond_fn)->graph_name() + "' returned " +
+                       std::to_string(verdict->values.size()) + " values, expected 1");
     }
-    auto go_on = predicate_of(ctx, verdict->front(), "the result of cond_fn");
+    auto go_on = predicate_of(ctx, verdict->values.front(), "the result of cond_fn");
     if (!go_on) return go_on.error();
     if (!*go_on) break;
     auto next = run(ctx, **body_fn, inputs);
     if (!next) return next.error();
-    if (next->size() != carried->size()) {
-      return ctx.error("body_fn '" + (*body_fn)->graph_name() + "' returned " + std::to_string(next->size()) +
+    if (next->values.size() != carried->size()) {
+      return ctx.error("body_fn '" + (*body_fn)->graph_name() + "' returned " + std::to_string(next->values.size()) +
                        " values for " + std::to_string(carried->size()) + " carried inputs");
     }
-    // The body's next run reuses its memory, so the carried values are copied out first.
-    for (size_t i = 0; i < next->size(); ++i) inputs[i] = owned((*next)[i]);
+    // The body's memory is released with `next`, so the carried values are copied out first.
+    for (size_t i = 0; i < next->values.size(); ++i) inputs[i] = owned(next->values[i]);
   }
   inputs.resize(carried->size());
   return write_results(ctx, (*body_fn)->graph_name(), inputs);
