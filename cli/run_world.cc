@@ -30,7 +30,7 @@ Result<std::vector<int>> RunWorld::failed_ranks(bool ok) const {
   exec::Tensor mine = exec::Tensor::empty(fb::ScalarType::UINT8, {1});
   mine.data<uint8_t>()[0] = ok ? 0 : 1;
   exec::Tensor all = exec::Tensor::empty(fb::ScalarType::UINT8, {size});
-  if (Status s = group->all_gather_into_tensor(mine, all); !s) return s.error();
+  if (Status s = exec::wait_for(group->all_gather_into_tensor(mine, all)); !s) return s.error();
   std::vector<int> failed;
   for (int r = 0; r < size; ++r) {
     if (all.data<uint8_t>()[r] != 0) failed.push_back(r);
@@ -44,13 +44,13 @@ Result<std::vector<std::string>> RunWorld::gather_texts(const std::string& text)
   exec::Tensor length = exec::Tensor::empty(fb::ScalarType::INT64, {1});
   length.data<int64_t>()[0] = static_cast<int64_t>(text.size());
   exec::Tensor lengths = exec::Tensor::empty(fb::ScalarType::INT64, {size});
-  if (Status s = group->all_gather_into_tensor(length, lengths); !s) return s.error();
+  if (Status s = exec::wait_for(group->all_gather_into_tensor(length, lengths)); !s) return s.error();
   const int64_t* all_lengths = lengths.data<int64_t>();
   const int64_t longest = *std::max_element(all_lengths, all_lengths + size);
   exec::Tensor padded = exec::Tensor::empty(fb::ScalarType::UINT8, {longest});
   if (!text.empty()) std::memcpy(padded.raw_data(), text.data(), text.size());
   exec::Tensor gathered = exec::Tensor::empty(fb::ScalarType::UINT8, {longest * size});
-  if (Status s = group->all_gather_into_tensor(padded, gathered); !s) return s.error();
+  if (Status s = exec::wait_for(group->all_gather_into_tensor(padded, gathered)); !s) return s.error();
   std::vector<std::string> texts;
   for (int r = 0; r < size; ++r) {
     const char* begin = reinterpret_cast<const char*>(gathered.raw_data()) + r * longest;

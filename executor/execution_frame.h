@@ -25,6 +25,7 @@
 
 #include "executor/execution_plan.h"
 #include "executor/memory_planner.h"
+#include "executor/pending_collectives.h"
 #include "executor/sym_expr.h"
 
 namespace nrt::exec {
@@ -87,6 +88,8 @@ class ExecutionFrame {
     mutable_weights_.push_back({std::move(own), std::move(source)});
   }
   void refresh_mutable_weights();
+  // Collectives of the current run still in flight.
+  PendingCollectives& pending_collectives() { return pending_collectives_; }
 
   const MemoryPlan& memory_plan() const { return memory_; }
   uint64_t arena_capacity() const { return arena_ ? arena_->bytes() : 0; }
@@ -114,6 +117,7 @@ class ExecutionFrame {
     std::shared_ptr<Storage> own, source;
   };
   std::vector<MutableWeight> mutable_weights_;
+  PendingCollectives pending_collectives_;
 };
 
 }  // namespace nrt::exec

@@ -46,6 +46,7 @@ class PlanBuilder {
     }
     if (Status s = plan_outputs(); !s) return s.error();
     finish_lifetimes();
+    mark_deferred_waits();
     return std::move(plan_);
   }
 
@@ -614,6 +615,50 @@ class PlanBuilder {
       if (info.def_step < 0 || info.slot < 0) continue;  // graph inputs, undefined and scratch values
       const int64_t release = info.alias_roots.empty() ? info.lifetime_end : info.last_use;
       if (release < end) plan_.nodes[static_cast<size_t>(release)].releases.push_back(static_cast<int32_t>(v));
+    }
+  }
+
+  // A functional collective may return with its operation in flight when wait_tensor reads its
+  // output and nothing else does (executor/pending_collectives.h): nothing can then see the
+  // output before it is complete, and its memory lives until the wait.
+  void mark_deferred_waits() {
+    static const std::set<std::string_view> kDeferrable = {
+        "_c10d_functional::all_reduce.default", "_c10d_functional::all_gather_into_tensor.default",
+        "_c10d_functional::reduce_scatter_tensor.default", "_c10d_functional::all_to_all_single.default",
+        "_c10d_functional::broadcast.default"};
+    constexpr std::string_view kWait = "_c10d_functional::wait_tensor.default";
+    std::vector<int32_t> producer(static_cast<size_t>(plan_.num_slots), -1);  // by slot: a deferring node
+    std::vector<bool> waited(static_cast<size_t>(plan_.num_slots), false);
+    for (size_t n = 0; n < plan_.nodes.size(); ++n) {
+      PlannedNode& node = plan_.nodes[n];
+      node.collective = node.target.starts_with("_c10d_functional::");
+      if (kDeferrable.count(node.target) && node.outputs.size() == 1 && node.outputs[0].kind == OutputSlotKind::kValue &&
+          !node.in_place) {
+        node.defer_collective_wait = true;
+        producer[static_cast<size_t>(node.outputs[0].slot)] = static_cast<int32_t>(n);
+      }
+    }
+    auto refuse = [&](int32_t slot) {
+      if (slot >= 0 && producer[static_cast<size_t>(slot)] >= 0) {
+        plan_.nodes[static_cast<size_t>(producer[static_cast<size_t>(slot)])].defer_collective_wait = false;
+      }
+    };
+    for (const PlannedNode& node : plan_.nodes) {
+      for (int32_t slot : node.arg_slots) {
+        if (node.target != kWait) refuse(slot);
+        else if (slot >= 0) waited[static_cast<size_t>(slot)] = true;
+      }
+      for (const GatherStep& gather : node.gathers) {
+        for (const auto& item : gather.items) refuse(item.slot);
+      }
+    }
+    for (const PlannedGraphOutput& out : plan_.outputs) {
+      if (out.value >= 0) refuse(plan_.values[static_cast<size_t>(out.value)].slot);
+    }
+    for (PlannedNode& node : plan_.nodes) {
+      if (node.defer_collective_wait && !waited[static_cast<size_t>(node.outputs[0].slot)]) {
+        node.defer_collective_wait = false;
+      }
     }
   }
 

@@ -121,6 +121,9 @@ struct PlannedNode {
   std::vector<PlannedOutput> outputs;
   std::vector<int32_t> releases;  // values whose lifetime ends after this node
   std::optional<InPlaceWrite> in_place;
+  bool collective = false;  // a `_c10d_functional::*` node: its kernel gets the run's PendingCollectives
+  // Its collective may still be in flight when the kernel returns (only wait_tensor reads the output).
+  bool defer_collective_wait = false;
 };
 
 struct PlannedInput {

@@ -328,6 +328,8 @@ void Executor::build_compact_nodes() {
     compact.num_outputs = static_cast<uint32_t>(node.outputs.size());
     compact.outputs_begin = static_cast<uint32_t>(compact_outputs_.size());
     compact.compact = node.gathers.empty() && !node.in_place;
+    compact.collective = node.collective;
+    compact.defer_collective_wait = node.defer_collective_wait;
     for (const PlannedOutput& out : node.outputs) {
       compact.compact = compact.compact && out.kind != OutputSlotKind::kList;
       CompactOutput o;

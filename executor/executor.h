@@ -155,6 +155,8 @@ class Executor final : public GraphRunner {
     uint32_t outputs_begin = 0;  // into compact_outputs_
     uint32_t releases_begin = 0, releases_end = 0;  // into compact_releases_
     bool compact = false;
+    bool collective = false;  // PlannedNode::collective
+    bool defer_collective_wait = false;
   };
   std::vector<CompactNode> compact_nodes_;
   std::vector<CompactOutput> compact_outputs_;

@@ -251,6 +251,7 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   }
   KernelContext context(node.target, frame.arguments(n),
                         std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_->device);
+  if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
   if (Status s = call_kernel(node.fn, context); !s) {
     for (uint32_t i = 0; i < node.num_outputs; ++i) placed_generation[i] = 0;
     return node_error(plan_->nodes[n], s.error().message, s.error().code);
@@ -437,6 +438,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
   KernelContext context(node.target, frame.arguments(n),
                         std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
                         plan_->device);
+  if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
   if (node.in_place) {
     if (Status s = write_in_place(frame, node); !s) return s;
@@ -525,6 +527,12 @@ Result<std::vector<NamedOutput>> Executor::run_in(ExecutionFrame& frame, const N
     }
   }
 
+  // A collective still in flight (its wait never ran: an earlier node failed) completes before the
+  // frame's memory, which it may be writing, is used again.
+  if (!frame.pending_collectives().empty()) {
+    Status waited = frame.pending_collectives().wait_all();
+    if (status) status = waited;
+  }
   std::vector<NamedOutput> outputs;
   if (status) {
     auto& slots = frame.slots();

@@ -29,6 +29,8 @@ struct NamedValue {
   const RuntimeValue* value;   // never null; a None argument points at a monostate
 };
 
+class PendingCollectives;
+
 class KernelContext {
  public:
   KernelContext(std::string_view target, std::span<const NamedValue> inputs, std::span<RuntimeValue> outputs,
@@ -39,6 +41,17 @@ class KernelContext {
   Device device() const { return device_; }
   std::span<const NamedValue> inputs() const { return inputs_; }
   std::span<RuntimeValue> outputs() const { return outputs_; }
+
+  // The run's collectives in flight (executor/pending_collectives.h), set for `_c10d_functional::*`
+  // nodes; nullptr otherwise (a collective kernel then waits for its Work itself). A collective
+  // may leave its Work there only when `may_defer_wait()`: the plan found that only wait_tensor
+  // reads its output.
+  PendingCollectives* pending_collectives() const { return pending_; }
+  bool may_defer_wait() const { return may_defer_wait_; }
+  void set_pending_collectives(PendingCollectives* pending, bool may_defer_wait) {
+    pending_ = pending;
+    may_defer_wait_ = may_defer_wait;
+  }
 
   // The argument called `name`, else the one at `position`; nullptr when absent (a default applies).
   const RuntimeValue* find(std::string_view name, int position) const;
@@ -62,6 +75,8 @@ class KernelContext {
   std::span<const NamedValue> inputs_;
   std::span<RuntimeValue> outputs_;
   Device device_;
+  PendingCollectives* pending_ = nullptr;
+  bool may_defer_wait_ = false;
 };
 
 using KernelFn = Status (*)(KernelContext&);

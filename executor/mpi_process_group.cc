@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <climits>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <vector>
 
+#include "executor/mpi_work.h"
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
 #include "serializer/scalar_type_info.h"
@@ -231,23 +233,36 @@ class MpiProcessGroup final : public ProcessGroup {
   int size() const override { return size_; }
   std::string_view backend() const override { return "mpi"; }
 
-  Status all_reduce(Tensor& tensor, fb::ReduceOp op) override;
-  Status all_gather_into_tensor(const Tensor& input, Tensor& output) override;
-  Status reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
-  Status all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
-                           std::span<const int64_t> input_splits) override;
-  Status broadcast(Tensor& tensor, int src) override;
-  Status barrier() override;
+  WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) override;
+  WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override;
+  WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
+  WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
+                               std::span<const int64_t> input_splits) override;
+  WorkResult broadcast(Tensor& tensor, int src) override;
+  WorkResult barrier() override;
 
  private:
+  std::string prefix(const char* collective) const {
+    return "process group '" + name_ + "' (mpi, rank " + std::to_string(rank_) + " of " + std::to_string(size_) +
+           ") " + collective;
+  }
+  // Starts `call` (an MPI_I* collective on comm_) as a Work; `keep` holds what MPI reads and
+  // writes until it completes, `finish` completes it.
+  WorkResult start(const char* collective, std::shared_ptr<void> keep, std::function<Status()> finish,
+                   const std::function<int(MPI_Request*)>& call) const {
+    auto work = std::make_shared<mpi::MpiWork>(
+        prefix(collective),
+        [what = prefix(collective)](int rc) {
+          return make_error(ErrorCode::CollectiveFailed, what + ": MPI failed: " + mpi_error_text(rc));
+        },
+        std::move(finish), std::move(keep));
+    return mpi::start_work(std::move(work), call);
+  }
+
   Error failure(const char* collective, const std::string& message) const {
     return make_error(ErrorCode::CollectiveFailed, "process group '" + name_ + "' (mpi, rank " + std::to_string(rank_) +
                                                        " of " + std::to_string(size_) + ") " + collective + ": " +
                                                        message);
-  }
-  Status check_mpi(const char* collective, int rc) const {
-    if (rc == MPI_SUCCESS) return {};
-    return failure(collective, "MPI failed: " + mpi_error_text(rc));
   }
   Result<WireType> check_tensor(const char* collective, const char* role, const Tensor& t) const;
   Result<int> count_of(const char* collective, int64_t n) const;
@@ -292,7 +307,7 @@ Result<MPI_Op> MpiProcessGroup::reduction(const char* collective, ScalarType dty
   return *mpi_op;
 }
 
-Status MpiProcessGroup::all_reduce(Tensor& tensor, fb::ReduceOp op) {
+WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, fb::ReduceOp op) {
   constexpr const char* kWhat = "all_reduce";
   auto wire = check_tensor(kWhat, "tensor", tensor);
   if (!wire) return wire.error();
@@ -300,15 +315,19 @@ Status MpiProcessGroup::all_reduce(Tensor& tensor, fb::ReduceOp op) {
   if (!mpi_op) return mpi_op.error();
   auto count = count_of(kWhat, tensor.numel());
   if (!count) return count.error();
-  Staged buffer(tensor, /*load=*/true);
-  if (Status s = check_mpi(kWhat, MPI_Allreduce(MPI_IN_PLACE, buffer.data(), *count, wire->type, *mpi_op, comm_)); !s) {
-    return s;
-  }
-  if (op == fb::ReduceOp::AVG) divide_elements(buffer.data(), *count, tensor.dtype(), size_);
-  return buffer.finish();
+  auto buffer = std::make_shared<Staged>(tensor, /*load=*/true);
+  const int n = *count, size = size_;
+  const ScalarType dtype = tensor.dtype();
+  auto finish = [buffer, n, dtype, size, op] {
+    if (op == fb::ReduceOp::AVG) divide_elements(buffer->data(), n, dtype, size);
+    return buffer->finish();
+  };
+  return start(kWhat, buffer, finish, [&](MPI_Request* request) {
+    return MPI_Iallreduce(MPI_IN_PLACE, buffer->data(), n, wire->type, *mpi_op, comm_, request);
+  });
 }
 
-Status MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
+WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
   constexpr const char* kWhat = "all_gather_into_tensor";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
@@ -323,16 +342,14 @@ Status MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& outp
   auto count = count_of(kWhat, input.numel());
   if (!count) return count.error();
   if (auto total = count_of(kWhat, output.numel()); !total) return total.error();
-  Staged in(input, /*load=*/true);
-  Staged out(output, /*load=*/false);
-  if (Status s = check_mpi(kWhat, MPI_Allgather(in.data(), *count, wire->type, out.data(), *count, wire->type, comm_));
-      !s) {
-    return s;
-  }
-  return out.finish();
+  auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
+  return start(kWhat, buffers, [buffers] { return buffers->second.finish(); }, [&](MPI_Request* request) {
+    return MPI_Iallgather(buffers->first.data(), *count, wire->type, buffers->second.data(), *count, wire->type, comm_,
+                          request);
+  });
 }
 
-Status MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) {
+WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) {
   constexpr const char* kWhat = "reduce_scatter_tensor";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
@@ -349,18 +366,22 @@ Status MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& outpu
   auto count = count_of(kWhat, output.numel());
   if (!count) return count.error();
   if (auto total = count_of(kWhat, input.numel()); !total) return total.error();
-  Staged in(input, /*load=*/true);
-  Staged out(output, /*load=*/false);
-  if (Status s = check_mpi(kWhat, MPI_Reduce_scatter_block(in.data(), out.data(), *count, wire->type, *mpi_op, comm_));
-      !s) {
-    return s;
-  }
-  if (op == fb::ReduceOp::AVG) divide_elements(out.data(), *count, output.dtype(), size_);
-  return out.finish();
+  auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
+  const int n = *count, size = size_;
+  const ScalarType dtype = output.dtype();
+  auto finish = [buffers, n, dtype, size, op] {
+    if (op == fb::ReduceOp::AVG) divide_elements(buffers->second.data(), n, dtype, size);
+    return buffers->second.finish();
+  };
+  return start(kWhat, buffers, finish, [&](MPI_Request* request) {
+    return MPI_Ireduce_scatter_block(buffers->first.data(), buffers->second.data(), n, wire->type, *mpi_op, comm_,
+                                     request);
+  });
 }
 
-Status MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
-                                          std::span<const int64_t> input_splits) {
+WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& output,
+                                              std::span<const int64_t> output_splits,
+                                              std::span<const int64_t> input_splits) {
   constexpr const char* kWhat = "all_to_all_single";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
@@ -406,7 +427,13 @@ Status MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& output, s
   if (auto total = count_of(kWhat, input.numel()); !total) return total.error();
   if (auto total = count_of(kWhat, output.numel()); !total) return total.error();
 
-  std::vector<int> send_counts, send_offsets, receive_counts, receive_offsets;
+  // MPI reads the count arrays until the operation completes: they live in the Work.
+  struct Exchange {
+    Staged in, out;
+    std::vector<int> send_counts, send_offsets, receive_counts, receive_offsets;
+  };
+  auto exchange = std::make_shared<Exchange>(Exchange{Staged(input, /*load=*/true), Staged(output, false), {}, {}, {}, {}});
+  auto& [in, out, send_counts, send_offsets, receive_counts, receive_offsets] = *exchange;
   int64_t send_at = 0, receive_at = 0;
   for (int r = 0; r < size_; ++r) {
     const int64_t send = (*send_rows)[static_cast<size_t>(r)] * row_elements;
@@ -419,18 +446,13 @@ Status MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& output, s
     send_at += send;
     receive_at += receive;
   }
-  Staged in(input, /*load=*/true);
-  Staged out(output, /*load=*/false);
-  if (Status s =
-          check_mpi(kWhat, MPI_Alltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
-                                         receive_counts.data(), receive_offsets.data(), wire->type, comm_));
-      !s) {
-    return s;
-  }
-  return out.finish();
+  return start(kWhat, exchange, [exchange] { return exchange->out.finish(); }, [&](MPI_Request* request) {
+    return MPI_Ialltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
+                          receive_counts.data(), receive_offsets.data(), wire->type, comm_, request);
+  });
 }
 
-Status MpiProcessGroup::broadcast(Tensor& tensor, int src) {
+WorkResult MpiProcessGroup::broadcast(Tensor& tensor, int src) {
   constexpr const char* kWhat = "broadcast";
   auto wire = check_tensor(kWhat, "tensor", tensor);
   if (!wire) return wire.error();
@@ -439,12 +461,15 @@ Status MpiProcessGroup::broadcast(Tensor& tensor, int src) {
   }
   auto count = count_of(kWhat, tensor.numel());
   if (!count) return count.error();
-  Staged buffer(tensor, /*load=*/rank_ == src);
-  if (Status s = check_mpi(kWhat, MPI_Bcast(buffer.data(), *count, wire->type, src, comm_)); !s) return s;
-  return buffer.finish();
+  auto buffer = std::make_shared<Staged>(tensor, /*load=*/rank_ == src);
+  return start(kWhat, buffer, [buffer] { return buffer->finish(); }, [&](MPI_Request* request) {
+    return MPI_Ibcast(buffer->data(), *count, wire->type, src, comm_, request);
+  });
 }
 
-Status MpiProcessGroup::barrier() { return check_mpi("barrier", MPI_Barrier(comm_)); }
+WorkResult MpiProcessGroup::barrier() {
+  return start("barrier", nullptr, nullptr, [&](MPI_Request* request) { return MPI_Ibarrier(comm_, request); });
+}
 
 // ---- lifecycle ---------------------------------------------------------------------------------
 
@@ -460,6 +485,7 @@ bool mpi_ready() {
 }
 
 void finalize_mpi_at_exit() {
+  mpi::stop_progress();
   if (mpi_ready()) MPI_Finalize();
 }
 
@@ -468,9 +494,10 @@ Status initialise() {
   MPI_Initialized(&initialized);
   if (!initialized) {
     int provided = 0;
-    if (int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided); rc != MPI_SUCCESS) {
+    if (int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_MULTIPLE, &provided); rc != MPI_SUCCESS) {
       return make_error(ErrorCode::CollectiveFailed, "MPI_Init_thread failed (error " + std::to_string(rc) + ")");
     }
+    mpi::set_thread_multiple(provided >= MPI_THREAD_MULTIPLE);
     std::atexit(&finalize_mpi_at_exit);
   }
   if (int rc = MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN); rc != MPI_SUCCESS) {

@@ -3,7 +3,8 @@
 // only, so code that includes it needs no MPI headers (it links //executor:mpi_process_group).
 //
 // Lifecycle: detect_mpi_launcher() reads the environment; init_mpi() initialises MPI once per
-// process (MPI_Init_thread, MPI_THREAD_SERIALIZED requested: one thread calls MPI at a time),
+// process (MPI_Init_thread, MPI_THREAD_MULTIPLE requested: a progress thread drives nonblocking
+// collectives while the graph computes, executor/mpi_work.h; with less, calls are serialised),
 // sets MPI_ERRORS_RETURN on the world so a failing MPI call returns to us as a Status, and
 // registers MPI_Finalize to run at exit. Every other function needs init_mpi() first.
 //
@@ -19,7 +20,9 @@
 // - On a rank that is not a member a group stays unbound: a program with a collective on it fails
 //   to load there (Executor::load, CollectiveFailed), as a collective on it would fail in torch.
 //
-// Collectives follow process_group.h. Dtypes: f32, f64, f16, bf16, i8, i16, i32, i64, u8, bool.
+// Collectives follow process_group.h and are nonblocking (MPI_Iallreduce, MPI_Iallgather,
+// MPI_Ireduce_scatter_block, MPI_Ialltoallv, MPI_Ibcast, MPI_Ibarrier); their Work completes on
+// MPI_Test. Dtypes: f32, f64, f16, bf16, i8, i16, i32, i64, u8, bool.
 // Reductions: SUM, PRODUCT, MIN, MAX for every dtype; AVG (the sum divided by the group size, in
 // f64 for f64 and f32 otherwise) for floating dtypes; BAND, BOR, BXOR for integers and bool. f16
 // and bf16 reduce through user-defined MPI ops computing in f32 and rounding each partial result

@@ -8,11 +8,20 @@
 // rank; tensors live on a device the implementation supports (an error otherwise); `output`
 // tensors are preallocated by the caller with the shapes documented per call; a failure is a
 // Status naming the group and the collective, never an abort.
+//
+// Every collective is asynchronous: it checks its arguments (a refusal is the Result's error,
+// before anything is sent), starts, and returns the Work of the operation in flight. Until
+// that Work completes, the caller keeps the tensors alive and neither reads the outputs nor
+// writes the inputs; once `wait` returns Ok (or `test` says done), the outputs hold the results.
+// Backends that complete on the spot return completed_work(). A Work dropped before it completes
+// waits for it (buffers in use by a transport are never freed under it).
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -22,6 +31,26 @@
 #include "serializer/error.h"
 
 namespace nrt::exec {
+
+// One collective in flight.
+class Work {
+ public:
+  virtual ~Work() = default;
+  // Blocks until the collective completes and returns its outcome. With a timeout, gives up
+  // after it with CollectiveFailed naming the collective (the operation stays in flight).
+  virtual Status wait(std::optional<std::chrono::milliseconds> timeout = std::nullopt) = 0;
+  // Polls without blocking: true once the collective completed (wait then returns at once).
+  virtual bool test() = 0;
+};
+
+using WorkResult = Result<std::shared_ptr<Work>>;
+
+// The Work of a collective that finished when it was issued with `status` (its error, if any,
+// becomes the WorkResult's).
+WorkResult completed_work(Status status);
+
+// Issues and waits: the synchronous form of any collective (`wait_for(group.barrier())`).
+Status wait_for(WorkResult work, std::optional<std::chrono::milliseconds> timeout = std::nullopt);
 
 class ProcessGroup {
  public:
@@ -33,17 +62,17 @@ class ProcessGroup {
   virtual std::string_view backend() const = 0;  // "single", "mpi", "nccl", ...
 
   // In place: every rank ends with the reduction of all ranks' `tensor`.
-  virtual Status all_reduce(Tensor& tensor, fb::ReduceOp op) = 0;
+  virtual WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) = 0;
   // `output` has size() times the rows of `input` along dim 0, rank r's rows at block r.
-  virtual Status all_gather_into_tensor(const Tensor& input, Tensor& output) = 0;
+  virtual WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) = 0;
   // `input` has size() blocks along dim 0; rank r receives the reduction of block r.
-  virtual Status reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) = 0;
+  virtual WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) = 0;
   // Rows along dim 0: send input_splits[r] rows to rank r, receive output_splits[r] rows from it.
-  virtual Status all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
-                                   std::span<const int64_t> input_splits) = 0;
+  virtual WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
+                                       std::span<const int64_t> input_splits) = 0;
   // In place: every rank ends with rank `src`'s tensor.
-  virtual Status broadcast(Tensor& tensor, int src) = 0;
-  virtual Status barrier() = 0;
+  virtual WorkResult broadcast(Tensor& tensor, int src) = 0;
+  virtual WorkResult barrier() = 0;
 };
 
 // Binds group names to ProcessGroups. The executor consults it once, at load time.

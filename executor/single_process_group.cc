@@ -14,38 +14,39 @@ Status copy_through(const std::string& group, const char* collective, const Tens
 
 }  // namespace
 
-Status SingleProcessGroup::all_reduce(Tensor&, fb::ReduceOp op) {
+WorkResult SingleProcessGroup::all_reduce(Tensor&, fb::ReduceOp op) {
   // With one rank, sum, avg, product, min, max and the bitwise reductions are all the identity.
   if (op == fb::ReduceOp::PREMUL_SUM) {
     return make_error(ErrorCode::InvalidArgument, "process group '" + name_ + "' all_reduce: PREMUL_SUM needs a factor");
   }
-  return {};
+  return completed_work({});
 }
 
-Status SingleProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
-  return copy_through(name_, "all_gather_into_tensor", input, output);
+WorkResult SingleProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
+  return completed_work(copy_through(name_, "all_gather_into_tensor", input, output));
 }
 
-Status SingleProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp) {
-  return copy_through(name_, "reduce_scatter_tensor", input, output);
+WorkResult SingleProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp) {
+  return completed_work(copy_through(name_, "reduce_scatter_tensor", input, output));
 }
 
-Status SingleProcessGroup::all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
-                                             std::span<const int64_t> input_splits) {
+WorkResult SingleProcessGroup::all_to_all_single(const Tensor& input, Tensor& output,
+                                                 std::span<const int64_t> output_splits,
+                                                 std::span<const int64_t> input_splits) {
   if (output_splits.size() > 1 || input_splits.size() > 1 ||
       (output_splits.size() == 1 && input_splits.size() == 1 && output_splits[0] != input_splits[0])) {
     return make_error(ErrorCode::InvalidArgument,
                       "process group '" + name_ + "' all_to_all_single: splits must describe one rank");
   }
-  return copy_through(name_, "all_to_all_single", input, output);
+  return completed_work(copy_through(name_, "all_to_all_single", input, output));
 }
 
-Status SingleProcessGroup::broadcast(Tensor&, int src) {
+WorkResult SingleProcessGroup::broadcast(Tensor&, int src) {
   if (src != 0) {
     return make_error(ErrorCode::InvalidArgument,
                       "process group '" + name_ + "' broadcast: source rank " + std::to_string(src) + " of 1");
   }
-  return {};
+  return completed_work({});
 }
 
 ProcessGroupRegistry single_process_registry(const fb::Program& program) {

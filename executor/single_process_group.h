@@ -21,13 +21,14 @@ class SingleProcessGroup final : public ProcessGroup {
   int size() const override { return 1; }
   std::string_view backend() const override { return "single"; }
 
-  Status all_reduce(Tensor& tensor, fb::ReduceOp op) override;
-  Status all_gather_into_tensor(const Tensor& input, Tensor& output) override;
-  Status reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
-  Status all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
-                           std::span<const int64_t> input_splits) override;
-  Status broadcast(Tensor& tensor, int src) override;
-  Status barrier() override { return {}; }
+  // Every collective completes when issued (completed_work).
+  WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) override;
+  WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override;
+  WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
+  WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
+                               std::span<const int64_t> input_splits) override;
+  WorkResult broadcast(Tensor& tensor, int src) override;
+  WorkResult barrier() override { return completed_work({}); }
 
  private:
   std::string name_;

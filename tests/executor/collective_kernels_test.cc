@@ -38,28 +38,28 @@ class TwinProcessGroup final : public ProcessGroup {
   int size() const override { return 2; }
   std::string_view backend() const override { return "twin"; }
 
-  Status all_reduce(Tensor& tensor, fb::ReduceOp op) override {
+  exec::WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) override {
     if (op != fb::ReduceOp::SUM) return make_error(ErrorCode::InvalidArgument, "twin: sum only");
     // Every element doubles, so the dense block a (possibly permuted) tensor covers can be
     // walked in memory order.
     float* p = tensor.data<float>();
     for (int64_t i = 0; i < tensor.numel(); ++i) p[i] *= 2;
-    return {};
+    return exec::completed_work({});
   }
-  Status all_gather_into_tensor(const Tensor& input, Tensor& output) override {
+  exec::WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override {
     const size_t bytes = input.nbytes();
     std::memcpy(output.raw_data(), input.raw_data(), bytes);
     std::memcpy(output.raw_data() + bytes, input.raw_data(), bytes);
-    return {};
+    return exec::completed_work({});
   }
-  Status reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp) override {
+  exec::WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp) override {
     const float* in = input.data<float>();  // block 0 (this rank's), from both ranks
     float* out = output.data<float>();
     for (int64_t i = 0; i < output.numel(); ++i) out[i] = 2 * in[i];
-    return {};
+    return exec::completed_work({});
   }
-  Status all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
-                           std::span<const int64_t> input_splits) override {
+  exec::WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
+                                     std::span<const int64_t> input_splits) override {
     // Both ranks send rank 0 the first input_splits[0] rows of their (identical) input.
     last_output_splits.assign(output_splits.begin(), output_splits.end());
     last_input_splits.assign(input_splits.begin(), input_splits.end());
@@ -67,10 +67,10 @@ class TwinProcessGroup final : public ProcessGroup {
     const size_t bytes = static_cast<size_t>(rows) * input.nbytes() / static_cast<size_t>(input.size(0));
     std::memcpy(output.raw_data(), input.raw_data(), bytes);
     std::memcpy(output.raw_data() + bytes, input.raw_data(), bytes);
-    return {};
+    return exec::completed_work({});
   }
-  Status broadcast(Tensor&, int) override { return {}; }
-  Status barrier() override { return {}; }
+  exec::WorkResult broadcast(Tensor&, int) override { return exec::completed_work({}); }
+  exec::WorkResult barrier() override { return exec::completed_work({}); }
 
   std::vector<int64_t> last_output_splits, last_input_splits;
 

@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
+#include <thread>
 
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
@@ -215,7 +216,35 @@ TEST_F(MpiProcessGroupTest, RunsUnderALauncherWithSeveralRanks) {
   EXPECT_EQ(group_->rank(), rank_);
   EXPECT_EQ(group_->size(), size_);
   EXPECT_EQ(group_->backend(), "mpi");
-  EXPECT_TRUE(group_->barrier().ok());
+  EXPECT_TRUE(exec::wait_for(group_->barrier()).ok());
+}
+
+// Collectives are nonblocking: the Work of a barrier rank 0 enters alone does not complete, a
+// wait with a timeout gives up naming it, and the same Work completes once every rank arrived.
+TEST_F(MpiProcessGroupTest, WorkWaitsWithATimeoutAndCompletesLater) {
+  if (rank_ != 0) std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  auto work = group_->barrier();
+  ASSERT_TRUE(work.ok()) << work.error().to_string();
+  if (rank_ == 0) {
+    EXPECT_FALSE((*work)->test()) << "the other ranks have not arrived";
+    Status early = (*work)->wait(std::chrono::milliseconds(50));
+    ASSERT_FALSE(early.ok());
+    EXPECT_EQ(early.error().code, ErrorCode::CollectiveFailed);
+    EXPECT_NE(early.error().message.find("barrier: did not complete within 50 ms"), std::string::npos)
+        << early.error().message;
+  }
+  EXPECT_TRUE((*work)->wait().ok());
+  EXPECT_TRUE((*work)->test());
+  // Two collectives in flight at once, waited for in reverse order.
+  Tensor a = filled(ScalarType::FLOAT32, {1024}, [&](int64_t) { return 1.0; });
+  Tensor b = filled(ScalarType::FLOAT32, {8}, [&](int64_t) { return static_cast<double>(rank_); });
+  auto first = group_->all_reduce(a, ReduceOp::SUM);
+  auto second = group_->all_reduce(b, ReduceOp::MAXIMUM);
+  ASSERT_TRUE(first.ok() && second.ok());
+  EXPECT_TRUE((*second)->wait().ok());
+  EXPECT_TRUE((*first)->wait().ok());
+  EXPECT_EQ(a.data<float>()[1023], static_cast<float>(size_));
+  EXPECT_EQ(b.data<float>()[0], static_cast<float>(size_ - 1));
 }
 
 TEST_F(MpiProcessGroupTest, AllReduceEveryDtypeAndOp) {
@@ -225,7 +254,7 @@ TEST_F(MpiProcessGroupTest, AllReduceEveryDtypeAndOp) {
       for (bool strided : {false, true}) {
         Tensor dense = filled(dtype, {2, 4}, [&](int64_t i) { return reduction_input(dtype, rank_, i); });
         Tensor tensor = strided ? strided_like(dense) : dense;
-        Status s = group_->all_reduce(tensor, op);
+        Status s = exec::wait_for(group_->all_reduce(tensor, op));
         if (!supported(dtype, op)) {
           ASSERT_FALSE(s.ok());
           EXPECT_NE(s.error().message.find("process group 'world'"), std::string::npos) << s.error().message;
@@ -249,7 +278,7 @@ TEST_F(MpiProcessGroupTest, ReduceScatterEveryDtypeAndOp) {
         Tensor input = filled(dtype, {2 * size_, 3}, [&](int64_t i) { return reduction_input(dtype, rank_, i); });
         Tensor dense_output = Tensor::empty(dtype, {2, 3});
         Tensor output = strided ? strided_like(dense_output) : dense_output;
-        Status s = group_->reduce_scatter_tensor(strided ? strided_like(input) : input, output, op);
+        Status s = exec::wait_for(group_->reduce_scatter_tensor(strided ? strided_like(input) : input, output, op));
         if (!supported(dtype, op)) {
           ASSERT_FALSE(s.ok());
           EXPECT_NE(s.error().message.find("reduce_scatter_tensor"), std::string::npos) << s.error().message;
@@ -271,7 +300,7 @@ TEST_F(MpiProcessGroupTest, AllGatherEveryDtype) {
       Tensor input = filled(dtype, {2, 3}, [&](int64_t i) { return small_value(dtype, 7 * rank_ + i); });
       Tensor dense_output = Tensor::empty(dtype, {2 * size_, 3});
       Tensor output = strided ? strided_like(dense_output) : dense_output;
-      Status s = group_->all_gather_into_tensor(strided ? strided_like(input) : input, output);
+      Status s = exec::wait_for(group_->all_gather_into_tensor(strided ? strided_like(input) : input, output));
       ASSERT_TRUE(s.ok()) << s.error().to_string();
       Tensor expected =
           filled(dtype, {2 * size_, 3}, [&](int64_t i) { return small_value(dtype, 7 * (i / 6) + i % 6); });
@@ -287,7 +316,7 @@ TEST_F(MpiProcessGroupTest, BroadcastEveryDtypeFromEverySource) {
       for (bool strided : {false, true}) {
         Tensor dense = filled(dtype, {3, 2}, [&](int64_t i) { return small_value(dtype, 3 * rank_ + i + 1); });
         Tensor tensor = strided ? strided_like(dense) : dense;
-        Status s = group_->broadcast(tensor, src);
+        Status s = exec::wait_for(group_->broadcast(tensor, src));
         ASSERT_TRUE(s.ok()) << s.error().to_string();
         Tensor expected = filled(dtype, {3, 2}, [&](int64_t i) { return small_value(dtype, 3 * src + i + 1); });
         EXPECT_TRUE(same_elements(tensor, expected)) << "src " << src << (strided ? " strided" : " contiguous");
@@ -327,7 +356,7 @@ TEST_F(MpiProcessGroupTest, AllToAllSingleUnevenSplitsEveryDtype) {
     for (bool strided : {false, true}) {
       Tensor dense_output = Tensor::empty(dtype, {output_rows, 2});
       Tensor output = strided ? strided_like(dense_output) : dense_output;
-      Status s = group_->all_to_all_single(strided ? strided_like(input) : input, output, output_splits, input_splits);
+      Status s = exec::wait_for(group_->all_to_all_single(strided ? strided_like(input) : input, output, output_splits, input_splits));
       ASSERT_TRUE(s.ok()) << s.error().to_string();
       EXPECT_TRUE(same_elements(output, expected)) << (strided ? "strided" : "contiguous");
     }
@@ -338,41 +367,41 @@ TEST_F(MpiProcessGroupTest, AllToAllSingleWithoutSplitsUsesEqualBlocks) {
   const ScalarType dtype = ScalarType::INT32;
   Tensor input = filled(dtype, {size_, 2}, [&](int64_t i) { return 100 * rank_ + i; });  // row d goes to rank d
   Tensor output = Tensor::empty(dtype, {size_, 2});
-  Status s = group_->all_to_all_single(input, output, {}, {});
+  Status s = exec::wait_for(group_->all_to_all_single(input, output, {}, {}));
   ASSERT_TRUE(s.ok()) << s.error().to_string();
   Tensor expected = filled(dtype, {size_, 2}, [&](int64_t i) { return 100 * (i / 2) + 2 * rank_ + i % 2; });
   EXPECT_TRUE(same_elements(output, expected));
 
   const std::vector<int64_t> wrong(static_cast<size_t>(size_), 2);  // sums to 2 * size, the tensor has size rows
-  Status bad = group_->all_to_all_single(input, output, wrong, wrong);
+  Status bad = exec::wait_for(group_->all_to_all_single(input, output, wrong, wrong));
   ASSERT_FALSE(bad.ok());
   EXPECT_NE(bad.error().message.find("splits sum to"), std::string::npos) << bad.error().message;
 }
 
 TEST_F(MpiProcessGroupTest, ErrorsNameTheGroupAndCollective) {
   Tensor t = Tensor::empty(ScalarType::FLOAT32, {4});
-  Status premul = group_->all_reduce(t, ReduceOp::PREMUL_SUM);
+  Status premul = exec::wait_for(group_->all_reduce(t, ReduceOp::PREMUL_SUM));
   ASSERT_FALSE(premul.ok());
   EXPECT_EQ(premul.error().code, ErrorCode::CollectiveFailed);
   EXPECT_NE(premul.error().message.find("process group 'world'"), std::string::npos);
   EXPECT_NE(premul.error().message.find("PREMUL_SUM"), std::string::npos);
 
-  Status source = group_->broadcast(t, size_);
+  Status source = exec::wait_for(group_->broadcast(t, size_));
   ASSERT_FALSE(source.ok());
   EXPECT_NE(source.error().message.find("broadcast: source rank " + std::to_string(size_)), std::string::npos)
       << source.error().message;
 
   Tensor complex = Tensor::empty(ScalarType::COMPLEX64, {2});
-  Status dtype = group_->broadcast(complex, 0);
+  Status dtype = exec::wait_for(group_->broadcast(complex, 0));
   ASSERT_FALSE(dtype.ok());
   EXPECT_NE(dtype.error().message.find("dtype c64"), std::string::npos) << dtype.error().message;
 
   Tensor wrong_output = Tensor::empty(ScalarType::FLOAT32, {4});
-  Status gather = group_->all_gather_into_tensor(t, wrong_output);
+  Status gather = exec::wait_for(group_->all_gather_into_tensor(t, wrong_output));
   ASSERT_FALSE(gather.ok());
   EXPECT_NE(gather.error().message.find("all_gather_into_tensor"), std::string::npos) << gather.error().message;
 
-  EXPECT_TRUE(group_->barrier().ok()) << "the group still works after refused calls";
+  EXPECT_TRUE(exec::wait_for(group_->barrier()).ok()) << "the group still works after refused calls";
 }
 
 TEST_F(MpiProcessGroupTest, GroupRanksFollowTheirListOrder) {
@@ -384,7 +413,7 @@ TEST_F(MpiProcessGroupTest, GroupRanksFollowTheirListOrder) {
   EXPECT_EQ((*group)->rank(), size_ - 1 - rank_);
   Tensor mine = filled(ScalarType::INT64, {1}, [&](int64_t) { return rank_; });
   Tensor all = Tensor::empty(ScalarType::INT64, {size_});
-  ASSERT_TRUE((*group)->all_gather_into_tensor(mine, all).ok());
+  ASSERT_TRUE(exec::wait_for((*group)->all_gather_into_tensor(mine, all)).ok());
   Tensor expected = filled(ScalarType::INT64, {size_}, [&](int64_t i) { return size_ - 1 - i; });
   EXPECT_TRUE(same_elements(all, expected));
 }
@@ -399,7 +428,7 @@ TEST_F(MpiProcessGroupTest, SubgroupsLeaveNonMembersOut) {
   EXPECT_EQ((*group)->size(), 2);
   EXPECT_EQ((*group)->rank(), rank_ == 0 ? 1 : 0);
   Tensor t = filled(ScalarType::FLOAT32, {2}, [&](int64_t i) { return rank_ + i; });
-  ASSERT_TRUE((*group)->all_reduce(t, ReduceOp::SUM).ok());
+  ASSERT_TRUE(exec::wait_for((*group)->all_reduce(t, ReduceOp::SUM)).ok());
   Tensor expected = filled(ScalarType::FLOAT32, {2}, [&](int64_t i) { return (size_ - 1) + 2 * i; });
   EXPECT_TRUE(same_elements(t, expected));
 }
@@ -449,7 +478,7 @@ TEST_F(MpiProcessGroupTest, RegistryBindsTheProgramsGroupsByName) {
 
   // The bound groups work: the world group sums every rank.
   Tensor t = filled(ScalarType::INT32, {1}, [&](int64_t) { return rank_ + 1; });
-  ASSERT_TRUE(all->all_reduce(t, ReduceOp::SUM).ok());
+  ASSERT_TRUE(exec::wait_for(all->all_reduce(t, ReduceOp::SUM)).ok());
   EXPECT_EQ(t.data<int32_t>()[0], size_ * (size_ + 1) / 2);
 }
 
@@ -462,7 +491,7 @@ TEST_F(MpiProcessGroupTest, RegistryRefusesARankOutsideTheWorld) {
   EXPECT_NE(message.find("process group 'too_big' has ranks [0, " + std::to_string(size_) + "]"), std::string::npos)
       << message;
   EXPECT_NE(message.find("the world has " + std::to_string(size_) + " ranks"), std::string::npos) << message;
-  EXPECT_TRUE(group_->barrier().ok()) << "no rank was left inside a creation";
+  EXPECT_TRUE(exec::wait_for(group_->barrier()).ok()) << "no rank was left inside a creation";
 }
 
 // Ranks other than 0 print only their failures, prefixed with the rank.

@@ -3,9 +3,15 @@
 // reduce_scatter_tensor, all_to_all_single, broadcast, their in-place and coalesced forms, and
 // wait_tensor.
 //
-// Collectives here are synchronous: the result is complete when the kernel returns, so
-// wait_tensor is the identity (a view). The functional forms write a fresh output (a copy of the
-// input reduced or broadcast in place); the `_` forms work on the input and return it.
+// The functional forms (all_reduce, all_gather_into_tensor, reduce_scatter_tensor,
+// all_to_all_single, broadcast) issue their collective and, when the plan allows it
+// (KernelContext::may_defer_wait: only wait_tensor reads the output), return with it in flight,
+// its Work left in the run's PendingCollectives; wait_tensor waits for the Work of its input and
+// returns it (a view). An input the transport still reads after the kernel returns is first
+// copied out of the frame's memory, which later nodes may reuse. Otherwise, and always for the `_`
+// and coalesced forms, the kernel waits before it returns. The functional forms write a fresh
+// output (a copy of the input reduced or broadcast in place); the `_` forms work on the input and
+// return it.
 //
 // Errors are CollectiveFailed (NRT-E1007): an unbound group (no group of that name in this
 // process: a single process running a program whose groups have several ranks, or a rank outside
@@ -19,6 +25,7 @@
 
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/pending_collectives.h"
 #include "executor/process_group.h"
 #include "executor/tensor_copy.h"
 
@@ -124,6 +131,22 @@ Status collective_status(const KernelContext& ctx, Status s) {
   return collective_error(ctx, s.error().message);
 }
 
+// An issued collective writing `output`: left in flight for wait_tensor when the plan allows,
+// else waited for here.
+Status issued(KernelContext& ctx, WorkResult work, const Tensor& output) {
+  if (!work) return collective_error(ctx, work.error().message);
+  if (ctx.may_defer_wait() && ctx.pending_collectives() != nullptr) {
+    ctx.pending_collectives()->add(output, std::move(*work));
+    return {};
+  }
+  return collective_status(ctx, (*work)->wait());
+}
+
+// `input` as a collective may read it after the kernel returns: out of the frame's memory.
+Tensor read_after_return(const KernelContext& ctx, const Tensor& input) {
+  return ctx.may_defer_wait() && ctx.pending_collectives() != nullptr ? contiguous_copy(input) : input;
+}
+
 // A fresh output `index` holding the input's values, for collectives that work in place.
 Result<Tensor> copy_to_output(KernelContext& ctx, size_t index, const Tensor& input) {
   auto out = bind_output(ctx, index, input.dtype(), input.sizes());
@@ -171,7 +194,7 @@ Status all_reduce(KernelContext& ctx) {
   if (!group) return group.error();
   auto out = copy_to_output(ctx, 0, *input);
   if (!out) return out.error();
-  return collective_status(ctx, (*group)->all_reduce(*out, *op));
+  return issued(ctx, (*group)->all_reduce(*out, *op), *out);
 }
 
 // all_reduce_(Tensor(a!) input, str reduce_op, str group_name) -> Tensor(a!)
@@ -183,7 +206,7 @@ Status all_reduce_in_place(KernelContext& ctx) {
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
   if (Status s = check_writable(ctx, *input); !s) return s;
-  if (Status s = collective_status(ctx, (*group)->all_reduce(*input, *op)); !s) return s;
+  if (Status s = collective_status(ctx, wait_for((*group)->all_reduce(*input, *op))); !s) return s;
   return set_output(ctx, 0, *input);
 }
 
@@ -203,7 +226,7 @@ Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
   }
   return for_each_input(ctx, [&](const Tensor& input) -> Result<Tensor> {
     Tensor target = in_place ? input : contiguous_copy(input);
-    if (Status s = collective_status(ctx, (*group)->all_reduce(target, *op)); !s) return s.error();
+    if (Status s = collective_status(ctx, wait_for((*group)->all_reduce(target, *op))); !s) return s.error();
     return target;
   });
 }
@@ -212,7 +235,13 @@ Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor&
   const auto sizes = scaled_rows(input.sizes(), group.size());
   auto out = output_for(ctx, index, input.dtype(), sizes);
   if (!out) return out.error();
-  if (Status s = collective_status(ctx, group.all_gather_into_tensor(input, *out)); !s) return s.error();
+  if (!index) {  // coalesced: one list output, waited for here
+    if (Status s = collective_status(ctx, wait_for(group.all_gather_into_tensor(input, *out))); !s) return s.error();
+    return out;
+  }
+  if (Status s = issued(ctx, group.all_gather_into_tensor(read_after_return(ctx, input), *out), *out); !s) {
+    return s.error();
+  }
   return out;
 }
 
@@ -245,7 +274,15 @@ Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor
   sizes[0] /= group.size();
   auto out = output_for(ctx, index, input.dtype(), sizes);
   if (!out) return out.error();
-  if (Status s = collective_status(ctx, group.reduce_scatter_tensor(input, *out, op)); !s) return s.error();
+  if (!index) {  // coalesced: one list output, waited for here
+    if (Status s = collective_status(ctx, wait_for(group.reduce_scatter_tensor(input, *out, op))); !s) {
+      return s.error();
+    }
+    return out;
+  }
+  if (Status s = issued(ctx, group.reduce_scatter_tensor(read_after_return(ctx, input), *out, op), *out); !s) {
+    return s.error();
+  }
   return out;
 }
 
@@ -296,7 +333,8 @@ Status all_to_all_single(KernelContext& ctx) {
   }
   auto out = bind_output(ctx, 0, input->dtype(), sizes);
   if (!out) return out.error();
-  return collective_status(ctx, (*group)->all_to_all_single(*input, *out, *output_splits, *input_splits));
+  return issued(ctx, (*group)->all_to_all_single(read_after_return(ctx, *input), *out, *output_splits, *input_splits),
+                *out);
 }
 
 // broadcast(Tensor input, int src, str group_name) -> Tensor
@@ -310,7 +348,7 @@ Status broadcast(KernelContext& ctx) {
   if (Status s = check_source(ctx, **group, *src); !s) return s;
   auto out = copy_to_output(ctx, 0, *input);
   if (!out) return out.error();
-  return collective_status(ctx, (*group)->broadcast(*out, static_cast<int>(*src)));
+  return issued(ctx, (*group)->broadcast(*out, static_cast<int>(*src)), *out);
 }
 
 // broadcast_(Tensor(a!) input, int src, str group_name) -> Tensor(a!)
@@ -324,14 +362,18 @@ Status broadcast_in_place(KernelContext& ctx) {
   if (Status s = check_source(ctx, **group, *src); !s) return s;
   if (Status s = check_writable(ctx, *input); !s) return s;
   Tensor target = *input;
-  if (Status s = collective_status(ctx, (*group)->broadcast(target, static_cast<int>(*src))); !s) return s;
+  if (Status s = collective_status(ctx, wait_for((*group)->broadcast(target, static_cast<int>(*src)))); !s) return s;
   return set_output(ctx, 0, *input);
 }
 
-// wait_tensor(Tensor tensor) -> Tensor: the collectives above completed when they returned.
+// wait_tensor(Tensor tensor) -> Tensor: waits for the collective in flight writing `tensor`
+// (none: it completed in its kernel) and returns it.
 Status wait_tensor(KernelContext& ctx) {
   auto tensor = ctx.tensor("tensor", 0);
   if (!tensor) return tensor.error();
+  if (auto* pending = ctx.pending_collectives()) {
+    if (Status s = collective_status(ctx, pending->wait(*tensor)); !s) return s;
+  }
   return set_output(ctx, 0, *tensor);
 }
 
