@@ -12,19 +12,18 @@
 #include "cli/run_inputs.h"
 #include "cli/run_program_input.h"
 #include "cli/run_report.h"
-#include "cli/run_world.h"
-#include "executor/collective_schedule.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
 #include "executor/memory_budget.h"
 #include "executor/mpi_process_group.h"
 #include "executor/npy.h"
-#include "executor/rank_agreement.h"
+#include "executor/rank_world.h"
 #include "serializer/atomic_file.h"
-#include "serializer/structure_hash.h"
 
 namespace nrt::cli {
 namespace {
+
+using RunWorld = exec::RankWorld;
 
 // What one rank ends with: its exit status and what it reports.
 struct RankOutcome {
@@ -54,12 +53,6 @@ RankOutcome failure(const RunOptions& options, const RunWorld& world, const Erro
   exec::abort_mpi_world(outcome.exit_code);
 }
 
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string text;
-  for (int r : ranks) text += (text.empty() ? "" : ", ") + std::to_string(r);
-  return text;
-}
-
 // Under a launcher every rank learns whether any failed `stage` (collective), so that all stop
 // together before the run instead of some waiting forever in their first collective. Returns the
 // outcome to stop with, or nullopt to go on.
@@ -69,32 +62,20 @@ std::optional<RankOutcome> agree(const RunOptions& options, const RunWorld& worl
     if (problem) return failure(options, world, *problem);
     return std::nullopt;
   }
-  auto failed = world.failed_ranks(!problem.has_value());
+  auto failed = exec::failed_stage(world, !problem.has_value(), stage);
   if (!failed) abandon_job(options, failure(options, world, failed.error()));
   if (problem) return failure(options, world, *problem);
-  if (failed->empty()) return std::nullopt;
-  return failure(
-      options, world,
-      make_error(ErrorCode::InvalidArgument, std::string("not running: rank") + (failed->size() > 1 ? "s " : " ") +
-                                                 rank_list(*failed) + " failed " + stage));
+  if (!*failed) return std::nullopt;
+  return failure(options, world, **failed);
 }
 
-// Collective: every rank must hold the same program (its structure digest: topology, targets,
-// constants, types, meshes, process groups) before the first collective; otherwise every rank
-// stops, naming which ranks hold which digest. Ranks running programs of their own (FILE with
-// {rank}) may differ in weights and sizes, not in what they communicate: they compare their
-// collective schedules instead (executor/collective_schedule.h).
+// Collective: the ranks hold the same program, or (FILE with {rank}) the same collective
+// schedule (exec::program_mismatch); otherwise every rank stops naming who holds what.
 std::optional<RankOutcome> agree_on_program(const RunOptions& options, const RunWorld& world, const ProgramFile& file) {
-  if (!world.launched()) return std::nullopt;
-  const bool per_rank = options.per_rank_program;
-  const std::string text =
-      per_rank ? exec::collective_schedule_line(exec::collective_schedule(file.program()))
-               : "structure " + hash_structure(file.program(), HashAlgorithm::kXxh3).program.to_string();
-  auto texts = world.gather_texts(text);
-  if (!texts) abandon_job(options, failure(options, world, texts.error()));
-  auto disagreement = exec::rank_disagreement(*texts, per_rank ? "collective schedule" : "program");
-  if (!disagreement) return std::nullopt;
-  return failure(options, world, make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+  auto mismatch = exec::program_mismatch(world, file.program(), options.per_rank_program);
+  if (!mismatch) abandon_job(options, failure(options, world, mismatch.error()));
+  if (!*mismatch) return std::nullopt;
+  return failure(options, world, **mismatch);
 }
 
 // Collective: ranks writing into one directory would overwrite each other's outputs. The
@@ -117,7 +98,7 @@ std::optional<Error> shared_output_dir(const RunOptions& options, const RunWorld
     }
     if (sharing.size() > 1) {
       return make_error(ErrorCode::InvalidArgument,
-                        "ranks [" + rank_list(sharing) + "] would write their outputs into one directory, " +
+                        "ranks [" + exec::rank_list(sharing) + "] would write their outputs into one directory, " +
                             (*dirs)[r] + ", overwriting each other; give each rank its own (--output-dir 'out_{rank}')");
     }
   }
@@ -336,7 +317,7 @@ int run_program_command(const RunOptions& given) {
     if (given.json) std::printf("%s\n", error_json(s.error(), kRunFailed).c_str());
     return kRunFailed;
   }
-  auto world = join_run_world();
+  auto world = exec::join_rank_world("nrt-run world");
   if (!world) {
     spdlog::error("{}", world.error().to_string());
     if (given.json) std::printf("%s\n", error_json(world.error(), kRunFailed).c_str());
@@ -346,11 +327,11 @@ int run_program_command(const RunOptions& given) {
 
   RunOptions options = given;
   options.per_rank_program = given.file.find("{rank}") != std::string::npos;
-  options.file = with_rank(options.file, world->rank);
-  options.output_dir = with_rank(options.output_dir, world->rank);
-  options.expect_dir = with_rank(options.expect_dir, world->rank);
-  options.profile_trace = with_rank(options.profile_trace, world->rank);
-  for (auto& input : options.inputs) input = with_rank(input, world->rank);
+  options.file = exec::with_rank(options.file, world->rank);
+  options.output_dir = exec::with_rank(options.output_dir, world->rank);
+  options.expect_dir = exec::with_rank(options.expect_dir, world->rank);
+  options.profile_trace = exec::with_rank(options.profile_trace, world->rank);
+  for (auto& input : options.inputs) input = exec::with_rank(input, world->rank);
 
   return finish(options, *world, run_on_rank(options, *world));
 }

@@ -1,0 +1,103 @@
+#include "executor/rank_world.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "executor/collective_schedule.h"
+#include "executor/mpi_process_group.h"
+#include "executor/rank_agreement.h"
+#include "serializer/structure_hash.h"
+
+namespace nrt::exec {
+
+Result<RankWorld> join_rank_world(std::string group_name) {
+  RankWorld world;
+  auto launcher = detect_mpi_launcher();
+  if (!launcher) return world;
+  world.launcher = *launcher;
+  if (Status s = init_mpi(); !s) {
+    return make_error(s.error().code, "started by a launcher (" + *launcher + " is set) but " + s.error().message);
+  }
+  auto mpi = mpi_world();
+  if (!mpi) return mpi.error();
+  world.rank = mpi->rank;
+  world.size = mpi->size;
+  auto group = create_mpi_world_group(std::move(group_name));
+  if (!group) return group.error();
+  world.group = std::move(*group);
+  return world;
+}
+
+Result<std::vector<int>> RankWorld::failed_ranks(bool ok) const {
+  if (!launched()) return ok ? std::vector<int>{} : std::vector<int>{rank};
+  Tensor mine = Tensor::empty(fb::ScalarType::UINT8, {1});
+  mine.data<uint8_t>()[0] = ok ? 0 : 1;
+  Tensor all = Tensor::empty(fb::ScalarType::UINT8, {size});
+  if (Status s = wait_for(group->all_gather_into_tensor(mine, all)); !s) return s.error();
+  std::vector<int> failed;
+  for (int r = 0; r < size; ++r) {
+    if (all.data<uint8_t>()[r] != 0) failed.push_back(r);
+  }
+  return failed;
+}
+
+Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text) const {
+  if (!launched()) return std::vector<std::string>{text};
+  // Lengths first, then every text padded to the longest (all_gather takes equal blocks).
+  Tensor length = Tensor::empty(fb::ScalarType::INT64, {1});
+  length.data<int64_t>()[0] = static_cast<int64_t>(text.size());
+  Tensor lengths = Tensor::empty(fb::ScalarType::INT64, {size});
+  if (Status s = wait_for(group->all_gather_into_tensor(length, lengths)); !s) return s.error();
+  const int64_t* all_lengths = lengths.data<int64_t>();
+  const int64_t longest = *std::max_element(all_lengths, all_lengths + size);
+  Tensor padded = Tensor::empty(fb::ScalarType::UINT8, {longest});
+  if (!text.empty()) std::memcpy(padded.raw_data(), text.data(), text.size());
+  Tensor gathered = Tensor::empty(fb::ScalarType::UINT8, {longest * size});
+  if (Status s = wait_for(group->all_gather_into_tensor(padded, gathered)); !s) return s.error();
+  std::vector<std::string> texts;
+  for (int r = 0; r < size; ++r) {
+    const char* begin = reinterpret_cast<const char*>(gathered.raw_data()) + r * longest;
+    texts.emplace_back(begin, static_cast<size_t>(all_lengths[r]));
+  }
+  return texts;
+}
+
+Result<std::optional<Error>> failed_stage(const RankWorld& world, bool ok, std::string_view stage) {
+  auto failed = world.failed_ranks(ok);
+  if (!failed) return failed.error();
+  if (failed->empty()) return std::optional<Error>();
+  return std::optional<Error>(make_error(ErrorCode::InvalidArgument, std::string("not running: rank") +
+                                                                         (failed->size() > 1 ? "s " : " ") +
+                                                                         rank_list(*failed) + " failed " +
+                                                                         std::string(stage)));
+}
+
+Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::Program& program,
+                                              bool per_rank_programs) {
+  if (!world.launched()) return std::optional<Error>();
+  const std::string text = per_rank_programs
+                               ? collective_schedule_line(collective_schedule(program))
+                               : "structure " + hash_structure(program, HashAlgorithm::kXxh3).program.to_string();
+  auto texts = world.gather_texts(text);
+  if (!texts) return texts.error();
+  auto disagreement = rank_disagreement(*texts, per_rank_programs ? "collective schedule" : "program");
+  if (!disagreement) return std::optional<Error>();
+  return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+}
+
+std::string rank_list(const std::vector<int>& ranks) {
+  std::string text;
+  for (int r : ranks) text += (text.empty() ? "" : ", ") + std::to_string(r);
+  return text;
+}
+
+std::string with_rank(std::string text, int rank) {
+  static constexpr std::string_view kPlaceholder = "{rank}";
+  const std::string value = std::to_string(rank);
+  for (size_t at = text.find(kPlaceholder); at != std::string::npos; at = text.find(kPlaceholder, at + value.size())) {
+    text.replace(at, kPlaceholder.size(), value);
+  }
+  return text;
+}
+
+}  // namespace nrt::exec
