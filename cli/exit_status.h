@@ -2,7 +2,7 @@
 // input, 2 usage or I/O trouble.
 #pragma once
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::cli {
 

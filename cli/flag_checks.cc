@@ -5,7 +5,7 @@
 #include <string>
 
 #include "executor/memory_budget.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::cli {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/program_file.h"
 #include "serializer/verify_options.h"
 

@@ -12,7 +12,7 @@
 
 #include "executor/compare_outputs.h"
 #include "executor/run_profile.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::cli {
 

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {

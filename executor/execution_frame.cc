@@ -7,7 +7,7 @@
 
 #include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 
 namespace nrt::exec {
 

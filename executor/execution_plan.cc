@@ -5,7 +5,7 @@
 #include <set>
 
 #include "serializer/argument_values.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {
@@ -37,14 +37,14 @@ class PlanBuilder {
 
   Result<ExecutionPlan> build() {
     init_values();
-    if (Status s = bind_kernels(); !s) return s.error();
-    if (Status s = plan_inputs(); !s) return s.error();
+    NRT_RETURN_IF_ERROR(bind_kernels());
+    NRT_RETURN_IF_ERROR(plan_inputs());
     const uint32_t num_nodes = vector_size(graph_.nodes());
     plan_.nodes.reserve(num_nodes);
     for (uint32_t n = 0; n < num_nodes; ++n) {
-      if (Status s = plan_node(n); !s) return s.error();
+      NRT_RETURN_IF_ERROR(plan_node(n));
     }
-    if (Status s = plan_outputs(); !s) return s.error();
+    NRT_RETURN_IF_ERROR(plan_outputs());
     finish_lifetimes();
     mark_deferred_waits();
     return std::move(plan_);
@@ -335,19 +335,19 @@ class PlanBuilder {
           gather.kind = GatherStep::Kind::kInts;
           const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
           for (uint32_t i = 0; i < vector_size(items); ++i) {
-            if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal()); !s) return s.error();
+            NRT_RETURN_IF_ERROR(add_item(items->Get(i)->value(), items->Get(i)->literal()));
           }
         } else if (type == A::SymFloatListArg) {
           gather.kind = GatherStep::Kind::kFloats;
           const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
           for (uint32_t i = 0; i < vector_size(items); ++i) {
-            if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal()); !s) return s.error();
+            NRT_RETURN_IF_ERROR(add_item(items->Get(i)->value(), items->Get(i)->literal()));
           }
         } else {
           gather.kind = GatherStep::Kind::kBools;
           const auto* items = static_cast<const fb::SymBoolListArg*>(arg)->items();
           for (uint32_t i = 0; i < vector_size(items); ++i) {
-            if (Status s = add_item(items->Get(i)->value(), items->Get(i)->literal() != 0); !s) return s.error();
+            NRT_RETURN_IF_ERROR(add_item(items->Get(i)->value(), items->Get(i)->literal() != 0));
           }
         }
         if (all_literal) {
@@ -489,7 +489,7 @@ class PlanBuilder {
     }
 
     if (in_place) {
-      if (Status s = plan_in_place(planned, *in_place, mutated_value, mutated_slot, defined, step); !s) return s;
+      NRT_RETURN_IF_ERROR(plan_in_place(planned, *in_place, mutated_value, mutated_slot, defined, step));
     } else if (planned.kernel.is_view) {
       // Views may alias any tensor they were given (conservative: a view of a list aliases every
       // element); their roots must live as long as they do.

@@ -40,7 +40,7 @@
 #include "executor/kernel.h"
 #include "executor/runtime_value.h"
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

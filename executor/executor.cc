@@ -4,7 +4,7 @@
 
 #include "executor/memory_budget.h"
 #include "executor/single_process_group.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {
@@ -66,13 +66,13 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   for (auto& value : bound.values) {
     if (value.process_group) bind_group(*value.process_group, *executor->groups_);
   }
-  if (Status s = executor->bind_collective_groups(bound); !s) return s.error();
-  if (Status s = executor->bind_subgraphs(bound); !s) return s.error();
+  NRT_RETURN_IF_ERROR(executor->bind_collective_groups(bound));
+  NRT_RETURN_IF_ERROR(executor->bind_subgraphs(bound));
   executor->plan_ = std::make_shared<const ExecutionPlan>(std::move(bound));
 
   executor->frame_options_.poison_freed =
       executor->options_.poison_freed.value_or(poison_requested_by_environment());
-  if (Status s = executor->bind_weights(*executor->plan_); !s) return s.error();
+  NRT_RETURN_IF_ERROR(executor->bind_weights(*executor->plan_));
   executor->build_compact_nodes();
   for (const InputDescription& input : executor->user_inputs()) executor->user_input_names_.push_back(input.name);
   auto frame = executor->make_frame();
@@ -103,7 +103,7 @@ Result<std::unique_ptr<ExecutionFrame>> Executor::make_frame() const {
   }
   frame->placed_generation().assign(compact_outputs_.size(), 0);
   // Static shapes are planned now, so the first run allocates nothing either.
-  if (Status s = frame->prepare({}); !s) return s.error();
+  NRT_RETURN_IF_ERROR(frame->prepare({}));
   return frame;
 }
 

@@ -6,7 +6,7 @@
 #include "executor/executor.h"
 #include "executor/memory_budget.h"
 #include "executor/tensor_copy.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {
@@ -104,7 +104,7 @@ Status Executor::bind_inputs(ExecutionFrame& frame, const NamedInputs& inputs, S
               return fail(what + " is " + tensor->type_string() + " but the graph declares " + describe_meta(info));
             }
           } else if (auto symbol = lone_symbol(dim.expr)) {
-            if (Status s = bind_symbol(*symbol, actual, what + " dimension " + std::to_string(d)); !s) return s;
+            NRT_RETURN_IF_ERROR(bind_symbol(*symbol, actual, what + " dimension " + std::to_string(d)));
           } else {
             deferred.push_back({&info, d, actual});
           }
@@ -114,7 +114,7 @@ Status Executor::bind_inputs(ExecutionFrame& frame, const NamedInputs& inputs, S
       const auto* i = std::get_if<int64_t>(&given);
       if (i == nullptr) return fail(what + " must be an int");
       if (auto symbol = lone_symbol(info.sym_expr)) {
-        if (Status s = bind_symbol(*symbol, *i, what); !s) return s;
+        NRT_RETURN_IF_ERROR(bind_symbol(*symbol, *i, what));
       }
     } else if (info.kind == fb::ValueKind::SYM_FLOAT) {
       if (!std::holds_alternative<double>(given)) return fail(what + " must be a float");
@@ -441,13 +441,13 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
   if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
   if (node.in_place) {
-    if (Status s = write_in_place(frame, node); !s) return s;
+    NRT_RETURN_IF_ERROR(write_in_place(frame, node));
   }
 
   for (const PlannedOutput& out : node.outputs) {
     RuntimeValue& slot = slots[static_cast<size_t>(out.slot)];
     if (out.kind == OutputSlotKind::kValue) {
-      if (Status s = check_result(frame, node, static_cast<size_t>(out.value), slot); !s) return s;
+      NRT_RETURN_IF_ERROR(check_result(frame, node, static_cast<size_t>(out.value), slot));
     } else if (out.kind == OutputSlotKind::kList) {
       if (auto* list = std::get_if<std::vector<Tensor>>(&slot)) {
         if (list->size() != out.elements.size()) {
@@ -460,7 +460,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
           const auto v = static_cast<size_t>(out.elements[e]);
           RuntimeValue& target = slots[static_cast<size_t>(plan_->values[v].slot)];
           target = std::move((*list)[e]);
-          if (Status s = check_result(frame, node, v, target); !s) return s;
+          NRT_RETURN_IF_ERROR(check_result(frame, node, v, target));
         }
       } else {
         return node_error(node, "the kernel did not produce a tensor list", ErrorCode::KernelResultMismatch);

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "executor/runtime_value.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

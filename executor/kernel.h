@@ -20,7 +20,7 @@
 #include <string_view>
 
 #include "executor/runtime_value.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "executor/kernel.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

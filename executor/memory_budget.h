@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

@@ -17,7 +17,7 @@
 #include <span>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

@@ -12,7 +12,7 @@
 #include "executor/mpi_work.h"
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 
 namespace nrt::exec {
 namespace {
@@ -331,7 +331,7 @@ WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& 
   constexpr const char* kWhat = "all_gather_into_tensor";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
-  if (auto out_wire = check_tensor(kWhat, "output", output); !out_wire) return out_wire.error();
+  NRT_RETURN_IF_ERROR(check_tensor(kWhat, "output", output));
   std::vector<int64_t> expected = input.sizes();
   if (expected.empty()) expected.push_back(1);
   expected[0] *= size_;
@@ -341,7 +341,7 @@ WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& 
   }
   auto count = count_of(kWhat, input.numel());
   if (!count) return count.error();
-  if (auto total = count_of(kWhat, output.numel()); !total) return total.error();
+  NRT_RETURN_IF_ERROR(count_of(kWhat, output.numel()));
   auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
   return start(kWhat, buffers, [buffers] { return buffers->second.finish(); }, [&](MPI_Request* request) {
     return MPI_Iallgather(buffers->first.data(), *count, wire->type, buffers->second.data(), *count, wire->type, comm_,
@@ -353,7 +353,7 @@ WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& o
   constexpr const char* kWhat = "reduce_scatter_tensor";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
-  if (auto out_wire = check_tensor(kWhat, "output", output); !out_wire) return out_wire.error();
+  NRT_RETURN_IF_ERROR(check_tensor(kWhat, "output", output));
   auto mpi_op = reduction(kWhat, input.dtype(), wire->family, op);
   if (!mpi_op) return mpi_op.error();
   std::vector<int64_t> expected = output.sizes();
@@ -365,7 +365,7 @@ WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& o
   }
   auto count = count_of(kWhat, output.numel());
   if (!count) return count.error();
-  if (auto total = count_of(kWhat, input.numel()); !total) return total.error();
+  NRT_RETURN_IF_ERROR(count_of(kWhat, input.numel()));
   auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
   const int n = *count, size = size_;
   const ScalarType dtype = output.dtype();
@@ -385,7 +385,7 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
   constexpr const char* kWhat = "all_to_all_single";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
-  if (auto out_wire = check_tensor(kWhat, "output", output); !out_wire) return out_wire.error();
+  NRT_RETURN_IF_ERROR(check_tensor(kWhat, "output", output));
   if (input.dim() == 0 || output.dim() != input.dim() || output.dtype() != input.dtype() ||
       !std::equal(input.sizes().begin() + 1, input.sizes().end(), output.sizes().begin() + 1)) {
     return failure(kWhat, "input " + input.type_string() + " and output " + output.type_string() +
@@ -424,8 +424,8 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
   if (!send_rows) return send_rows.error();
   auto receive_rows = splits_of(output_splits, output.size(0), "output");
   if (!receive_rows) return receive_rows.error();
-  if (auto total = count_of(kWhat, input.numel()); !total) return total.error();
-  if (auto total = count_of(kWhat, output.numel()); !total) return total.error();
+  NRT_RETURN_IF_ERROR(count_of(kWhat, input.numel()));
+  NRT_RETURN_IF_ERROR(count_of(kWhat, output.numel()));
 
   // MPI reads the count arrays until the operation completes: they live in the Work.
   struct Exchange {

@@ -41,7 +41,7 @@
 
 #include "executor/process_group.h"
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

@@ -22,7 +22,7 @@
 #include <vector>
 
 #include "executor/tensor.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

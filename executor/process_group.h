@@ -28,7 +28,7 @@
 
 #include "executor/tensor.h"
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

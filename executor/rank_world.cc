@@ -33,7 +33,7 @@ Result<std::vector<int>> RankWorld::failed_ranks(bool ok) const {
   Tensor mine = Tensor::empty(fb::ScalarType::UINT8, {1});
   mine.data<uint8_t>()[0] = ok ? 0 : 1;
   Tensor all = Tensor::empty(fb::ScalarType::UINT8, {size});
-  if (Status s = wait_for(group->all_gather_into_tensor(mine, all)); !s) return s.error();
+  NRT_RETURN_IF_ERROR(wait_for(group->all_gather_into_tensor(mine, all)));
   std::vector<int> failed;
   for (int r = 0; r < size; ++r) {
     if (all.data<uint8_t>()[r] != 0) failed.push_back(r);
@@ -47,13 +47,13 @@ Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text
   Tensor length = Tensor::empty(fb::ScalarType::INT64, {1});
   length.data<int64_t>()[0] = static_cast<int64_t>(text.size());
   Tensor lengths = Tensor::empty(fb::ScalarType::INT64, {size});
-  if (Status s = wait_for(group->all_gather_into_tensor(length, lengths)); !s) return s.error();
+  NRT_RETURN_IF_ERROR(wait_for(group->all_gather_into_tensor(length, lengths)));
   const int64_t* all_lengths = lengths.data<int64_t>();
   const int64_t longest = *std::max_element(all_lengths, all_lengths + size);
   Tensor padded = Tensor::empty(fb::ScalarType::UINT8, {longest});
   if (!text.empty()) std::memcpy(padded.raw_data(), text.data(), text.size());
   Tensor gathered = Tensor::empty(fb::ScalarType::UINT8, {longest * size});
-  if (Status s = wait_for(group->all_gather_into_tensor(padded, gathered)); !s) return s.error();
+  NRT_RETURN_IF_ERROR(wait_for(group->all_gather_into_tensor(padded, gathered)));
   std::vector<std::string> texts;
   for (int r = 0; r < size; ++r) {
     const char* begin = reinterpret_cast<const char*>(gathered.raw_data()) + r * longest;

@@ -4,7 +4,7 @@
 #pragma once
 
 #include "executor/tensor.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::exec {
 

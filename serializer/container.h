@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <span>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt {
 

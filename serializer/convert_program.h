@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 
 namespace nrt {

@@ -13,7 +13,7 @@ class Scanner {
     while (at_ < json_.size()) {
       const char c = json_[at_];
       if (c == '"' || c == '\'') {
-        if (Status s = string_token(c); !s) return s.error();
+        NRT_RETURN_IF_ERROR(string_token(c));
         continue;
       }
       if (c == '/' && at_ + 1 < json_.size() && (json_[at_ + 1] == '/' || json_[at_ + 1] == '*')) {

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt {
 

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/program_file.h"
 
 namespace nrt {

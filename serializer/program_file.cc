@@ -44,7 +44,7 @@ Result<ProgramFile> ProgramFile::verify(std::shared_ptr<const void> owner, std::
   auto program = verify_flatbuffer(bytes, *layout);
   if (!program) return program.error();
   auto segment = bytes.subspan(layout->segment_offset, layout->segment_size);
-  if (Status status = verify_program(**program, layout->flatbuffer_size, segment, options); !status) return status.error();
+  NRT_RETURN_IF_ERROR(verify_program(**program, layout->flatbuffer_size, segment, options));
 
   ProgramFile file;
   file.owner_ = std::move(owner);

@@ -12,7 +12,7 @@
 
 #include "schema/nrt_generated.h"
 #include "serializer/container.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/verify_options.h"
 
 namespace nrt {

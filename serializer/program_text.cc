@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 
 namespace nrt {

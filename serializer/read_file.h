@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt {
 

@@ -12,7 +12,7 @@
 #include <span>
 #include <string>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt {
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/input_limits.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::verify {
@@ -74,7 +74,7 @@ template <typename WhatOf>
 Status check_tensor_meta(const fb::TensorMeta* meta, WorkBudget& budget, WhatOf&& what_of) {
   auto what = [&] { return std::string(what_of()); };
   if (meta == nullptr) return make_error(ErrorCode::MissingTypeInfo, what() + " has no tensor metadata");
-  if (Status s = budget.charge(1 + vector_size(meta->sizes())); !s) return s;
+  NRT_RETURN_IF_ERROR(budget.charge(1 + vector_size(meta->sizes())));
   if (!known(meta->dtype(), fb::EnumNameScalarType)) {
     return make_error(
         ErrorCode::UnknownEnumValue,

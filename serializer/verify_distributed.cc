@@ -55,7 +55,7 @@ Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
   std::unordered_set<std::string_view> names;
   for (uint32_t g = 0; g < vector_size(program.process_groups()); ++g) {
     const auto* group = program.process_groups()->Get(g);
-    if (Status s = budget.charge(1 + vector_size(group->ranks())); !s) return s;
+    NRT_RETURN_IF_ERROR(budget.charge(1 + vector_size(group->ranks())));
     const std::string at = "process group " + std::to_string(g) + " '" + group->name()->str() + "': ";
     if (!names.insert(group->name()->string_view()).second) {
       return make_error(ErrorCode::DuplicateName, at + "name is used by an earlier group");
@@ -95,7 +95,7 @@ Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
                         at + std::to_string(vector_size(group->ranks())) + " ranks for a mesh dimension of extent " +
                             std::to_string(mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))));
     }
-    if (Status s = budget.charge(vector_size(mesh->ranks())); !s) return s;
+    NRT_RETURN_IF_ERROR(budget.charge(vector_size(mesh->ranks())));
     std::unordered_set<int32_t> mesh_ranks(mesh->ranks()->begin(), mesh->ranks()->end());
     for (int32_t rank : *group->ranks()) {
       if (!mesh_ranks.count(rank)) {
@@ -116,7 +116,7 @@ Status check_dtensor_spec(const fb::Program& program, const fb::Value& value, co
   }
   const auto* mesh = program.meshes()->Get(spec->mesh());
   const uint32_t mesh_dims = vector_size(mesh->shape());
-  if (Status s = budget.charge(1 + vector_size(spec->placements())); !s) return s;
+  NRT_RETURN_IF_ERROR(budget.charge(1 + vector_size(spec->placements())));
   if (vector_size(spec->placements()) != mesh_dims) {
     return make_error(ErrorCode::InvalidPlacement, what + " has " + std::to_string(vector_size(spec->placements())) +
                                                  " placements for a " + std::to_string(mesh_dims) + "-D mesh");
@@ -125,7 +125,7 @@ Status check_dtensor_spec(const fb::Program& program, const fb::Value& value, co
   // per global size.
   const uint32_t rank = vector_size(value.tensor()->sizes());
   const uint32_t global_rank = vector_size(spec->global_sizes());
-  if (Status s = budget.charge(global_rank + vector_size(spec->global_strides())); !s) return s;
+  NRT_RETURN_IF_ERROR(budget.charge(global_rank + vector_size(spec->global_strides())));
   if (spec->global_sizes() && global_rank != rank) {
     return make_error(ErrorCode::InvalidShape, what + " has " + std::to_string(global_rank) +
                                              " global sizes for a local tensor of rank " + std::to_string(rank));

@@ -24,22 +24,22 @@ class GraphChecker {
         defined_(num_values_, false) {}
 
   Status run() {
-    if (Status s = check_values(); !s) return s;
+    NRT_RETURN_IF_ERROR(check_values());
     place_ = "input";
     for (uint32_t i = 0; i < vector_size(graph_.inputs()); ++i) {
       item_ = i;
       const auto* holder = graph_.inputs()->Get(i);
-      if (Status s = define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/true); !s) return s;
+      NRT_RETURN_IF_ERROR(define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/true));
     }
     for (uint32_t n = 0; n < vector_size(graph_.nodes()); ++n) {
-      if (Status s = check_node(n); !s) return s;
+      NRT_RETURN_IF_ERROR(check_node(n));
     }
     place_ = "output";
     node_ = -1;
     for (uint32_t i = 0; i < vector_size(graph_.outputs()); ++i) {
       item_ = i;
       const auto* holder = graph_.outputs()->Get(i);
-      if (Status s = use(holder->arg_type(), holder->arg()); !s) return s;
+      NRT_RETURN_IF_ERROR(use(holder->arg_type(), holder->arg()));
     }
     return check_signature();
   }
@@ -66,7 +66,7 @@ class GraphChecker {
   }
 
   Status check_values() {
-    if (Status s = check_unique_value_names(); !s) return s;
+    NRT_RETURN_IF_ERROR(check_unique_value_names());
     for (uint32_t v = 0; v < num_values_; ++v) {
       const auto* value = graph_.values()->Get(v);
       place_ = "value";
@@ -108,16 +108,16 @@ class GraphChecker {
       // Tensor metadata is checked wherever it is present, not only where the kind requires it:
       // readers that walk every field (structure hash, printer) read it all the same.
       if (is_tensor_kind(kind) || value->tensor() != nullptr) {
-        if (Status s = check_meta(value->tensor(), what); !s) return s;
+        NRT_RETURN_IF_ERROR(check_meta(value->tensor(), what));
       }
       for (uint32_t e = 0; e < vector_size(value->elements()); ++e) {
         auto element = [&] { return what() + " element " + std::to_string(e); };
-        if (Status s = check_meta(value->elements()->Get(e), element); !s) return s;
+        NRT_RETURN_IF_ERROR(check_meta(value->elements()->Get(e), element));
       }
       if (kind == fb::ValueKind::DTENSOR) {
-        if (Status s = check_dtensor(value, what()); !s) return s;
+        NRT_RETURN_IF_ERROR(check_dtensor(value, what()));
       }
-      if (Status s = check_foreign_references(value, what); !s) return s;
+      NRT_RETURN_IF_ERROR(check_foreign_references(value, what));
     }
     place_.clear();
     return {};
@@ -255,7 +255,7 @@ class GraphChecker {
     if (arg == nullptr && type != A::NONE) {
       return fail(ErrorCode::MissingField, "argument of kind " + std::string(fb::EnumNameArgument(type)) + " is empty");
     }
-    if (Status s = budget_.charge(1 + listed_elements(type, arg)); !s) return s;
+    NRT_RETURN_IF_ERROR(budget_.charge(1 + listed_elements(type, arg)));
     switch (type) {
       case A::NONE:
       case A::NoneArg:
@@ -274,14 +274,14 @@ class GraphChecker {
       case A::IntListListArg: {
         const auto* lists = static_cast<const fb::IntListListArg*>(arg)->lists();
         for (uint32_t i = 0; i < vector_size(lists); ++i) {
-          if (Status s = aligned(lists->Get(i)->values()); !s) return s;
+          NRT_RETURN_IF_ERROR(aligned(lists->Get(i)->values()));
         }
         return {};
       }
       case A::FloatListListArg: {
         const auto* lists = static_cast<const fb::FloatListListArg*>(arg)->lists();
         for (uint32_t i = 0; i < vector_size(lists); ++i) {
-          if (Status s = aligned(lists->Get(i)->values()); !s) return s;
+          NRT_RETURN_IF_ERROR(aligned(lists->Get(i)->values()));
         }
         return {};
       }
@@ -295,11 +295,11 @@ class GraphChecker {
       }
       case A::SymIntListArg: {
         const auto* items = static_cast<const fb::SymIntListArg*>(arg)->items();
-        if (Status s = aligned(items); !s) return s;
+        NRT_RETURN_IF_ERROR(aligned(items));
         for (uint32_t i = 0; i < vector_size(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
-            if (Status s = reference(v, false, "SymInt reference", fb::ValueKind::SYM_INT); !s) return s;
+            NRT_RETURN_IF_ERROR(reference(v, false, "SymInt reference", fb::ValueKind::SYM_INT));
           }
         }
         return {};
@@ -311,11 +311,11 @@ class GraphChecker {
       }
       case A::SymFloatListArg: {
         const auto* items = static_cast<const fb::SymFloatListArg*>(arg)->items();
-        if (Status s = aligned(items); !s) return s;
+        NRT_RETURN_IF_ERROR(aligned(items));
         for (uint32_t i = 0; i < vector_size(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
-            if (Status s = reference(v, false, "SymFloat reference", fb::ValueKind::SYM_FLOAT); !s) return s;
+            NRT_RETURN_IF_ERROR(reference(v, false, "SymFloat reference", fb::ValueKind::SYM_FLOAT));
           }
         }
         return {};
@@ -329,7 +329,7 @@ class GraphChecker {
         for (uint32_t i = 0; i < vector_size(items); ++i) {
           int32_t v = items->Get(i)->value();
           if (v >= 0) {
-            if (Status s = reference(v, false, "SymBool reference", fb::ValueKind::SYM_BOOL); !s) return s;
+            NRT_RETURN_IF_ERROR(reference(v, false, "SymBool reference", fb::ValueKind::SYM_BOOL));
           }
         }
         return {};
@@ -356,7 +356,7 @@ class GraphChecker {
         const auto* values = static_cast<const fb::OptionalTensorListArg*>(arg)->values();
         for (uint32_t i = 0; i < vector_size(values); ++i) {
           if (values->Get(i) >= 0) {
-            if (Status s = tensor_ref(values->Get(i), false); !s) return s;
+            NRT_RETURN_IF_ERROR(tensor_ref(values->Get(i), false));
           }
         }
         return {};
@@ -388,7 +388,7 @@ class GraphChecker {
       case A::NestedTensorsArg: {
         const auto* lists = static_cast<const fb::NestedTensorsArg*>(arg)->lists();
         for (uint32_t i = 0; i < vector_size(lists); ++i) {
-          if (Status s = tensor_list(lists->Get(i), false); !s) return s;
+          NRT_RETURN_IF_ERROR(tensor_list(lists->Get(i), false));
         }
         return {};
       }
@@ -397,7 +397,7 @@ class GraphChecker {
         const auto* entries = static_cast<const fb::StringToArgumentArg*>(arg)->entries();
         for (uint32_t i = 0; i < vector_size(entries); ++i) {
           const auto* entry = entries->Get(i);
-          if (Status s = use(entry->value_type(), entry->value(), depth + 1); !s) return s;
+          NRT_RETURN_IF_ERROR(use(entry->value_type(), entry->value(), depth + 1));
         }
         return {};
       }
@@ -418,9 +418,9 @@ class GraphChecker {
 
   Status tensor_list(const fb::TensorListArg* list, bool defining) {
     const auto* values = list ? list->values() : nullptr;
-    if (Status s = budget_.charge(vector_size(values)); !s) return s;
+    NRT_RETURN_IF_ERROR(budget_.charge(vector_size(values)));
     for (uint32_t i = 0; i < vector_size(values); ++i) {
-      if (Status s = tensor_ref(values->Get(i), defining); !s) return s;
+      NRT_RETURN_IF_ERROR(tensor_ref(values->Get(i), defining));
     }
     return {};
   }
@@ -489,13 +489,13 @@ class GraphChecker {
       if (!known(named->kind(), fb::EnumNameArgumentKind)) {
         return fail(ErrorCode::UnknownEnumValue, "argument kind " + std::to_string(static_cast<int>(named->kind())));
       }
-      if (Status s = use(named->arg_type(), named->arg()); !s) return s;
+      NRT_RETURN_IF_ERROR(use(named->arg_type(), named->arg()));
     }
     place_ = "result";
     for (uint32_t i = 0; i < vector_size(node->outputs()); ++i) {
       item_ = i;
       const auto* holder = node->outputs()->Get(i);
-      if (Status s = define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/false); !s) return s;
+      NRT_RETURN_IF_ERROR(define_from(holder->arg_type(), holder->arg(), /*allow_constant=*/false));
     }
     place_.clear();
     node_ = -1;
@@ -555,7 +555,7 @@ class GraphChecker {
                                                            "specs can be");
       }
       if (has_constant) {
-        if (Status s = use(spec->constant()->arg_type(), spec->constant()->arg()); !s) return s;
+        NRT_RETURN_IF_ERROR(use(spec->constant()->arg_type(), spec->constant()->arg()));
       }
     }
     const uint32_t num_outputs = vector_size(graph_.outputs());
@@ -608,7 +608,7 @@ class GraphChecker {
 Result<std::vector<uint32_t>> check_graph(const fb::Program& program, uint32_t graph_index, bool is_entry_point,
                                           WorkBudget& budget) {
   GraphChecker checker(program, graph_index, is_entry_point, budget);
-  if (Status s = checker.run(); !s) return s.error();
+  NRT_RETURN_IF_ERROR(checker.run());
   return std::move(checker.subgraphs_);
 }
 

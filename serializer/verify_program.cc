@@ -74,11 +74,11 @@ Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std:
                             "' has the same name as an earlier graph");
     }
   }
-  if (Status s = budget.charge(vector_size(program.entry_points())); !s) return s;
-  if (Status s = verify::check_meshes(program, budget); !s) return s;
-  if (Status s = verify::check_process_groups(program, budget); !s) return s;
-  if (Status s = verify::check_storages(program, segment, options.deep); !s) return s;
-  if (Status s = verify::check_weights(program, budget); !s) return s;
+  NRT_RETURN_IF_ERROR(budget.charge(vector_size(program.entry_points())));
+  NRT_RETURN_IF_ERROR(verify::check_meshes(program, budget));
+  NRT_RETURN_IF_ERROR(verify::check_process_groups(program, budget));
+  NRT_RETURN_IF_ERROR(verify::check_storages(program, segment, options.deep));
+  NRT_RETURN_IF_ERROR(verify::check_weights(program, budget));
   std::vector<std::vector<uint32_t>> calls(num_graphs);
   for (uint32_t g = 0; g < num_graphs; ++g) {
     auto subgraphs = verify::check_graph(program, g, is_entry[g], budget);

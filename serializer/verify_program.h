@@ -10,7 +10,7 @@
 #include <span>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/verify_options.h"
 
 namespace nrt {

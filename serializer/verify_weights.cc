@@ -5,7 +5,7 @@
 
 #include "serializer/checksum.h"
 #include "serializer/input_limits.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/schema_access.h"
 #include "serializer/verify_checks.h"
 
@@ -120,8 +120,8 @@ Status check_weights(const fb::Program& program, WorkBudget& budget) {
     }
     // The checks a graph value's metadata gets (enums, ranks, extents); the view check below adds
     // what a weight needs beyond them.
-    if (Status s = check_tensor_meta(weight->meta(), budget, what); !s) return s;
-    if (Status s = check_weight_view(program, w); !s) return s;
+    NRT_RETURN_IF_ERROR(check_tensor_meta(weight->meta(), budget, what));
+    NRT_RETURN_IF_ERROR(check_weight_view(program, w));
   }
   return {};
 }

@@ -19,7 +19,7 @@ Status write_zeros(const Sink& sink, uint64_t count) {
   static const std::array<uint8_t, 4096> kZeros{};
   while (count > 0) {
     const uint64_t n = count < kZeros.size() ? count : kZeros.size();
-    if (Status s = sink({kZeros.data(), n}); !s) return s;
+    NRT_RETURN_IF_ERROR(sink({kZeros.data(), n}));
     count -= n;
   }
   return {};
@@ -71,15 +71,15 @@ Status emit_program(fb::ProgramT program, StorageSpans storages, const Sink& sin
     layout.segment_size = cursor;
   }
   const auto header = encode_container_header(layout);
-  if (Status s = sink(header); !s) return s;
-  if (Status s = sink({builder.GetBufferPointer(), builder.GetSize()}); !s) return s;
+  NRT_RETURN_IF_ERROR(sink(header));
+  NRT_RETURN_IF_ERROR(sink({builder.GetBufferPointer(), builder.GetSize()}));
   uint64_t written = layout.flatbuffer_offset + fb_size;
   if (storages.empty()) return {};
-  if (Status s = write_zeros(sink, layout.segment_offset - written); !s) return s;
+  NRT_RETURN_IF_ERROR(write_zeros(sink, layout.segment_offset - written));
   uint64_t segment_cursor = 0;
   for (size_t i = 0; i < storages.size(); ++i) {
-    if (Status s = write_zeros(sink, offsets[i] - segment_cursor); !s) return s;
-    if (Status s = sink(storages[i]); !s) return s;
+    NRT_RETURN_IF_ERROR(write_zeros(sink, offsets[i] - segment_cursor));
+    NRT_RETURN_IF_ERROR(sink(storages[i]));
     segment_cursor = offsets[i] + storages[i].size();
   }
   return {};

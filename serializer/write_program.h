@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt {
 

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "testdata/corpus_programs.h"
 
 namespace nrt {

@@ -154,7 +154,7 @@ Status save_any_program(ProgramWithWeights program, const std::string& path, Any
   if (format == AnyFormat::kNrt || format == AnyFormat::kNrtJson) {
     return save_program(std::move(program), path, nrt_format(format));
   }
-  if (auto file = verified(program, options.verify); !file) return file.error();
+  NRT_RETURN_IF_ERROR(verified(program, options.verify));
   if (format == AnyFormat::kTorchJson) {
     auto graph = pick_entry_graph(program.program, options.model);
     if (!graph) return graph.error();

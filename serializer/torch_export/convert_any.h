@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "serializer/convert_program.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 
 namespace nrt::torch_export {

@@ -41,16 +41,16 @@ class GraphWriter {
     subgraph_names_.emplace_back();  // the attribute names this graph's subgraphs get
     w_.begin_object();
     w_.key("inputs");
-    if (Status s = holders(g, g.inputs, depth, where + " input"); !s) return s;
+    NRT_RETURN_IF_ERROR(holders(g, g.inputs, depth, where + " input"));
     w_.key("outputs");
-    if (Status s = holders(g, g.outputs, depth, where + " output"); !s) return s;
+    NRT_RETURN_IF_ERROR(holders(g, g.outputs, depth, where + " output"));
     w_.key("nodes");
     w_.begin_array();
     for (size_t n = 0; n < g.nodes.size(); ++n) {
-      if (Status s = node(g, *g.nodes[n], depth, where + " node " + std::to_string(n)); !s) return s;
+      NRT_RETURN_IF_ERROR(node(g, *g.nodes[n], depth, where + " node " + std::to_string(n)));
     }
     w_.end_array();
-    if (Status s = values(g, where); !s) return s;
+    NRT_RETURN_IF_ERROR(values(g, where));
     w_.end_object();
     subgraph_names_.pop_back();
     return {};
@@ -68,12 +68,12 @@ class GraphWriter {
         break;
       case A::TensorArg: {
         w_.key("as_tensor");
-        if (Status s = tensor_name(g, arg.AsTensorArg()->value, where); !s) return s;
+        NRT_RETURN_IF_ERROR(tensor_name(g, arg.AsTensorArg()->value, where));
         break;
       }
       case A::TensorListArg:
         w_.key("as_tensors");
-        if (Status s = tensor_list(g, arg.AsTensorListArg()->values, where); !s) return s;
+        NRT_RETURN_IF_ERROR(tensor_list(g, arg.AsTensorListArg()->values, where));
         break;
       case A::IntArg:
         w_.key("as_int");
@@ -104,7 +104,7 @@ class GraphWriter {
       case A::SymIntArg: {
         const auto* a = arg.AsSymIntArg();
         w_.key("as_sym_int");
-        if (Status s = sym_item(g, a->value, where, [&] { w_.int64(a->literal); }, "as_int"); !s) return s;
+        NRT_RETURN_IF_ERROR(sym_item(g, a->value, where, [&] { w_.int64(a->literal); }, "as_int"));
         break;
       }
       case A::SymIntListArg:
@@ -112,7 +112,7 @@ class GraphWriter {
         w_.begin_array();
         for (const auto& item : arg.AsSymIntListArg()->items) {
           const int64_t literal = item.literal();
-          if (Status s = sym_item(g, item.value(), where, [&] { w_.int64(literal); }, "as_int"); !s) return s;
+          NRT_RETURN_IF_ERROR(sym_item(g, item.value(), where, [&] { w_.int64(literal); }, "as_int"));
         }
         w_.end_array();
         break;
@@ -120,7 +120,7 @@ class GraphWriter {
         const auto* a = arg.AsSymFloatArg();
         w_.key("as_sym_float");
         const double literal = a->literal.value_or(0.0);
-        if (Status s = sym_item(g, a->value, where, [&] { w_.float64(literal); }, "as_float"); !s) return s;
+        NRT_RETURN_IF_ERROR(sym_item(g, a->value, where, [&] { w_.float64(literal); }, "as_float"));
         break;
       }
       case A::SymFloatListArg:
@@ -128,14 +128,14 @@ class GraphWriter {
         w_.begin_array();
         for (const auto& item : arg.AsSymFloatListArg()->items) {
           const double literal = item.literal();
-          if (Status s = sym_item(g, item.value(), where, [&] { w_.float64(literal); }, "as_float"); !s) return s;
+          NRT_RETURN_IF_ERROR(sym_item(g, item.value(), where, [&] { w_.float64(literal); }, "as_float"));
         }
         w_.end_array();
         break;
       case A::SymBoolArg: {
         const auto* a = arg.AsSymBoolArg();
         w_.key("as_sym_bool");
-        if (Status s = sym_item(g, a->value, where, [&] { w_.boolean(a->literal); }, "as_bool"); !s) return s;
+        NRT_RETURN_IF_ERROR(sym_item(g, a->value, where, [&] { w_.boolean(a->literal); }, "as_bool"));
         break;
       }
       case A::SymBoolListArg:
@@ -143,7 +143,7 @@ class GraphWriter {
         w_.begin_array();
         for (const auto& item : arg.AsSymBoolListArg()->items) {
           const bool literal = item.literal();
-          if (Status s = sym_item(g, item.value(), where, [&] { w_.boolean(literal); }, "as_bool"); !s) return s;
+          NRT_RETURN_IF_ERROR(sym_item(g, item.value(), where, [&] { w_.boolean(literal); }, "as_bool"));
         }
         w_.end_array();
         break;
@@ -188,13 +188,13 @@ class GraphWriter {
         w_.key("as_optional_tensors");
         w_.begin_array();
         for (const int32_t v : arg.AsOptionalTensorListArg()->values) {
-          if (Status s = optional_tensor(g, v, where); !s) return s;
+          NRT_RETURN_IF_ERROR(optional_tensor(g, v, where));
         }
         w_.end_array();
         break;
       case A::OptionalTensorArg:
         w_.key("as_optional_tensor");
-        if (Status s = optional_tensor(g, arg.AsOptionalTensorArg()->value, where); !s) return s;
+        NRT_RETURN_IF_ERROR(optional_tensor(g, arg.AsOptionalTensorArg()->value, where));
         break;
       case A::GraphArg: {
         const uint32_t sub = arg.AsGraphArg()->graph;
@@ -213,7 +213,7 @@ class GraphWriter {
         w_.key("name");
         w_.string(attribute);
         w_.key("graph");
-        if (Status s = graph(sub, depth + 1); !s) return s;
+        NRT_RETURN_IF_ERROR(graph(sub, depth + 1));
         w_.end_object();
         break;
       }
@@ -251,7 +251,7 @@ class GraphWriter {
         w_.key("as_nested_tensors");
         w_.begin_array();
         for (const auto& list : arg.AsNestedTensorsArg()->lists) {
-          if (Status s = tensor_list(g, list->values, where); !s) return s;
+          NRT_RETURN_IF_ERROR(tensor_list(g, list->values, where));
         }
         w_.end_array();
         break;
@@ -267,7 +267,7 @@ class GraphWriter {
         w_.begin_object();
         for (const auto& entry : arg.AsStringToArgumentArg()->entries) {
           w_.key(entry->key);
-          if (Status s = argument(g, entry->value, depth + 1, where + " key '" + entry->key + "'"); !s) return s;
+          NRT_RETURN_IF_ERROR(argument(g, entry->value, depth + 1, where + " key '" + entry->key + "'"));
         }
         w_.end_object();
         break;
@@ -287,7 +287,7 @@ class GraphWriter {
         break;
       }
       case A::ValueArg:
-        if (Status s = value_reference(g, arg.AsValueArg()->value, where); !s) return s;
+        NRT_RETURN_IF_ERROR(value_reference(g, arg.AsValueArg()->value, where));
         break;
       default:
         return make_error(ErrorCode::UnknownArgumentKind,
@@ -318,7 +318,7 @@ class GraphWriter {
   Status tensor_list(const fb::GraphT& g, const std::vector<uint32_t>& values, const std::string& where) {
     w_.begin_array();
     for (const uint32_t v : values) {
-      if (Status s = tensor_name(g, v, where); !s) return s;
+      NRT_RETURN_IF_ERROR(tensor_name(g, v, where));
     }
     w_.end_array();
     return {};
@@ -370,7 +370,7 @@ class GraphWriter {
       w_.boolean(true);
     } else {
       w_.key("as_tensor");
-      if (Status s = tensor_name(g, index, where); !s) return s;
+      NRT_RETURN_IF_ERROR(tensor_name(g, index, where));
     }
     w_.end_object();
     return {};
@@ -411,7 +411,7 @@ class GraphWriter {
                  const std::string& where) {
     w_.begin_array();
     for (size_t i = 0; i < slots.size(); ++i) {
-      if (Status s = argument(g, slots[i]->arg, depth, where + " " + std::to_string(i)); !s) return s;
+      NRT_RETURN_IF_ERROR(argument(g, slots[i]->arg, depth, where + " " + std::to_string(i)));
     }
     w_.end_array();
     return {};
@@ -434,7 +434,7 @@ class GraphWriter {
       w_.key("name");
       w_.string(named.name);
       w_.key("arg");
-      if (Status s = argument(g, named.arg, depth, where + " argument " + std::to_string(i)); !s) return s;
+      NRT_RETURN_IF_ERROR(argument(g, named.arg, depth, where + " argument " + std::to_string(i)));
       if (named.kind != fb::ArgumentKind::UNKNOWN) {
         w_.key("kind");
         w_.int64(static_cast<int64_t>(named.kind));
@@ -446,7 +446,7 @@ class GraphWriter {
     }
     w_.end_array();
     w_.key("outputs");
-    if (Status s = holders(g, n.outputs, depth, where + " result"); !s) return s;
+    NRT_RETURN_IF_ERROR(holders(g, n.outputs, depth, where + " result"));
     w_.key("metadata");
     w_.begin_object();
     const std::string* is_hop = nullptr;
@@ -558,7 +558,7 @@ class GraphWriter {
       for (const auto& value : g.values) {
         if (!accepts(value->kind)) continue;
         w_.key(value->name);
-        if (Status s = write_one(*value); !s) return s;
+        NRT_RETURN_IF_ERROR(write_one(*value));
       }
       w_.end_object();
       return {};

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/torch_export/json_writer.h"
 #include "serializer/torch_export/torch_extras.h"
 

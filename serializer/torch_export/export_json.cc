@@ -90,11 +90,11 @@ Status signature(JsonWriter& w, const fb::ProgramT& program, const TorchGraphSty
       w.key("name");
       w.string(spec.target);
       w.key("value");
-      if (Status s = constant_value(w, spec.constant.get(), where); !s) return s;
+      NRT_RETURN_IF_ERROR(constant_value(w, spec.constant.get(), where));
     } else {
       w.key("arg");
       const fb::ArgumentHolderT* slot = i < g.inputs.size() ? g.inputs[i].get() : nullptr;
-      if (Status s = spec_arg(w, program, style, g, shape->arg, spec.value, slot, where); !s) return s;
+      NRT_RETURN_IF_ERROR(spec_arg(w, program, style, g, shape->arg, spec.value, slot, where));
       if (!shape->target_field.empty()) {
         w.key(shape->target_field);
         w.string(spec.target);
@@ -120,7 +120,7 @@ Status signature(JsonWriter& w, const fb::ProgramT& program, const TorchGraphSty
     w.begin_object();
     w.key("arg");
     const fb::ArgumentHolderT* slot = i < g.outputs.size() ? g.outputs[i].get() : nullptr;
-    if (Status s = spec_arg(w, program, style, g, shape->arg, spec.value, slot, where); !s) return s;
+    NRT_RETURN_IF_ERROR(spec_arg(w, program, style, g, shape->arg, spec.value, slot, where));
     if (!shape->target_field.empty()) {
       w.key(shape->target_field);
       w.string(spec.target);
@@ -280,9 +280,9 @@ Result<std::string> export_torch_json(const fb::ProgramT& program, const std::st
   w.key("graph_module");
   w.begin_object();
   w.key("graph");
-  if (Status s = write_torch_graph(w, program, index, graph_style); !s) return s.error();
+  NRT_RETURN_IF_ERROR(write_torch_graph(w, program, index, graph_style));
   w.key("signature");
-  if (Status s = signature(w, program, graph_style, g); !s) return s.error();
+  NRT_RETURN_IF_ERROR(signature(w, program, graph_style, g));
   if (x != nullptr && !x->module_call_graph.empty()) {
     raw_or("module_call_graph", x->module_call_graph, "[]");
   } else {

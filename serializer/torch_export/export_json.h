@@ -11,7 +11,7 @@
 #include <string>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::torch_export {
 

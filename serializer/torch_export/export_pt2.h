@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 
 namespace nrt::torch_export {

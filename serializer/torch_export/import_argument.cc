@@ -114,7 +114,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
   };
   switch (found->second) {
     case Member::kNone: {
-      if (auto b = as_bool(value, at); !b) return b.error();
+      NRT_RETURN_IF_ERROR(as_bool(value, at));
       return union_of(fb::NoneArgT{});
     }
     case Member::kTensor: {
@@ -127,7 +127,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     case Member::kTensors: {
       fb::TensorListArgT arg;
       auto read = [this](JsonElement item, const JsonPlace& p) { return tensor_reference(item, p); };
-      if (Status s = read_list(value, at, &arg.values, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, read));
       return union_of(std::move(arg));
     }
     case Member::kInt: {
@@ -139,7 +139,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     }
     case Member::kInts: {
       fb::IntListArgT arg;
-      if (Status s = read_list(value, at, &arg.values, as_int64); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, as_int64));
       return union_of(std::move(arg));
     }
     case Member::kFloat: {
@@ -151,7 +151,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     }
     case Member::kFloats: {
       fb::FloatListArgT arg;
-      if (Status s = read_list(value, at, &arg.values, as_float); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, as_float));
       return union_of(std::move(arg));
     }
     case Member::kString: {
@@ -168,7 +168,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
         if (!s) return s.error();
         return std::string(*s);
       };
-      if (Status s = read_list(value, at, &arg.values, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, read));
       return union_of(std::move(arg));
     }
     case Member::kSymInt: {
@@ -200,7 +200,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
         if (!literal) return literal.error();
         return fb::SymIntItem(-1, *literal);
       };
-      if (Status s = read_list(value, at, &arg.items, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.items, read));
       return union_of(std::move(arg));
     }
     case Member::kSymFloat: {
@@ -232,7 +232,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
         if (!literal) return literal.error();
         return fb::SymFloatItem(-1, *literal);
       };
-      if (Status s = read_list(value, at, &arg.items, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.items, read));
       return union_of(std::move(arg));
     }
     case Member::kSymBool: {
@@ -264,7 +264,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
         if (!literal) return literal.error();
         return fb::SymBoolItem(-1, *literal);
       };
-      if (Status s = read_list(value, at, &arg.items, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.items, read));
       return union_of(std::move(arg));
     }
     case Member::kScalarType: {
@@ -310,7 +310,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     }
     case Member::kBools: {
       fb::BoolListArgT arg;
-      if (Status s = read_list(value, at, &arg.values, as_bool); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, as_bool));
       return union_of(std::move(arg));
     }
     case Member::kOptionalTensors:
@@ -320,7 +320,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
         auto m = as_union(item, p, "OptionalTensorArgument");
         if (!m) return m.error();
         if (m->key == "as_none") {
-          if (auto b = as_bool(m->value, p.member(m->key)); !b) return b.error();
+          NRT_RETURN_IF_ERROR(as_bool(m->value, p.member(m->key)));
           return -1;
         }
         if (m->key != "as_tensor") {
@@ -339,7 +339,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
         return union_of(std::move(arg));
       }
       fb::OptionalTensorListArgT arg;
-      if (Status s = read_list(value, at, &arg.values, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, read));
       return union_of(std::move(arg));
     }
     case Member::kGraph: {
@@ -404,30 +404,30 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       auto read = [this](JsonElement item, const JsonPlace& p) -> Result<std::unique_ptr<fb::TensorListArgT>> {
         auto list = std::make_unique<fb::TensorListArgT>();
         auto read_tensor = [this](JsonElement t, const JsonPlace& q) { return tensor_reference(t, q); };
-        if (Status s = read_list(item, p, &list->values, read_tensor); !s) return s.error();
+        NRT_RETURN_IF_ERROR(read_list(item, p, &list->values, read_tensor));
         return list;
       };
-      if (Status s = read_list(value, at, &arg.lists, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.lists, read));
       return union_of(std::move(arg));
     }
     case Member::kIntLists: {
       fb::IntListListArgT arg;
       auto read = [](JsonElement item, const JsonPlace& p) -> Result<std::unique_ptr<fb::IntListArgT>> {
         auto list = std::make_unique<fb::IntListArgT>();
-        if (Status s = read_list(item, p, &list->values, as_int64); !s) return s.error();
+        NRT_RETURN_IF_ERROR(read_list(item, p, &list->values, as_int64));
         return list;
       };
-      if (Status s = read_list(value, at, &arg.lists, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.lists, read));
       return union_of(std::move(arg));
     }
     case Member::kFloatLists: {
       fb::FloatListListArgT arg;
       auto read = [](JsonElement item, const JsonPlace& p) -> Result<std::unique_ptr<fb::FloatListArgT>> {
         auto list = std::make_unique<fb::FloatListArgT>();
-        if (Status s = read_list(item, p, &list->values, as_float); !s) return s.error();
+        NRT_RETURN_IF_ERROR(read_list(item, p, &list->values, as_float));
         return list;
       };
-      if (Status s = read_list(value, at, &arg.lists, read); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_list(value, at, &arg.lists, read));
       return union_of(std::move(arg));
     }
     case Member::kStringToArgument: {

@@ -213,7 +213,7 @@ Status GraphImporter::read_values(JsonObject graph_json, const JsonPlace& place)
                             p.str() + ": unknown symbolic value member '" + std::string(m->key) + "'");
         }
       }
-      if (Status s = declare(field.key, std::move(value), p); !s) return s;
+      NRT_RETURN_IF_ERROR(declare(field.key, std::move(value), p));
     }
   }
   return {};
@@ -281,7 +281,7 @@ Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
       node->inputs.reserve(array->size());
       size_t i = 0;
       for (JsonElement item : *array) {
-        if (Status s = read_named_argument(item, at.item(i++), node.get()); !s) return s;
+        NRT_RETURN_IF_ERROR(read_named_argument(item, at.item(i++), node.get()));
       }
       has_inputs = true;
     } else if (k == "outputs") {
@@ -363,7 +363,7 @@ Result<uint32_t> GraphImporter::run(JsonElement json, std::string name, const Js
   graph_->name = name;
   build_.graphs.emplace(std::move(name), index);
 
-  if (Status s = read_values(*object, place); !s) return s.error();
+  NRT_RETURN_IF_ERROR(read_values(*object, place));
 
   bool has_inputs = false, has_outputs = false, has_nodes = false, has_single = false;
   for (auto field : *object) {
@@ -388,7 +388,7 @@ Result<uint32_t> GraphImporter::run(JsonElement json, std::string name, const Js
       graph_->nodes.reserve(array->size());
       size_t i = 0;
       for (JsonElement item : *array) {
-        if (Status s = read_node(item, at.item(i++)); !s) return s.error();
+        NRT_RETURN_IF_ERROR(read_node(item, at.item(i++)));
       }
       has_nodes = true;
     } else if (k == "is_single_tensor_return") {

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/torch_export/json_fields.h"
 #include "serializer/torch_export/tensor_meta_json.h"
 #include "serializer/torch_export/value_names.h"

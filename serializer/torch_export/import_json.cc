@@ -309,7 +309,7 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
 
   ImportWarnings warnings;
   TorchExtras extras;
-  if (Status s = check_schema_version(*object, &warnings, &extras); !s) return s;
+  NRT_RETURN_IF_ERROR(check_schema_version(*object, &warnings, &extras));
 
   ProgramBuild build;
   build.program = program;
@@ -325,14 +325,14 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
     if (k == "graph_module") {
       graph_module = field.value;
     } else if (k == "opset_version") {
-      if (auto o = as_object(field.value, at); !o) return o.error();
+      NRT_RETURN_IF_ERROR(as_object(field.value, at));
       extras.opset_version = simdjson::to_string(field.value);
       has_opset = true;
     } else if (k == "range_constraints") {
       range_constraints = field.value;
       has_ranges = true;
     } else if (k == "verifiers" || k == "guards_code") {
-      if (auto a = as_array(field.value, at); !a) return a.error();
+      NRT_RETURN_IF_ERROR(as_array(field.value, at));
       (k == "verifiers" ? extras.verifiers : extras.guards_code) = simdjson::to_string(field.value);
     } else if (k == "torch_version") {
       auto s = as_string(field.value, at);
@@ -360,11 +360,11 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
     } else if (k == "signature") {
       signature_json = field.value;
     } else if (k == "module_call_graph") {
-      if (auto a = as_array(field.value, at); !a) return a.error();
+      NRT_RETURN_IF_ERROR(as_array(field.value, at));
       extras.module_call_graph = simdjson::to_string(field.value);
       has_call_graph = true;
     } else if (k == "metadata" || k == "treespec_namedtuple_fields") {
-      if (auto o = as_object(field.value, at); !o) return o.error();
+      NRT_RETURN_IF_ERROR(as_object(field.value, at));
       (k == "metadata" ? extras.graph_module_metadata : extras.treespec_namedtuple_fields) =
           simdjson::to_string(field.value);
     } else {
@@ -384,12 +384,12 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
   GraphImporter graph(build, 0);
   auto index = graph.run(*graph_json, model, gm_place.member("graph"));
   if (!index) return index.error();
-  if (Status s = read_signature(*signature_json, gm_place.member("signature"), graph, &warnings); !s) return s;
+  NRT_RETURN_IF_ERROR(read_signature(*signature_json, gm_place.member("signature"), graph, &warnings));
   if (Status s = read_range_constraints(*range_constraints, place.member("range_constraints"), build, &extras); !s) {
     return s;
   }
   program->entry_points.push_back(*index);
-  if (Status s = collect_process_groups(program); !s) return s;
+  NRT_RETURN_IF_ERROR(collect_process_groups(program));
 
   extras.single_tensor_return_graphs = std::move(build.single_tensor_return_graphs);
   auto entry = std::make_unique<fb::KeyValueT>();
@@ -402,7 +402,7 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
 
 Result<TorchImport> import_torch_json(JsonText text, const std::string& model) {
   TorchImport result;
-  if (Status s = add_exported_program(text, model, &result.program.program, &result.warnings); !s) return s.error();
+  NRT_RETURN_IF_ERROR(add_exported_program(text, model, &result.program.program, &result.warnings));
   result.warnings.push_back(model + ": no weights (a bare ExportedProgram JSON): parameters, buffers and constants "
                                     "are declared inputs without data");
   return result;

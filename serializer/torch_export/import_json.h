@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 #include "serializer/torch_export/json_fields.h"
 

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "serializer/input_limits.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 #include "serializer/torch_export/payload_config.h"
 #include "serializer/torch_export/torch_error_codes.h"
 
@@ -125,7 +125,7 @@ class PayloadReader {
       reach = std::max(reach, *needed);
     }
     for (auto& entry : *entries) {
-      if (Status s = add(dir, where, std::move(entry)); !s) return s;
+      NRT_RETURN_IF_ERROR(add(dir, where, std::move(entry)));
     }
     return {};
   }
@@ -208,8 +208,8 @@ class PayloadReader {
 }  // namespace
 
 Result<TorchImport> import_pt2(const Pt2Reader& archive, const std::string& model) {
-  if (Status s = refuse_legacy(archive); !s) return s.error();
-  if (Status s = check_format(archive); !s) return s.error();
+  NRT_RETURN_IF_ERROR(refuse_legacy(archive));
+  NRT_RETURN_IF_ERROR(check_format(archive));
 
   std::vector<std::string> models;
   for (const auto& name : archive.names()) {
@@ -240,8 +240,8 @@ Result<TorchImport> import_pt2(const Pt2Reader& archive, const std::string& mode
     if (Status s = add_exported_program(*text, m, &result.program.program, &result.warnings); !s) {
       return make_error(s.error().code, archive.root() + "/" + json_path + ": " + s.error().message);
     }
-    if (Status s = weights.read(kWeightsDir, m + "_weights_config.json"); !s) return s.error();
-    if (Status s = constants.read(kConstantsDir, m + "_constants_config.json"); !s) return s.error();
+    NRT_RETURN_IF_ERROR(weights.read(kWeightsDir, m + "_weights_config.json"));
+    NRT_RETURN_IF_ERROR(constants.read(kConstantsDir, m + "_constants_config.json"));
   }
 
   // What the archive holds beyond models and payloads is not part of an nrt program.

@@ -16,7 +16,7 @@
 
 #include <string>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/torch_export/import_json.h"
 #include "serializer/torch_export/pt2_archive.h"
 

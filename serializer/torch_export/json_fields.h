@@ -14,7 +14,7 @@
 
 #include <simdjson.h>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::torch_export {
 

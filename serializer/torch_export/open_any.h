@@ -10,7 +10,7 @@
 #include <functional>
 #include <string>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/program_file.h"
 #include "serializer/verify_options.h"
 

@@ -12,7 +12,7 @@
 #include <string_view>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::torch_export {
 

@@ -10,7 +10,7 @@
 #pragma once
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::torch_export {
 

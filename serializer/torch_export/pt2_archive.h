@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::torch_export {
 

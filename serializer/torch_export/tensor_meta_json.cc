@@ -71,7 +71,7 @@ Result<std::unique_ptr<fb::SymDimT>> read_sym_int(JsonElement json, const JsonPl
     if (!v) return v.error();
     dim->literal = *v;
   } else if (member->key == "as_expr") {
-    if (Status s = read_sym_expr(member->value, at, ctx, dim.get()); !s) return s.error();
+    NRT_RETURN_IF_ERROR(read_sym_expr(member->value, at, ctx, dim.get()));
   } else {
     return make_error(codes::kUnknownUnionMember,
                       place.str() + ": unknown SymInt member '" + std::string(member->key) + "'");
@@ -130,7 +130,7 @@ Result<std::unique_ptr<fb::TensorMetaT>> read_tensor_meta(JsonElement json, cons
       meta->dtype = *dtype;
       seen |= kDtype;
     } else if (k == "sizes") {
-      if (Status s = read_sym_int_list(field.value, at, ctx, &meta->sizes); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_sym_int_list(field.value, at, ctx, &meta->sizes));
       seen |= kSizes;
     } else if (k == "requires_grad") {
       auto v = as_bool(field.value, at);
@@ -143,7 +143,7 @@ Result<std::unique_ptr<fb::TensorMetaT>> read_tensor_meta(JsonElement json, cons
       meta->device = std::move(*device);
       seen |= kDevice;
     } else if (k == "strides") {
-      if (Status s = read_sym_int_list(field.value, at, ctx, &meta->strides); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_sym_int_list(field.value, at, ctx, &meta->strides));
       seen |= kStrides;
     } else if (k == "storage_offset") {
       auto offset = read_sym_int(field.value, at, ctx);

@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/torch_export/json_fields.h"
 #include "serializer/torch_export/json_writer.h"
 #include "serializer/torch_export/torch_extras.h"

@@ -1,8 +1,8 @@
 // The error codes of the torch.export importer and exporter, in one place. Each name below is the
-// code an error of that kind carries (serializer/error.h, docs/ERRORS.md).
+// code an error of that kind carries (core/error.h, docs/ERRORS.md).
 #pragma once
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt::torch_export::codes {
 

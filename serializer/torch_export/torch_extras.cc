@@ -131,12 +131,12 @@ Result<TorchExtras> extras_from_json(std::string_view text) {
         if (m == "treespec_namedtuple_fields") extras.treespec_namedtuple_fields = simdjson::to_string(member.value);
       }
     } else if (k == "range_constraints") {
-      if (Status s = read_string_list(field.value, at, &extras.range_constraints); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_string_list(field.value, at, &extras.range_constraints));
     } else if (k == "single_tensor_return_graphs") {
-      if (Status s = read_string_list(field.value, at, &extras.single_tensor_return_graphs); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_string_list(field.value, at, &extras.single_tensor_return_graphs));
     } else if (k == "omitted") {
       std::vector<std::string> names;
-      if (Status s = read_string_list(field.value, at, &names); !s) return s.error();
+      NRT_RETURN_IF_ERROR(read_string_list(field.value, at, &names));
       for (const auto& name : names) extras.style.set_omitted(name);
     }
   }

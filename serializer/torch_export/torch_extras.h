@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "schema/nrt_generated.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/torch_export/json_fields.h"
 
 namespace nrt::torch_export {

@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 
 namespace nrt::testing {

@@ -16,7 +16,7 @@
 
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 
 namespace nrt::testing {
 namespace {

@@ -18,7 +18,7 @@
 #include "executor/compare_outputs.h"
 #include "executor/kernel.h"
 #include "executor/npy.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 
 namespace nrt::exec {
 namespace {

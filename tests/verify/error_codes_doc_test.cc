@@ -1,4 +1,4 @@
-// docs/ERRORS.md documents every error code of serializer/error.h: each code's id ("NRT-E302")
+// docs/ERRORS.md documents every error code of core/error.h: each code's id ("NRT-E302")
 // appears on a line that also names it ("ValueIndexOutOfRange"), and every id the document
 // mentions is a real code. Ok (NRT-E000) is not an error: it may be listed, need not be.
 #include <gtest/gtest.h>
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 
 namespace nrt {
 namespace {

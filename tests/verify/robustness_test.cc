@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 #include "serializer/program_file.h"
 #include "tests/verify/sample_program.h"

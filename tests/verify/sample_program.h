@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 #include "serializer/program_file.h"
 #include "serializer/verify_options.h"

@@ -20,7 +20,7 @@
 #include "flatbuffers/flatbuffers.h"
 #include "serializer/container.h"
 #include "serializer/convert_program.h"
-#include "serializer/error.h"
+#include "core/error.h"
 #include "serializer/json_form.h"
 #include "serializer/program_file.h"
 #include "serializer/write_program.h"

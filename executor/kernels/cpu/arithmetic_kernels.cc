@@ -14,7 +14,7 @@ namespace {
 
 Status add_like(KernelContext& ctx, bool subtract, bool reversed) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   auto alpha = read_scalar(ctx, "alpha", 2, ScalarValue::of_int(1));
   if (!alpha) return alpha.error();
   const ScalarType dtype = ops.common;
@@ -56,7 +56,7 @@ Status rsub(KernelContext& ctx) { return add_like(ctx, true, true); }
 
 Status mul(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
@@ -122,7 +122,7 @@ enum class Division { kTrue, kTrunc, kFloor };
 
 Status divide_with(KernelContext& ctx, Division mode) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   const ScalarType dtype =
       mode == Division::kTrue && !is_floating_dtype(ops.common) ? ScalarType::FLOAT32 : ops.common;
   if (dtype == ScalarType::BOOL) return ctx.error("rounding division of bool tensors is not supported");
@@ -182,7 +182,7 @@ enum class Modulo { kRemainder, kFmod };
 template <Modulo kModulo>
 Status modulo(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   const char* name = kModulo == Modulo::kRemainder ? "remainder" : "fmod";
   if (ops.common == ScalarType::BOOL) return ctx.error(std::string(name) + " of bool tensors is not supported");
   auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
@@ -235,7 +235,7 @@ C integer_power(C base, C exponent) {
 
 Status pow_with(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"exponent", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"exponent", 1}}, ops));
   const ScalarType dtype = ops.common;
   if (dtype == ScalarType::BOOL) return ctx.error("pow of bool tensors is not supported");
   if (const Operand& e = ops.operand(1);
@@ -259,7 +259,7 @@ Status pow_with(KernelContext& ctx) {
 template <bool kMaximum>
 Status extremum(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
   if (!out) return out.error();
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);

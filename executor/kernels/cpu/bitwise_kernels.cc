@@ -14,7 +14,7 @@ enum class Bitwise { kAnd, kOr, kXor };
 template <Bitwise kOp>
 Status bitwise(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   if (is_floating_dtype(ops.common)) {
     return ctx.error("bitwise operations need integer or bool operands, got " + std::string(short_name(ops.common)));
   }

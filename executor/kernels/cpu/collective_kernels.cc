@@ -205,8 +205,8 @@ Status all_reduce_in_place(KernelContext& ctx) {
   if (!op) return op.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
-  if (Status s = check_writable(ctx, *input); !s) return s;
-  if (Status s = collective_status(ctx, wait_for((*group)->all_reduce(*input, *op))); !s) return s;
+  NRT_RETURN_IF_ERROR(check_writable(ctx, *input));
+  NRT_RETURN_IF_ERROR(collective_status(ctx, wait_for((*group)->all_reduce(*input, *op))));
   return set_output(ctx, 0, *input);
 }
 
@@ -221,12 +221,12 @@ Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
   if (!group) return group.error();
   if (in_place) {
     for (const Tensor& input : *inputs) {
-      if (Status s = check_writable(ctx, input); !s) return s;
+      NRT_RETURN_IF_ERROR(check_writable(ctx, input));
     }
   }
   return for_each_input(ctx, [&](const Tensor& input) -> Result<Tensor> {
     Tensor target = in_place ? input : contiguous_copy(input);
-    if (Status s = collective_status(ctx, wait_for((*group)->all_reduce(target, *op))); !s) return s.error();
+    NRT_RETURN_IF_ERROR(collective_status(ctx, wait_for((*group)->all_reduce(target, *op))));
     return target;
   });
 }
@@ -236,7 +236,7 @@ Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor&
   auto out = output_for(ctx, index, input.dtype(), sizes);
   if (!out) return out.error();
   if (!index) {  // coalesced: one list output, waited for here
-    if (Status s = collective_status(ctx, wait_for(group.all_gather_into_tensor(input, *out))); !s) return s.error();
+    NRT_RETURN_IF_ERROR(collective_status(ctx, wait_for(group.all_gather_into_tensor(input, *out))));
     return out;
   }
   if (Status s = issued(ctx, group.all_gather_into_tensor(read_after_return(ctx, input), *out), *out); !s) {
@@ -251,7 +251,7 @@ Status all_gather_into_tensor(KernelContext& ctx) {
   if (!input) return input.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
-  if (Status s = check_group_size(ctx, **group, 1); !s) return s;
+  NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 1));
   auto out = gather_one(ctx, **group, *input, 0);
   return out ? Status::Ok() : Status(out.error());
 }
@@ -260,7 +260,7 @@ Status all_gather_into_tensor(KernelContext& ctx) {
 Status all_gather_into_tensor_coalesced(KernelContext& ctx) {
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
-  if (Status s = check_group_size(ctx, **group, 1); !s) return s;
+  NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 1));
   return for_each_input(ctx, [&](const Tensor& input) { return gather_one(ctx, **group, input, std::nullopt); });
 }
 
@@ -294,7 +294,7 @@ Status reduce_scatter_tensor(KernelContext& ctx) {
   if (!op) return op.error();
   auto group = group_arg(ctx, 3);
   if (!group) return group.error();
-  if (Status s = check_group_size(ctx, **group, 2); !s) return s;
+  NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 2));
   auto out = scatter_one(ctx, **group, *input, *op, 0);
   return out ? Status::Ok() : Status(out.error());
 }
@@ -305,7 +305,7 @@ Status reduce_scatter_tensor_coalesced(KernelContext& ctx) {
   if (!op) return op.error();
   auto group = group_arg(ctx, 3);
   if (!group) return group.error();
-  if (Status s = check_group_size(ctx, **group, 2); !s) return s;
+  NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 2));
   return for_each_input(ctx, [&](const Tensor& input) { return scatter_one(ctx, **group, input, *op, std::nullopt); });
 }
 
@@ -345,7 +345,7 @@ Status broadcast(KernelContext& ctx) {
   if (!src) return src.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
-  if (Status s = check_source(ctx, **group, *src); !s) return s;
+  NRT_RETURN_IF_ERROR(check_source(ctx, **group, *src));
   auto out = copy_to_output(ctx, 0, *input);
   if (!out) return out.error();
   return issued(ctx, (*group)->broadcast(*out, static_cast<int>(*src)), *out);
@@ -359,10 +359,10 @@ Status broadcast_in_place(KernelContext& ctx) {
   if (!src) return src.error();
   auto group = group_arg(ctx, 2);
   if (!group) return group.error();
-  if (Status s = check_source(ctx, **group, *src); !s) return s;
-  if (Status s = check_writable(ctx, *input); !s) return s;
+  NRT_RETURN_IF_ERROR(check_source(ctx, **group, *src));
+  NRT_RETURN_IF_ERROR(check_writable(ctx, *input));
   Tensor target = *input;
-  if (Status s = collective_status(ctx, wait_for((*group)->broadcast(target, static_cast<int>(*src)))); !s) return s;
+  NRT_RETURN_IF_ERROR(collective_status(ctx, wait_for((*group)->broadcast(target, static_cast<int>(*src)))));
   return set_output(ctx, 0, *input);
 }
 
@@ -372,7 +372,7 @@ Status wait_tensor(KernelContext& ctx) {
   auto tensor = ctx.tensor("tensor", 0);
   if (!tensor) return tensor.error();
   if (auto* pending = ctx.pending_collectives()) {
-    if (Status s = collective_status(ctx, pending->wait(*tensor)); !s) return s;
+    NRT_RETURN_IF_ERROR(collective_status(ctx, pending->wait(*tensor)));
   }
   return set_output(ctx, 0, *tensor);
 }

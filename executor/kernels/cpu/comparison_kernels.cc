@@ -13,7 +13,7 @@ namespace {
 template <class Compare>
 Status compare(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape);
   if (!out) return out.error();
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
@@ -27,7 +27,7 @@ Status compare(KernelContext& ctx) {
 template <class Combine>
 Status logical(KernelContext& ctx) {
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape);
   if (!out) return out.error();
   const LoopOperand a = ops.as(0, ScalarType::BOOL), b = ops.as(1, ScalarType::BOOL);

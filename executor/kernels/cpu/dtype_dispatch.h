@@ -8,7 +8,7 @@
 
 #include "executor/kernel.h"
 #include "executor/kernels/cpu/element_conversion.h"
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 
 namespace nrt::exec::cpu {
 

@@ -22,7 +22,7 @@ Status where(KernelContext& ctx) {
     return ctx.error("condition must be bool, got " + std::string(short_name((*cond)->dtype())));
   }
   ElementwiseOperands ops;
-  if (Status s = read_elementwise(ctx, {{"condition", 0}, {"self", 1}, {"other", 2}}, ops); !s) return s;
+  NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"condition", 0}, {"self", 1}, {"other", 2}}, ops));
   const ScalarType dtype = operands_result_type(ops.operands().subspan(1));
   if (dtype == ScalarType::UNKNOWN) return ctx.error("operand dtypes have no common type");
   auto out = bind_output_ref(ctx, 0, dtype, ops.shape);

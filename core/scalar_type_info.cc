@@ -1,4 +1,4 @@
-#include "serializer/scalar_type_info.h"
+#include "core/scalar_type_info.h"
 
 #include <array>
 #include <iterator>

@@ -152,4 +152,14 @@ class [[nodiscard]] Status {
 
 inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
 
+// The one short form of error propagation: evaluates `expr` (a Status, or a Result whose value is
+// not needed) and returns its error from the enclosing function, which returns a Status or any
+// Result. `NRT_RETURN_IF_ERROR(check(t));` stands for `if (Status s = check(t); !s) return s;`.
+#define NRT_RETURN_IF_ERROR(...)                                   \
+  do {                                                             \
+    if (auto&& nrt_outcome_ = (__VA_ARGS__); !nrt_outcome_) {      \
+      return nrt_outcome_.error();                                 \
+    }                                                              \
+  } while (false)
+
 }  // namespace nrt

@@ -1,4 +1,4 @@
-#include "serializer/error.h"
+#include "core/error.h"
 
 #include <cstdio>
 
