@@ -5,6 +5,7 @@
 #include <cstring>
 #include <string_view>
 
+#include "executor/allocator.h"
 #include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
 #include "core/scalar_type_info.h"
@@ -175,14 +176,16 @@ Status ExecutionFrame::prepare(const SymbolBindings& bindings) {
   return {};
 }
 
-void ExecutionFrame::refresh_mutable_weights() {
+Status ExecutionFrame::refresh_mutable_weights() {
   for (const auto& [own, source] : mutable_weights_) {
-    if (source->bytes()) std::memcpy(own->data(), source->data(), source->bytes());
+    NRT_RETURN_IF_ERROR(copy_storage_bytes(*own, 0, *source, 0, source->bytes()));
   }
+  return {};
 }
 
 void ExecutionFrame::end_lifetime(size_t value) {
-  if (!options_.poison_freed) return;
+  // Poisoning writes through host pointers: on other devices it is off.
+  if (!options_.poison_freed || plan_.device.kind != DeviceKind::kCpu) return;
   if (planned_[value].defined() && planned_bytes_[value] > 0) {
     poison_bytes(planned_[value].raw_data(), planned_bytes_[value], planned_[value].dtype());
     return;

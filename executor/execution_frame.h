@@ -80,14 +80,19 @@ class ExecutionFrame {
 
   // The executor's per-run state (executor.h).
   std::vector<int32_t>& user_input_slots() { return user_input_slots_; }
-  // By compact output index: the plan generation in which that output's slot was last seen
-  // holding its planned tensor after the kernel ran (0: never, or not trusted).
-  std::vector<uint64_t>& placed_generation() { return placed_generation_; }
+  // By compact output index: the output's planned cell (nullptr: ignored output) and the plan
+  // generation in which its slot was last seen holding that tensor after the kernel ran (0:
+  // never, or not trusted). Side by side, as the compact loop reads them.
+  struct PlacedOutput {
+    const Tensor* planned = nullptr;
+    uint64_t generation = 0;
+  };
+  std::vector<PlacedOutput>& placed_outputs() { return placed_outputs_; }
   // A weight the graph writes into: `own` gets `source`'s bytes before every run.
   void add_mutable_weight(std::shared_ptr<Storage> own, std::shared_ptr<Storage> source) {
     mutable_weights_.push_back({std::move(own), std::move(source)});
   }
-  void refresh_mutable_weights();
+  Status refresh_mutable_weights();
   // Collectives of the current run still in flight.
   PendingCollectives& pending_collectives() { return pending_collectives_; }
 
@@ -112,7 +117,7 @@ class ExecutionFrame {
   uint64_t arena_allocations_ = 0;
   uint64_t plan_generation_ = 0;
   std::vector<int32_t> user_input_slots_;
-  std::vector<uint64_t> placed_generation_;
+  std::vector<PlacedOutput> placed_outputs_;
   struct MutableWeight {
     std::shared_ptr<Storage> own, source;
   };

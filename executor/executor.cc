@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "executor/allocator.h"
 #include "executor/memory_budget.h"
 #include "executor/single_process_group.h"
 #include "core/scalar_type_info.h"
@@ -27,14 +28,19 @@ Result<std::unique_ptr<Executor>> Executor::load(std::shared_ptr<const ProgramFi
 
 Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const ProgramFile> file,
                                                        ExecutorOptions options, SubgraphRunners* runners) {
-  if (options.device.kind != DeviceKind::kCpu) {
-    return make_error(ErrorCode::NotSupported,
-                      "device " + options.device.to_string() + " is not supported by this build (cpu only)");
+  // A device this build has no allocator for cannot hold a tensor: NotSupported, naming it. One it
+  // has goes on to the kernel check, which lists every target without a kernel for it.
+  Allocator* allocator = allocator_for(options.device.kind);
+  if (allocator == nullptr) {
+    return make_error(ErrorCode::NotSupported, "device " + options.device.to_string() +
+                                                   " is not available in this build (no allocator is registered "
+                                                   "for it; this build has cpu)");
   }
   std::unique_ptr<Executor> executor(new Executor());
   executor->runners_ = runners != nullptr ? runners : &executor->owned_runners_;
   executor->file_ = std::move(file);
   executor->options_ = std::move(options);
+  executor->device_context_ = allocator->execution_context(executor->options_.device);
   const fb::Program& program = executor->file_->program();
   // Targets without a kernel in the graph and every subgraph it reaches, reported together.
   auto missing = missing_kernels(program, executor->options_.graph, executor->options_.device);
@@ -69,6 +75,7 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   NRT_RETURN_IF_ERROR(executor->bind_collective_groups(bound));
   NRT_RETURN_IF_ERROR(executor->bind_subgraphs(bound));
   executor->plan_ = std::make_shared<const ExecutionPlan>(std::move(bound));
+  executor->device_ = executor->plan_->device;
 
   executor->frame_options_.poison_freed =
       executor->options_.poison_freed.value_or(poison_requested_by_environment());
@@ -90,7 +97,7 @@ Result<std::unique_ptr<ExecutionFrame>> Executor::make_frame() const {
   for (const MutableWeight& weight : mutable_weights_) {
     std::shared_ptr<Storage> own;
     try {
-      own = Storage::allocate(weight.source->bytes());
+      own = Storage::allocate(weight.source->bytes(), plan_->device);
     } catch (const std::bad_alloc& failure) {
       return memory_error("graph '" + plan_->graph_name + "': a weight the graph mutates (copied for a run)", failure);
     }
@@ -101,7 +108,12 @@ Result<std::unique_ptr<ExecutionFrame>> Executor::make_frame() const {
     }
     frame->add_mutable_weight(std::move(own), weight.source);
   }
-  frame->placed_generation().assign(compact_outputs_.size(), 0);
+  auto& placed = frame->placed_outputs();
+  placed.resize(compact_outputs_.size());
+  for (size_t o = 0; o < compact_outputs_.size(); ++o) {
+    const int32_t value = compact_outputs_[o].value;
+    placed[o].planned = value >= 0 ? &frame->planned_cell(static_cast<size_t>(value)) : nullptr;
+  }
   // Static shapes are planned now, so the first run allocates nothing either.
   NRT_RETURN_IF_ERROR(frame->prepare({}));
   return frame;
@@ -209,6 +221,7 @@ Status Executor::bind_weights(const ExecutionPlan& plan) {
   for (uint32_t w = 0; w < vector_size(program.weights()); ++w) by_fqn[program.weights()->Get(w)->fqn()->string_view()] = w;
   std::map<uint32_t, std::shared_ptr<Storage>> storages;
   std::map<uint32_t, size_t> mutable_by_storage;  // into mutable_weights_, by file storage
+  std::map<uint32_t, std::shared_ptr<Storage>> device_storages;  // copies on the plan's device
   std::vector<std::string> missing;
 
   for (const PlannedInput& input : plan.inputs) {
@@ -277,6 +290,19 @@ Status Executor::bind_weights(const ExecutionPlan& plan) {
       if (added) mutable_weights_.push_back({storage, {}});
       mutable_weights_[it->second].slots.push_back(info.slot);
     }
+    if (plan.device.kind != DeviceKind::kCpu) {
+      // Another device: the weight's storage is copied there once, at load.
+      auto& on_device = device_storages[weight->storage()];
+      if (!on_device) {
+        try {
+          on_device = Storage::allocate(storage->bytes(), plan.device);
+        } catch (const std::bad_alloc& failure) {
+          return memory_error("weight '" + input.target + "' (copied to " + plan.device.to_string() + ")", failure);
+        }
+        NRT_RETURN_IF_ERROR(copy_storage_bytes(*on_device, 0, *storage, 0, storage->bytes()));
+      }
+      storage = on_device;
+    }
     Tensor tensor(storage, meta->dtype(), sizes, strides, offset);
     if (info.has_meta) {
       bool matches = info.dtype == meta->dtype() && info.sizes.size() == sizes.size();
@@ -330,6 +356,7 @@ void Executor::build_compact_nodes() {
     compact.compact = node.gathers.empty() && !node.in_place;
     compact.collective = node.collective;
     compact.defer_collective_wait = node.defer_collective_wait;
+    compact.context_extras = node.collective || device_context_ != nullptr;
     for (const PlannedOutput& out : node.outputs) {
       compact.compact = compact.compact && out.kind != OutputSlotKind::kList;
       CompactOutput o;

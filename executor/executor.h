@@ -125,6 +125,8 @@ class Executor final : public GraphRunner {
   std::shared_ptr<const ProgramFile> file_;
   ExecutorOptions options_;
   FrameOptions frame_options_;
+  void* device_context_ = nullptr;  // the device allocator's execution context (nullptr: host)
+  Device device_;                   // plan_->device, one load closer for the compact loop
   std::shared_ptr<const ProcessGroupRegistry> groups_;
   std::shared_ptr<const ExecutionPlan> plan_;
   // Runners bound to GraphRef constants: the root executor owns one per subgraph of its tree.
@@ -157,6 +159,7 @@ class Executor final : public GraphRunner {
     bool compact = false;
     bool collective = false;  // PlannedNode::collective
     bool defer_collective_wait = false;
+    bool context_extras = false;  // a collective, or a device context: the KernelContext gets more
   };
   std::vector<CompactNode> compact_nodes_;
   std::vector<CompactOutput> compact_outputs_;

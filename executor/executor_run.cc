@@ -224,8 +224,7 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   const CompactNode& node = compact_nodes_[n];
   RuntimeValue* slots = frame.slots().data();
   const CompactOutput* outputs = compact_outputs_.data() + node.outputs_begin;
-  uint64_t* placed_generation = frame.placed_generation().data() + node.outputs_begin;
-  const Tensor* cells = frame.planned_cells();
+  ExecutionFrame::PlacedOutput* placed_outputs = frame.placed_outputs().data() + node.outputs_begin;
   const uint64_t generation = frame.plan_generation();
   // What the slot held before the call, to tell afterwards whether the kernel left it alone:
   // Tensor has no mutators, so an untouched slot still has the same sizes buffer.
@@ -236,11 +235,11 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   std::array<Placed, 4> placed{};
   for (uint32_t i = 0; i < node.num_outputs; ++i) {
     RuntimeValue& slot = slots[outputs[i].slot];
-    const Tensor* planned = outputs[i].value >= 0 ? cells + outputs[i].value : nullptr;
+    const Tensor* planned = placed_outputs[i].planned;
     if (planned != nullptr && planned->defined()) {
       const auto* current = std::get_if<Tensor>(&slot);
       if (current == nullptr ||
-          (placed_generation[i] != generation && !is_planned_view(*current, *planned))) {
+          (placed_outputs[i].generation != generation && !is_planned_view(*current, *planned))) {
         slot = *planned;
         current = std::get_if<Tensor>(&slot);
       }
@@ -250,10 +249,13 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
     }
   }
   KernelContext context(node.target, frame.arguments(n),
-                        std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_->device);
-  if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+                        std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), device_);
+  if (node.context_extras) {
+    if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+    context.set_device_context(device_context_);
+  }
   if (Status s = call_kernel(node.fn, context); !s) {
-    for (uint32_t i = 0; i < node.num_outputs; ++i) placed_generation[i] = 0;
+    for (uint32_t i = 0; i < node.num_outputs; ++i) placed_outputs[i].generation = 0;
     return node_error(plan_->nodes[n], s.error().message, s.error().code);
   }
   for (uint32_t i = 0; i < node.num_outputs; ++i) {
@@ -262,23 +264,23 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
     // A result left in its planned tensor has the recorded dtype and sizes and aliases nothing
     // else: the full check is for the rest.
     const auto* t = std::get_if<Tensor>(&slot);
-    const Tensor* planned = cells + outputs[i].value;
+    const Tensor* planned = placed_outputs[i].planned;
     if (t != nullptr && planned->defined() && i < placed.size() && t->storage().get() == placed[i].storage &&
         t->storage() == planned->storage() && t->sizes().data() == placed[i].sizes &&
         t->storage_offset() == planned->storage_offset() && t->dtype() == planned->dtype()) {
-      placed_generation[i] = generation;
+      placed_outputs[i].generation = generation;
       continue;
     }
-    placed_generation[i] = 0;
+    placed_outputs[i].generation = 0;
     if (Status s = check_result(frame, plan_->nodes[n], static_cast<size_t>(outputs[i].value), slot); !s) {
       // The slots of this node hold whatever the kernel left: none is trusted on the next run.
-      for (uint32_t j = 0; j < node.num_outputs; ++j) placed_generation[j] = 0;
+      for (uint32_t j = 0; j < node.num_outputs; ++j) placed_outputs[j].generation = 0;
       return s;
     }
   }
   for (uint32_t r = node.releases_begin; r < node.releases_end; ++r) {
     const CompactRelease& release = compact_releases_[r];
-    if (!cells[release.value].defined()) slots[release.slot] = RuntimeValue{};
+    if (!frame.planned_cell(static_cast<size_t>(release.value)).defined()) slots[release.slot] = RuntimeValue{};
   }
   return {};
 }
@@ -439,6 +441,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
                         std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
                         plan_->device);
   if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+  if (device_context_ != nullptr) context.set_device_context(device_context_);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
   if (node.in_place) {
     NRT_RETURN_IF_ERROR(write_in_place(frame, node));
@@ -514,7 +517,7 @@ Result<std::vector<NamedOutput>> Executor::run_in(ExecutionFrame& frame, const N
   SymbolBindings bindings;
   Status status = bind_inputs(frame, inputs, &bindings);
   if (status) status = frame.prepare(bindings);
-  frame.refresh_mutable_weights();
+  if (status) status = frame.refresh_mutable_weights();
   const bool poisoning = frame.poisoning();
   if (profile_ == nullptr) {
     for (size_t n = 0; status && n < plan_->nodes.size(); ++n) {

@@ -42,6 +42,11 @@ class KernelContext {
   std::span<const NamedValue> inputs() const { return inputs_; }
   std::span<RuntimeValue> outputs() const { return outputs_; }
 
+  // The device's opaque execution context (Allocator::execution_context: a CUDA stream, say);
+  // nullptr on the host.
+  void* device_context() const { return device_context_; }
+  void set_device_context(void* context) { device_context_ = context; }
+
   // The run's collectives in flight (executor/pending_collectives.h), set for `_c10d_functional::*`
   // nodes; nullptr otherwise (a collective kernel then waits for its Work itself). A collective
   // may leave its Work there only when `may_defer_wait()`: the plan found that only wait_tensor
@@ -77,6 +82,7 @@ class KernelContext {
   Device device_;
   PendingCollectives* pending_ = nullptr;
   bool may_defer_wait_ = false;
+  void* device_context_ = nullptr;
 };
 
 using KernelFn = Status (*)(KernelContext&);

@@ -1,39 +1,41 @@
 #include "executor/storage.h"
 
-#include <cstdlib>
-#include <cstring>
+#include <memory>
 #include <new>
 
-#include "executor/memory_budget.h"
+#include "executor/allocator.h"
 
 namespace nrt::exec {
+
 namespace {
 
-// What an owned storage of `bytes` allocates (and reserves): whole 64-byte lines.
-size_t allocated_bytes(size_t bytes) { return (bytes + 63) / 64 * 64; }
+// Thrown for a device kind this build has no allocator for (a bad_alloc, so callers that handle
+// allocation failure report it; Executor::load refuses such devices before allocating).
+class DeviceUnavailable final : public std::bad_alloc {
+ public:
+  explicit DeviceUnavailable(Device device) : message_("device " + device.to_string() + " is not available in this build") {}
+  const char* what() const noexcept override { return message_.c_str(); }
+
+ private:
+  std::string message_;
+};
 
 }  // namespace
 
 std::shared_ptr<Storage> Storage::allocate(size_t bytes, Device device) {
-  if (bytes > SIZE_MAX - 63) throw MemoryBudgetExceeded(bytes, memory_in_use(), memory_budget());
-  const size_t rounded = allocated_bytes(bytes);
-  reserve_memory(rounded);  // throws MemoryBudgetExceeded before anything is allocated
-  void* data = rounded ? std::aligned_alloc(64, rounded) : nullptr;
-  if (rounded && data == nullptr) {
-    release_memory(rounded);
-    throw std::bad_alloc();
-  }
-  if (data) std::memset(data, 0, rounded);
+  Allocator* allocator = allocator_for(device.kind);
+  if (allocator == nullptr) throw DeviceUnavailable(device);
+  void* data = allocator->allocate(bytes, device);
   std::unique_ptr<Storage> storage;
   try {
     storage.reset(new Storage(static_cast<uint8_t*>(data), bytes, device, true, nullptr));
   } catch (...) {
-    std::free(data);
-    release_memory(rounded);
+    allocator->deallocate(data, bytes, device);
     throw;
   }
-  // From here the Storage owns data and reservation: if the control block cannot be allocated,
-  // the unique_ptr's destructor gives both back, once.
+  storage->allocator_ = allocator;
+  // From here the Storage owns the bytes: if the control block cannot be allocated, the
+  // unique_ptr's destructor gives them back, once.
   return std::shared_ptr<Storage>(std::move(storage));
 }
 
@@ -42,10 +44,7 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_p
 }
 
 Storage::~Storage() {
-  if (owned_) {
-    std::free(data_);
-    release_memory(allocated_bytes(bytes_));
-  }
+  if (owned_ && allocator_ != nullptr) allocator_->deallocate(data_, bytes_, device_);
 }
 
 }  // namespace nrt::exec

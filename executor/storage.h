@@ -11,11 +11,14 @@
 
 namespace nrt::exec {
 
+class Allocator;
+
 class Storage {
  public:
-  // Allocates `bytes` zero-initialised bytes on the CPU (64-byte aligned), within the process's
-  // memory budget (executor/memory_budget.h): throws MemoryBudgetExceeded past it, std::bad_alloc
-  // when the system refuses.
+  // Allocates `bytes` zero-initialised bytes on `device` from its Allocator (executor/allocator.h;
+  // the host's: 64-byte aligned, within the process's memory budget, executor/memory_budget.h):
+  // throws MemoryBudgetExceeded past it, std::bad_alloc when the system refuses or the build has
+  // no allocator for the device.
   static std::shared_ptr<Storage> allocate(size_t bytes, Device device = {});
   // Views bytes owned by `owner` (kept alive while the storage lives).
   static std::shared_ptr<Storage> borrow(void* data, size_t bytes, std::shared_ptr<const void> owner,
@@ -40,6 +43,7 @@ class Storage {
   Device device_;
   bool owned_;
   std::shared_ptr<const void> owner_;
+  Allocator* allocator_ = nullptr;  // owned storages: where the bytes go back
 };
 
 }  // namespace nrt::exec

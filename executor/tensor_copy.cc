@@ -3,6 +3,9 @@
 #include <cstring>
 #include <vector>
 
+#include "executor/allocator.h"
+#include <vector>
+
 namespace nrt::exec {
 
 Status copy_elements(const Tensor& src, const Tensor& dst) {
@@ -13,6 +16,15 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
   const int64_t numel = src.numel();
   if (numel == 0) return {};
   const size_t elem = src.element_size();
+  if (src.device().kind != DeviceKind::kCpu || dst.device().kind != DeviceKind::kCpu) {
+    // Off the host the bytes move through the device's allocator; strided layouts need a kernel.
+    if (!src.is_contiguous() || !dst.is_contiguous()) {
+      return make_error(ErrorCode::NotSupported, "copy_elements: strided copies between " + src.device().to_string() +
+                                                     " and " + dst.device().to_string() + " are not supported");
+    }
+    return copy_storage_bytes(*dst.storage(), static_cast<size_t>(dst.storage_offset()) * elem, *src.storage(),
+                              static_cast<size_t>(src.storage_offset()) * elem, static_cast<size_t>(numel) * elem);
+  }
   if (src.is_contiguous() && dst.is_contiguous()) {
     std::memmove(dst.raw_data(), src.raw_data(), static_cast<size_t>(numel) * elem);
     return {};
@@ -43,8 +55,8 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
 }
 
 Tensor contiguous_copy(const Tensor& src) {
-  Tensor out = Tensor::empty(src.dtype(), src.sizes());
-  (void)copy_elements(src, out);  // same dtype and sizes by construction
+  Tensor out = Tensor::empty(src.dtype(), src.sizes(), src.device());
+  (void)copy_elements(src, out);  // same dtype, sizes and device by construction
   return out;
 }
 

@@ -48,7 +48,7 @@ run_suite "tests" -- "${TESTS[@]}"
 # The tests of everything that parses untrusted bytes (serializer, verifier, torch.export import)
 # and of the executor that runs what they load (not its mpirun tests) again under ASan+UBSan, in
 # a separate output tree.
-EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test'
+EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test'
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
   grep -E "^//tests(/verify|/torch_export|/files)?:|^//tests/executor:(${EXECUTOR_SANITIZED})\$")
 run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
