@@ -62,7 +62,6 @@ class ExecutionFrame {
   // The frame's cell for `value`'s planned tensor (undefined when it has none). Its address is
   // stable for the frame's life, so callers may keep it across runs and re-plans.
   const Tensor& planned_cell(size_t value) const { return planned_[value]; }
-  const Tensor* planned_cells() const { return planned_.data(); }  // by value index
   // Changes whenever `prepare` plans memory anew (never 0 after the first plan).
   uint64_t plan_generation() const { return plan_generation_; }
   // Concrete sizes of a tensor value under the current bindings; nullptr when unknown.

@@ -696,6 +696,11 @@ std::set<std::string> collect_targets(const fb::Program& program, uint32_t root)
 
 }  // namespace
 
+Error node_error(std::string_view graph, const PlannedNode& node, const std::string& message, ErrorCode code) {
+  return make_error(code, "graph '" + std::string(graph) + "' node " + std::to_string(node.node_index) + " '" +
+                              node.name + "' (" + node.target + "): " + message);
+}
+
 std::string describe_meta(const ValueInfo& info) {
   std::string s(nrt::short_name(info.dtype));
   s += "[";

@@ -161,6 +161,9 @@ struct ExecutionPlan {
   int64_t num_steps() const { return static_cast<int64_t>(nodes.size()); }
 };
 
+// The error of `node` of graph `graph`: "graph 'main' node 3 'add' (aten::add.Tensor): <message>".
+Error node_error(std::string_view graph, const PlannedNode& node, const std::string& message, ErrorCode code);
+
 // "f32[8,s0]": a value's recorded dtype and sizes, for messages.
 std::string describe_meta(const ValueInfo& info);
 

@@ -75,7 +75,6 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   NRT_RETURN_IF_ERROR(executor->bind_collective_groups(bound));
   NRT_RETURN_IF_ERROR(executor->bind_subgraphs(bound));
   executor->plan_ = std::make_shared<const ExecutionPlan>(std::move(bound));
-  executor->device_ = executor->plan_->device;
 
   executor->frame_options_.poison_freed =
       executor->options_.poison_freed.value_or(poison_requested_by_environment());
@@ -175,12 +174,11 @@ Status Executor::bind_collective_groups(ExecutionPlan& plan) const {
       }
       const auto* ref = std::get_if<ProcessGroupRef>(&value);
       if (ref != nullptr && ref->group == nullptr) {
-        return make_error(ErrorCode::CollectiveFailed,
-                          "graph '" + plan.graph_name + "' node " + std::to_string(node.node_index) + " '" +
-                              node.name + "' (" + node.target + "): process group '" + ref->name + "'" +
-                              ranks_of(ref->name) +
+        return exec::node_error(plan.graph_name, node,
+                          "process group '" + ref->name + "'" + ranks_of(ref->name) +
                               " is not bound in this process; run the program under mpirun with the ranks its "
-                              "groups name (nrt-run binds them to MPI there)");
+                              "groups name (nrt-run binds them to MPI there)",
+                          ErrorCode::CollectiveFailed);
       }
     }
   }

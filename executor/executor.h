@@ -126,7 +126,6 @@ class Executor final : public GraphRunner {
   ExecutorOptions options_;
   FrameOptions frame_options_;
   void* device_context_ = nullptr;  // the device allocator's execution context (nullptr: host)
-  Device device_;                   // plan_->device, one load closer for the compact loop
   std::shared_ptr<const ProcessGroupRegistry> groups_;
   std::shared_ptr<const ExecutionPlan> plan_;
   // Runners bound to GraphRef constants: the root executor owns one per subgraph of its tree.

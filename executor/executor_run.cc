@@ -168,8 +168,7 @@ Status Executor::bind_inputs(ExecutionFrame& frame, const NamedInputs& inputs, S
 }
 
 Error Executor::node_error(const PlannedNode& node, const std::string& message, ErrorCode code) const {
-  return make_error(code, "graph '" + plan_->graph_name + "' node " + std::to_string(node.node_index) + " '" +
-                              node.name + "' (" + node.target + "): " + message);
+  return exec::node_error(plan_->graph_name, node, message, code);
 }
 
 // A kernel's result must match the graph's metadata, and only views may alias planned memory.
@@ -249,7 +248,7 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
     }
   }
   KernelContext context(node.target, frame.arguments(n),
-                        std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), device_);
+                        std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_->device);
   if (node.context_extras) {
     if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
     context.set_device_context(device_context_);

@@ -63,6 +63,9 @@ class Progress {
   bool stopped_ = false;
 };
 
+// The progress thread tests the requests in flight (else each waiter tests its own).
+bool progress_thread_polls() { return g_thread_multiple.load() && Progress::instance().running(); }
+
 }  // namespace
 
 std::unique_lock<std::mutex> mpi_lock() {
@@ -110,7 +113,7 @@ void MpiWork::complete(int rc) {
 
 bool MpiWork::test() {
   if (done()) return true;
-  if (g_thread_multiple.load() && Progress::instance().running()) return false;  // the thread polls
+  if (progress_thread_polls()) return false;
   return poll();
 }
 
@@ -120,7 +123,7 @@ Status MpiWork::wait(std::optional<std::chrono::milliseconds> timeout) {
     return make_error(ErrorCode::CollectiveFailed, what_ + ": did not complete within " +
                                                        std::to_string(timeout->count()) + " ms");
   };
-  if (g_thread_multiple.load() && Progress::instance().running()) {
+  if (progress_thread_polls()) {
     std::unique_lock<std::mutex> lock(mutex_);
     if (!timeout) {
       done_changed_.wait(lock, [&] { return done_; });

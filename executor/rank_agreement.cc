@@ -3,15 +3,11 @@
 #include <utility>
 
 namespace nrt::exec {
-namespace {
-
 std::string rank_list(const std::vector<int>& ranks) {
-  std::string text = "[";
-  for (size_t i = 0; i < ranks.size(); ++i) text += (i ? ", " : "") + std::to_string(ranks[i]);
-  return text + "]";
+  std::string text;
+  for (int r : ranks) text += (text.empty() ? "" : ", ") + std::to_string(r);
+  return text;
 }
-
-}  // namespace
 
 std::optional<std::string> rank_disagreement(const std::vector<std::string>& per_rank, std::string_view what) {
   // Groups in order of first appearance: the first is rank 0's.
@@ -24,12 +20,12 @@ std::optional<std::string> rank_disagreement(const std::vector<std::string>& per
   }
   if (groups.size() <= 1) return std::nullopt;
   if (groups.size() == 2) {
-    return "ranks " + rank_list(groups[1].second) + " hold a different " + std::string(what) + " than ranks " +
-           rank_list(groups[0].second) + ": " + groups[1].first + " vs " + groups[0].first;
+    return "ranks [" + rank_list(groups[1].second) + "] hold a different " + std::string(what) + " than ranks [" +
+           rank_list(groups[0].second) + "]: " + groups[1].first + " vs " + groups[0].first;
   }
   std::string text = "ranks hold " + std::to_string(groups.size()) + " different " + std::string(what) + "s:";
   for (size_t g = 0; g < groups.size(); ++g) {
-    text += (g ? "; ranks " : " ranks ") + rank_list(groups[g].second) + ": " + groups[g].first;
+    text += (g ? "; ranks [" : " ranks [") + rank_list(groups[g].second) + "]: " + groups[g].first;
   }
   return text;
 }

@@ -14,6 +14,9 @@ namespace nrt::exec {
 // `per_rank[r]` is rank r's text. Nothing when all are equal; otherwise, with two groups,
 // "ranks [1] hold a different <what> than ranks [0]: <theirs> vs <rank 0's>", with more,
 // "ranks hold 3 different <what>s: ranks [0, 2]: <a>; ranks [1]: <b>; ranks [3]: <c>".
+// "0, 2, 3".
+std::string rank_list(const std::vector<int>& ranks);
+
 std::optional<std::string> rank_disagreement(const std::vector<std::string>& per_rank, std::string_view what);
 
 }  // namespace nrt::exec

@@ -85,12 +85,6 @@ Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::
   return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
 }
 
-std::string rank_list(const std::vector<int>& ranks) {
-  std::string text;
-  for (int r : ranks) text += (text.empty() ? "" : ", ") + std::to_string(r);
-  return text;
-}
-
 std::string with_rank(std::string text, int rank) {
   static constexpr std::string_view kPlaceholder = "{rank}";
   const std::string value = std::to_string(rank);

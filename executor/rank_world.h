@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "executor/process_group.h"
+#include "executor/rank_agreement.h"  // rank_list
 #include "schema/nrt_generated.h"
 #include "core/error.h"
 
@@ -51,8 +52,5 @@ Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::
 
 // `text` with every "{rank}" replaced by `rank`.
 std::string with_rank(std::string text, int rank);
-
-// "0, 2, 3".
-std::string rank_list(const std::vector<int>& ranks);
 
 }  // namespace nrt::exec

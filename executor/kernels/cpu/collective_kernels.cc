@@ -131,11 +131,14 @@ Status collective_status(const KernelContext& ctx, Status s) {
   return collective_error(ctx, s.error().message);
 }
 
-// An issued collective writing `output`: left in flight for wait_tensor when the plan allows,
-// else waited for here.
+// The kernel may return with its collective in flight (the plan allows it for this node).
+bool defers_wait(const KernelContext& ctx) { return ctx.may_defer_wait() && ctx.pending_collectives() != nullptr; }
+
+// An issued collective writing `output`: left in flight for wait_tensor when the kernel defers its
+// wait, else waited for here.
 Status issued(KernelContext& ctx, WorkResult work, const Tensor& output) {
   if (!work) return collective_error(ctx, work.error().message);
-  if (ctx.may_defer_wait() && ctx.pending_collectives() != nullptr) {
+  if (defers_wait(ctx)) {
     ctx.pending_collectives()->add(output, std::move(*work));
     return {};
   }
@@ -144,7 +147,7 @@ Status issued(KernelContext& ctx, WorkResult work, const Tensor& output) {
 
 // `input` as a collective may read it after the kernel returns: out of the frame's memory.
 Tensor read_after_return(const KernelContext& ctx, const Tensor& input) {
-  return ctx.may_defer_wait() && ctx.pending_collectives() != nullptr ? contiguous_copy(input) : input;
+  return defers_wait(ctx) ? contiguous_copy(input) : input;
 }
 
 // A fresh output `index` holding the input's values, for collectives that work in place.
@@ -235,13 +238,8 @@ Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor&
   const auto sizes = scaled_rows(input.sizes(), group.size());
   auto out = output_for(ctx, index, input.dtype(), sizes);
   if (!out) return out.error();
-  if (!index) {  // coalesced: one list output, waited for here
-    NRT_RETURN_IF_ERROR(collective_status(ctx, wait_for(group.all_gather_into_tensor(input, *out))));
-    return out;
-  }
-  if (Status s = issued(ctx, group.all_gather_into_tensor(read_after_return(ctx, input), *out), *out); !s) {
-    return s.error();
-  }
+  // Coalesced forms never defer (their nodes have list outputs): issued() waits for them.
+  NRT_RETURN_IF_ERROR(issued(ctx, group.all_gather_into_tensor(read_after_return(ctx, input), *out), *out));
   return out;
 }
 
@@ -274,15 +272,8 @@ Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor
   sizes[0] /= group.size();
   auto out = output_for(ctx, index, input.dtype(), sizes);
   if (!out) return out.error();
-  if (!index) {  // coalesced: one list output, waited for here
-    if (Status s = collective_status(ctx, wait_for(group.reduce_scatter_tensor(input, *out, op))); !s) {
-      return s.error();
-    }
-    return out;
-  }
-  if (Status s = issued(ctx, group.reduce_scatter_tensor(read_after_return(ctx, input), *out, op), *out); !s) {
-    return s.error();
-  }
+  // Coalesced forms never defer (their nodes have list outputs): issued() waits for them.
+  NRT_RETURN_IF_ERROR(issued(ctx, group.reduce_scatter_tensor(read_after_return(ctx, input), *out, op), *out));
   return out;
 }
 
