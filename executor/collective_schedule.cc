@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {

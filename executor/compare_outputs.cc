@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "executor/reduced_float.h"
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec {
 namespace {

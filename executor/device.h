@@ -1,20 +1,12 @@
-// Where a tensor's bytes live. Kernels are registered per device kind; CUDA (and later devices)
-// plug in beside the CPU without changing the executor.
+// The executor's names for core's device types (core/device.h).
 #pragma once
 
-#include <cstdint>
-#include <string>
+#include "core/device.h"
 
 namespace nrt::exec {
 
-enum class DeviceKind : uint8_t { kCpu = 0, kCuda = 1 };
-inline constexpr int kNumDeviceKinds = 2;
-
-struct Device {
-  DeviceKind kind = DeviceKind::kCpu;
-  int index = 0;
-  friend bool operator==(const Device&, const Device&) = default;
-  std::string to_string() const { return kind == DeviceKind::kCpu ? "cpu" : "cuda:" + std::to_string(index); }
-};
+using nrt::Device;
+using nrt::DeviceKind;
+using nrt::kNumDeviceKinds;
 
 }  // namespace nrt::exec

@@ -8,7 +8,7 @@
 #include "executor/allocator.h"
 #include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 
 namespace nrt::exec {
 

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "serializer/argument_values.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {
@@ -13,16 +13,13 @@ namespace {
 
 Result<Device> device_from(const fb::Device* device) {
   if (device == nullptr) return Device{};
-  const int index = std::max(device->index(), 0);
-  switch (device->type()) {
-    case fb::DeviceType::CPU:
-      return Device{DeviceKind::kCpu, 0};
-    case fb::DeviceType::CUDA:
-      return Device{DeviceKind::kCuda, index};
-    default:
-      return make_error(ErrorCode::NotSupported,
-                        std::string("device type ") + fb::EnumNameDeviceType(device->type()) + " is not supported");
+  const auto kind = from_schema(device->type());
+  if (!kind) {
+    const char* name = fb::EnumNameDeviceType(device->type());
+    return make_error(ErrorCode::NotSupported,
+                      std::string("device type ") + (name && name[0] ? name : "?") + " is not supported");
   }
+  return Device{*kind, *kind == DeviceKind::kCpu ? 0 : std::max(device->index(), 0)};
 }
 
 class PlanBuilder {
@@ -36,7 +33,7 @@ class PlanBuilder {
   }
 
   Result<ExecutionPlan> build() {
-    init_values();
+    NRT_RETURN_IF_ERROR(init_values());
     NRT_RETURN_IF_ERROR(bind_kernels());
     NRT_RETURN_IF_ERROR(plan_inputs());
     const uint32_t num_nodes = vector_size(graph_.nodes());
@@ -64,7 +61,7 @@ class PlanBuilder {
   // Something the format allows that the executor cannot do.
   Error unsupported(const std::string& message) const { return make_error(ErrorCode::NotSupported, where() + message); }
 
-  void init_values() {
+  Status init_values() {
     const uint32_t num_values = vector_size(graph_.values());
     plan_.values.resize(num_values);
     for (uint32_t v = 0; v < num_values; ++v) {
@@ -75,7 +72,9 @@ class PlanBuilder {
       const fb::TensorMeta* meta = value->tensor();
       if (meta != nullptr && is_tensor_kind(info.kind)) {
         info.has_meta = true;
-        info.dtype = meta->dtype();
+        auto dtype = checked_from_schema(meta->dtype(), "value '" + info.name + "' dtype");
+        if (!dtype) return dtype.error();
+        info.dtype = *dtype;
         auto planned_dim = [](const fb::SymDim* dim) {
           PlannedDim planned;
           planned.literal = dim->literal();
@@ -99,6 +98,7 @@ class PlanBuilder {
         info.process_group = ProcessGroupRef{group->name()->str(), nullptr};
       }
     }
+    return Status::Ok();
   }
 
   // Chooses every node's kernel; all missing targets are reported together.
@@ -151,6 +151,14 @@ class PlanBuilder {
     info.last_use = std::max(info.last_use, step);
   }
 
+  // A schema enum argument as the runtime's own enum (core/schema_enums.h).
+  template <typename SchemaEnum>
+  Result<std::optional<RuntimeValue>> runtime_enum(SchemaEnum value, const std::string& what) const {
+    auto ours = checked_from_schema(value, where() + what);
+    if (!ours) return ours.error();
+    return std::optional<RuntimeValue>(RuntimeValue{*ours});
+  }
+
   // A constant argument (no reference) as a RuntimeValue; nullopt when it is a reference.
   Result<std::optional<RuntimeValue>> constant(fb::Argument type, const void* arg, const std::string& what) {
     using A = fb::Argument;
@@ -199,11 +207,11 @@ class PlanBuilder {
         return Opt(RuntimeValue{a->literal()});
       }
       case A::ScalarTypeArg:
-        return Opt(RuntimeValue{static_cast<const fb::ScalarTypeArg*>(arg)->value()});
+        return runtime_enum(static_cast<const fb::ScalarTypeArg*>(arg)->value(), what);
       case A::MemoryFormatArg:
-        return Opt(RuntimeValue{static_cast<const fb::MemoryFormatArg*>(arg)->value()});
+        return runtime_enum(static_cast<const fb::MemoryFormatArg*>(arg)->value(), what);
       case A::LayoutArg:
-        return Opt(RuntimeValue{static_cast<const fb::LayoutArg*>(arg)->value()});
+        return runtime_enum(static_cast<const fb::LayoutArg*>(arg)->value(), what);
       case A::DeviceArg: {
         auto device = device_from(static_cast<const fb::DeviceArg*>(arg)->value());
         if (!device) return fail(what + ": " + device.error().message);

@@ -5,7 +5,7 @@
 #include "executor/allocator.h"
 #include "executor/memory_budget.h"
 #include "executor/single_process_group.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {
@@ -301,9 +301,11 @@ Status Executor::bind_weights(const ExecutionPlan& plan) {
       }
       storage = on_device;
     }
-    Tensor tensor(storage, meta->dtype(), sizes, strides, offset);
+    auto dtype = checked_from_schema(meta->dtype(), "weight '" + input.target + "' dtype");
+    if (!dtype) return dtype.error();
+    Tensor tensor(storage, *dtype, sizes, strides, offset);
     if (info.has_meta) {
-      bool matches = info.dtype == meta->dtype() && info.sizes.size() == sizes.size();
+      bool matches = info.dtype == *dtype && info.sizes.size() == sizes.size();
       for (size_t d = 0; matches && d < sizes.size(); ++d) {
         matches = !info.sizes[d].expr.empty() || info.sizes[d].literal == sizes[d];
       }

@@ -6,7 +6,7 @@
 #include "executor/executor.h"
 #include "executor/memory_budget.h"
 #include "executor/tensor_copy.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {

@@ -24,7 +24,7 @@
 
 namespace nrt::exec {
 
-inline constexpr uint32_t kKernelLibraryAbi = 1;
+inline constexpr uint32_t kKernelLibraryAbi = 2;  // 2: core's own ScalarType, Layout, MemoryFormat, ReduceOp
 
 struct KernelLibraryHost {
   uint32_t abi = kKernelLibraryAbi;

@@ -12,7 +12,7 @@
 #include "executor/mpi_work.h"
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 
 namespace nrt::exec {
 namespace {
@@ -109,14 +109,9 @@ std::optional<WireType> wire_type(ScalarType dtype) {
   }
 }
 
-const char* reduce_op_name(fb::ReduceOp op) {
-  const char* name = fb::EnumNameReduceOp(op);
-  return name && name[0] ? name : "UNKNOWN";
-}
-
 // The MPI op reducing `dtype` by `op`; AVG reduces by the sum and divides afterwards.
-std::optional<MPI_Op> mpi_reduction(ScalarType dtype, Family family, fb::ReduceOp op) {
-  using R = fb::ReduceOp;
+std::optional<MPI_Op> mpi_reduction(ScalarType dtype, Family family, ReduceOp op) {
+  using R = ReduceOp;
   switch (family) {
     case Family::kFloating:
       switch (op) {
@@ -233,9 +228,9 @@ class MpiProcessGroup final : public ProcessGroup {
   int size() const override { return size_; }
   std::string_view backend() const override { return "mpi"; }
 
-  WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) override;
+  WorkResult all_reduce(Tensor& tensor, ReduceOp op) override;
   WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override;
-  WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
+  WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) override;
   WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
                                std::span<const int64_t> input_splits) override;
   WorkResult broadcast(Tensor& tensor, int src) override;
@@ -266,7 +261,7 @@ class MpiProcessGroup final : public ProcessGroup {
   }
   Result<WireType> check_tensor(const char* collective, const char* role, const Tensor& t) const;
   Result<int> count_of(const char* collective, int64_t n) const;
-  Result<MPI_Op> reduction(const char* collective, ScalarType dtype, Family family, fb::ReduceOp op) const;
+  Result<MPI_Op> reduction(const char* collective, ScalarType dtype, Family family, ReduceOp op) const;
 
   std::string name_;
   MPI_Comm comm_;
@@ -297,8 +292,8 @@ Result<int> MpiProcessGroup::count_of(const char* collective, int64_t n) const {
 }
 
 Result<MPI_Op> MpiProcessGroup::reduction(const char* collective, ScalarType dtype, Family family,
-                                          fb::ReduceOp op) const {
-  if (op == fb::ReduceOp::PREMUL_SUM) return failure(collective, "PREMUL_SUM needs a factor and is not supported");
+                                          ReduceOp op) const {
+  if (op == ReduceOp::PREMUL_SUM) return failure(collective, "PREMUL_SUM needs a factor and is not supported");
   auto mpi_op = mpi_reduction(dtype, family, op);
   if (!mpi_op) {
     return failure(collective, std::string("reduce op ") + reduce_op_name(op) + " is not defined for dtype " +
@@ -307,7 +302,7 @@ Result<MPI_Op> MpiProcessGroup::reduction(const char* collective, ScalarType dty
   return *mpi_op;
 }
 
-WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, fb::ReduceOp op) {
+WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
   constexpr const char* kWhat = "all_reduce";
   auto wire = check_tensor(kWhat, "tensor", tensor);
   if (!wire) return wire.error();
@@ -319,7 +314,7 @@ WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, fb::ReduceOp op) {
   const int n = *count, size = size_;
   const ScalarType dtype = tensor.dtype();
   auto finish = [buffer, n, dtype, size, op] {
-    if (op == fb::ReduceOp::AVG) divide_elements(buffer->data(), n, dtype, size);
+    if (op == ReduceOp::AVG) divide_elements(buffer->data(), n, dtype, size);
     return buffer->finish();
   };
   return start(kWhat, buffer, finish, [&](MPI_Request* request) {
@@ -349,7 +344,7 @@ WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& 
   });
 }
 
-WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) {
+WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) {
   constexpr const char* kWhat = "reduce_scatter_tensor";
   auto wire = check_tensor(kWhat, "input", input);
   if (!wire) return wire.error();
@@ -370,7 +365,7 @@ WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& o
   const int n = *count, size = size_;
   const ScalarType dtype = output.dtype();
   auto finish = [buffers, n, dtype, size, op] {
-    if (op == fb::ReduceOp::AVG) divide_elements(buffers->second.data(), n, dtype, size);
+    if (op == ReduceOp::AVG) divide_elements(buffers->second.data(), n, dtype, size);
     return buffers->second.finish();
   };
   return start(kWhat, buffers, finish, [&](MPI_Request* request) {

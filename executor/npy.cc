@@ -10,7 +10,7 @@
 #include "executor/tensor_copy.h"
 #include "serializer/atomic_file.h"
 #include "serializer/read_file.h"
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec {
 namespace {

@@ -27,8 +27,8 @@
 #include <string_view>
 
 #include "executor/tensor.h"
-#include "schema/nrt_generated.h"
 #include "core/error.h"
+#include "core/runtime_enums.h"
 
 namespace nrt::exec {
 
@@ -62,11 +62,11 @@ class ProcessGroup {
   virtual std::string_view backend() const = 0;  // "single", "mpi", "nccl", ...
 
   // In place: every rank ends with the reduction of all ranks' `tensor`.
-  virtual WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) = 0;
+  virtual WorkResult all_reduce(Tensor& tensor, ReduceOp op) = 0;
   // `output` has size() times the rows of `input` along dim 0, rank r's rows at block r.
   virtual WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) = 0;
   // `input` has size() blocks along dim 0; rank r receives the reduction of block r.
-  virtual WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) = 0;
+  virtual WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) = 0;
   // Rows along dim 0: send input_splits[r] rows to rank r, receive output_splits[r] rows from it.
   virtual WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
                                        std::span<const int64_t> input_splits) = 0;

@@ -4,7 +4,7 @@
 
 #include "executor/memory_budget.h"
 #include "executor/reduced_float.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {

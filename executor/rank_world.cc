@@ -30,9 +30,9 @@ Result<RankWorld> join_rank_world(std::string group_name) {
 
 Result<std::vector<int>> RankWorld::failed_ranks(bool ok) const {
   if (!launched()) return ok ? std::vector<int>{} : std::vector<int>{rank};
-  Tensor mine = Tensor::empty(fb::ScalarType::UINT8, {1});
+  Tensor mine = Tensor::empty(ScalarType::UINT8, {1});
   mine.data<uint8_t>()[0] = ok ? 0 : 1;
-  Tensor all = Tensor::empty(fb::ScalarType::UINT8, {size});
+  Tensor all = Tensor::empty(ScalarType::UINT8, {size});
   NRT_RETURN_IF_ERROR(wait_for(group->all_gather_into_tensor(mine, all)));
   std::vector<int> failed;
   for (int r = 0; r < size; ++r) {
@@ -44,15 +44,15 @@ Result<std::vector<int>> RankWorld::failed_ranks(bool ok) const {
 Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text) const {
   if (!launched()) return std::vector<std::string>{text};
   // Lengths first, then every text padded to the longest (all_gather takes equal blocks).
-  Tensor length = Tensor::empty(fb::ScalarType::INT64, {1});
+  Tensor length = Tensor::empty(ScalarType::INT64, {1});
   length.data<int64_t>()[0] = static_cast<int64_t>(text.size());
-  Tensor lengths = Tensor::empty(fb::ScalarType::INT64, {size});
+  Tensor lengths = Tensor::empty(ScalarType::INT64, {size});
   NRT_RETURN_IF_ERROR(wait_for(group->all_gather_into_tensor(length, lengths)));
   const int64_t* all_lengths = lengths.data<int64_t>();
   const int64_t longest = *std::max_element(all_lengths, all_lengths + size);
-  Tensor padded = Tensor::empty(fb::ScalarType::UINT8, {longest});
+  Tensor padded = Tensor::empty(ScalarType::UINT8, {longest});
   if (!text.empty()) std::memcpy(padded.raw_data(), text.data(), text.size());
-  Tensor gathered = Tensor::empty(fb::ScalarType::UINT8, {longest * size});
+  Tensor gathered = Tensor::empty(ScalarType::UINT8, {longest * size});
   NRT_RETURN_IF_ERROR(wait_for(group->all_gather_into_tensor(padded, gathered)));
   std::vector<std::string> texts;
   for (int r = 0; r < size; ++r) {

@@ -11,6 +11,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/runtime_enums.h"
 #include "executor/tensor.h"
 
 namespace nrt::exec {
@@ -44,8 +45,8 @@ using RuntimeValue = std::variant<std::monostate,                     // None
                                   ProcessGroupRef,                    // process group handle
                                   // Appended (keep existing alternatives in place):
                                   Device,                             // device
-                                  fb::MemoryFormat,                   // memory_format
-                                  fb::Layout,                         // layout
+                                  MemoryFormat,                       // memory_format
+                                  Layout,                             // layout
                                   std::vector<std::string>,           // str[]
                                   GraphRef>;                          // subgraph
 

@@ -14,9 +14,9 @@ Status copy_through(const std::string& group, const char* collective, const Tens
 
 }  // namespace
 
-WorkResult SingleProcessGroup::all_reduce(Tensor&, fb::ReduceOp op) {
+WorkResult SingleProcessGroup::all_reduce(Tensor&, ReduceOp op) {
   // With one rank, sum, avg, product, min, max and the bitwise reductions are all the identity.
-  if (op == fb::ReduceOp::PREMUL_SUM) {
+  if (op == ReduceOp::PREMUL_SUM) {
     return make_error(ErrorCode::InvalidArgument, "process group '" + name_ + "' all_reduce: PREMUL_SUM needs a factor");
   }
   return completed_work({});
@@ -26,7 +26,7 @@ WorkResult SingleProcessGroup::all_gather_into_tensor(const Tensor& input, Tenso
   return completed_work(copy_through(name_, "all_gather_into_tensor", input, output));
 }
 
-WorkResult SingleProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp) {
+WorkResult SingleProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp) {
   return completed_work(copy_through(name_, "reduce_scatter_tensor", input, output));
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "executor/process_group.h"
+#include "schema/nrt_generated.h"
 
 namespace nrt::exec {
 
@@ -22,9 +23,9 @@ class SingleProcessGroup final : public ProcessGroup {
   std::string_view backend() const override { return "single"; }
 
   // Every collective completes when issued (completed_work).
-  WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) override;
+  WorkResult all_reduce(Tensor& tensor, ReduceOp op) override;
   WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override;
-  WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp op) override;
+  WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) override;
   WorkResult all_to_all_single(const Tensor& input, Tensor& output, std::span<const int64_t> output_splits,
                                std::span<const int64_t> input_splits) override;
   WorkResult broadcast(Tensor& tensor, int src) override;

@@ -1,6 +1,6 @@
 #include "executor/tensor.h"
 
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec {
 

@@ -1,4 +1,4 @@
-// A strided view of a Storage: dtype (nrt's fb::ScalarType), sizes, strides and offset in
+// A strided view of a Storage: dtype (core/scalar_type.h), sizes, strides and offset in
 // elements, and the device of its storage. Views share storage; nothing here copies bytes.
 #pragma once
 
@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "core/scalar_type.h"
 #include "executor/storage.h"
-#include "schema/nrt_generated.h"
 
 namespace nrt::exec {
 
-using ScalarType = fb::ScalarType;
+using nrt::ScalarType;
 
 class Tensor {
  public:

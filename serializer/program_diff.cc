@@ -7,7 +7,7 @@
 
 #include "serializer/element_value.h"
 #include "serializer/program_text.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/structure_hash.h"
 #include "serializer/schema_access.h"
 

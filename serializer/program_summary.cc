@@ -4,7 +4,7 @@
 
 #include "serializer/argument_values.h"
 #include "serializer/program_text.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt {

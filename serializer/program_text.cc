@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt {

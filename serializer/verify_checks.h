@@ -13,7 +13,7 @@
 #include "schema/nrt_generated.h"
 #include "core/error.h"
 #include "serializer/input_limits.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::verify {

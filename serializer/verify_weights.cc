@@ -5,7 +5,7 @@
 
 #include "serializer/checksum.h"
 #include "serializer/input_limits.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/schema_access.h"
 #include "serializer/verify_checks.h"
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/schema_enums.h"
 #include "schema/nrt_generated.h"
 #include "serializer/json_form.h"
 
@@ -16,6 +17,9 @@ namespace nrt::testdata {
 
 // Tensor metadata with literal sizes and contiguous strides.
 fb::TensorMetaT tensor_meta(fb::ScalarType dtype, const std::vector<int64_t>& sizes);
+inline fb::TensorMetaT tensor_meta(ScalarType dtype, const std::vector<int64_t>& sizes) {
+  return tensor_meta(to_schema(dtype), sizes);
+}
 std::unique_ptr<fb::SymDimT> literal_dim(int64_t value);
 std::unique_ptr<fb::SymDimT> symbolic_dim(const std::string& expr, int64_t hint);
 
@@ -42,6 +46,7 @@ fb::ArgumentUnion sym_floats(std::vector<fb::SymFloatItem> items);
 fb::ArgumentUnion sym_bool(int32_t value);
 fb::ArgumentUnion sym_bools(std::vector<fb::SymBoolItem> items);
 fb::ArgumentUnion scalar_type(fb::ScalarType v);
+inline fb::ArgumentUnion scalar_type(ScalarType v) { return scalar_type(to_schema(v)); }
 fb::ArgumentUnion memory_format(fb::MemoryFormat v);
 fb::ArgumentUnion layout(fb::Layout v);
 fb::ArgumentUnion device(fb::DeviceType type, int32_t index);
@@ -63,9 +68,17 @@ class GraphBuilder {
 
   // Values. Each returns the value's index.
   uint32_t tensor(const std::string& name, fb::ScalarType dtype, const std::vector<int64_t>& sizes);
+  // The runtime's element type (tests build programs and tensors with the same names).
+  uint32_t tensor(const std::string& name, ScalarType dtype, const std::vector<int64_t>& sizes) {
+    return tensor(name, to_schema(dtype), sizes);
+  }
   uint32_t tensor(const std::string& name, fb::TensorMetaT meta);
   uint32_t dtensor(const std::string& name, fb::ScalarType dtype, const std::vector<int64_t>& local_sizes,
                    const std::vector<int64_t>& global_sizes, uint32_t mesh, std::vector<fb::Placement> placements);
+  uint32_t dtensor(const std::string& name, ScalarType dtype, const std::vector<int64_t>& local_sizes,
+                   const std::vector<int64_t>& global_sizes, uint32_t mesh, std::vector<fb::Placement> placements) {
+    return dtensor(name, to_schema(dtype), local_sizes, global_sizes, mesh, std::move(placements));
+  }
   uint32_t value(const std::string& name, fb::ValueKind kind);
   uint32_t sym_int(const std::string& name, const std::string& expr, int64_t hint);
   uint32_t process_group(const std::string& name, int32_t group);

@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "testdata/corpus_programs.h"
 
 namespace nrt {
@@ -130,8 +130,8 @@ TEST(ScalarTypeInfo, CoversEveryScalarType) {
     EXPECT_GT(element_size(type), 0u) << fb::EnumNameScalarType(type);
     const auto name = short_name(type);
     EXPECT_TRUE(names.insert(name).second) << "duplicate short name " << name;
-    ASSERT_TRUE(scalar_type_from_short_name(name).has_value()) << name;
-    EXPECT_EQ(*scalar_type_from_short_name(name), type);
+    ASSERT_TRUE(schema_scalar_type_from_short_name(name).has_value()) << name;
+    EXPECT_EQ(*schema_scalar_type_from_short_name(name), type);
   }
   EXPECT_EQ(element_size(static_cast<fb::ScalarType>(14)), 0u);  // a gap in the numbering
   EXPECT_FALSE(is_known(static_cast<fb::ScalarType>(14)));

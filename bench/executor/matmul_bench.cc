@@ -17,7 +17,7 @@
 
 namespace {
 
-using nrt::fb::ScalarType;
+using nrt::ScalarType;
 using nrt::exec::Tensor;
 namespace arg = nrt::testdata::arg;
 using Args = std::vector<std::pair<std::string, nrt::fb::ArgumentUnion>>;

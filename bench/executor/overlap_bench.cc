@@ -23,7 +23,7 @@
 
 namespace {
 
-using nrt::fb::ScalarType;
+using nrt::ScalarType;
 namespace arg = nrt::testdata::arg;
 using Args = std::vector<std::pair<std::string, nrt::fb::ArgumentUnion>>;
 

@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "serializer/input_limits.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/torch_export/payload_config.h"
 #include "serializer/torch_export/torch_error_codes.h"
 

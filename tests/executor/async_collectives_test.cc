@@ -14,7 +14,7 @@
 namespace nrt::exec {
 namespace {
 
-using fb::ScalarType;
+using nrt::ScalarType;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
 
@@ -51,13 +51,13 @@ class GatedGroup final : public ProcessGroup {
   int rank() const override { return 0; }
   int size() const override { return 2; }
   std::string_view backend() const override { return "gated"; }
-  WorkResult all_reduce(Tensor& tensor, fb::ReduceOp) override {
+  WorkResult all_reduce(Tensor& tensor, ReduceOp) override {
     ++in_flight;
     issued_at = ++g_clock;
     return std::shared_ptr<Work>(std::make_shared<GatedWork>(this, tensor));
   }
   WorkResult all_gather_into_tensor(const Tensor&, Tensor&) override { return unsupported(); }
-  WorkResult reduce_scatter_tensor(const Tensor&, Tensor&, fb::ReduceOp) override { return unsupported(); }
+  WorkResult reduce_scatter_tensor(const Tensor&, Tensor&, ReduceOp) override { return unsupported(); }
   WorkResult all_to_all_single(const Tensor&, Tensor&, std::span<const int64_t>, std::span<const int64_t>) override {
     return unsupported();
   }
@@ -195,8 +195,8 @@ TEST(PendingCollectivesTest, WaitFindsTheWorkOfItsTensorOnly) {
   Tensor a = Tensor::empty(ScalarType::FLOAT32, {2}), b = Tensor::empty(ScalarType::FLOAT32, {2});
   a.data<float>()[0] = 1;
   b.data<float>()[0] = 5;
-  pending.add(a, *group.all_reduce(a, fb::ReduceOp::SUM));
-  pending.add(b, *group.all_reduce(b, fb::ReduceOp::SUM));
+  pending.add(a, *group.all_reduce(a, ReduceOp::SUM));
+  pending.add(b, *group.all_reduce(b, ReduceOp::SUM));
   EXPECT_EQ(pending.size(), 2u);
   Tensor unrelated = Tensor::empty(ScalarType::FLOAT32, {2});
   EXPECT_TRUE(pending.wait(unrelated).ok());

@@ -22,7 +22,7 @@ using exec::ProcessGroup;
 using exec::ProcessGroupRef;
 using exec::RuntimeValue;
 using exec::Tensor;
-using fb::ScalarType;
+using nrt::ScalarType;
 
 const Tensor& tensor_of(const RuntimeValue& value) {
   static const Tensor kNone;
@@ -38,8 +38,8 @@ class TwinProcessGroup final : public ProcessGroup {
   int size() const override { return 2; }
   std::string_view backend() const override { return "twin"; }
 
-  exec::WorkResult all_reduce(Tensor& tensor, fb::ReduceOp op) override {
-    if (op != fb::ReduceOp::SUM) return make_error(ErrorCode::InvalidArgument, "twin: sum only");
+  exec::WorkResult all_reduce(Tensor& tensor, ReduceOp op) override {
+    if (op != ReduceOp::SUM) return make_error(ErrorCode::InvalidArgument, "twin: sum only");
     // Every element doubles, so the dense block a (possibly permuted) tensor covers can be
     // walked in memory order.
     float* p = tensor.data<float>();
@@ -52,7 +52,7 @@ class TwinProcessGroup final : public ProcessGroup {
     std::memcpy(output.raw_data() + bytes, input.raw_data(), bytes);
     return exec::completed_work({});
   }
-  exec::WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, fb::ReduceOp) override {
+  exec::WorkResult reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp) override {
     const float* in = input.data<float>();  // block 0 (this rank's), from both ranks
     float* out = output.data<float>();
     for (int64_t i = 0; i < output.numel(); ++i) out[i] = 2 * in[i];

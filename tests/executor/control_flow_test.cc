@@ -18,7 +18,7 @@ using exec::Executor;
 using exec::NamedInputs;
 using exec::RuntimeValue;
 using exec::Tensor;
-using fb::ScalarType;
+using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;

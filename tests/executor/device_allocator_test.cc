@@ -19,7 +19,7 @@
 namespace nrt::exec {
 namespace {
 
-using fb::ScalarType;
+using nrt::ScalarType;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
 

@@ -17,8 +17,8 @@ using nrt::exec::RuntimeValue;
 using nrt::exec::ScalarType;
 using nrt::exec::Tensor;
 
-std::vector<int64_t> strides_for(const std::vector<int64_t>& sizes, nrt::fb::MemoryFormat format) {
-  if (format == nrt::fb::MemoryFormat::CHANNELS_LAST && sizes.size() == 4) {
+std::vector<int64_t> strides_for(const std::vector<int64_t>& sizes, nrt::MemoryFormat format) {
+  if (format == nrt::MemoryFormat::CHANNELS_LAST && sizes.size() == 4) {
     const int64_t c = sizes[1], h = sizes[2], w = sizes[3];
     return {h * w * c, 1, w * c, c};
   }
@@ -48,8 +48,8 @@ Status enum_probe(KernelContext& ctx) {
   const RuntimeValue* layout = ctx.find("layout", 2);
   const RuntimeValue* format = ctx.find("memory_format", 3);
   const RuntimeValue* device = ctx.find("device", 4);
-  if (layout && std::holds_alternative<nrt::fb::Layout>(*layout) &&
-      std::get<nrt::fb::Layout>(*layout) != nrt::fb::Layout::STRIDED) {
+  if (layout && std::holds_alternative<nrt::Layout>(*layout) &&
+      std::get<nrt::Layout>(*layout) != nrt::Layout::STRIDED) {
     return ctx.error("only the strided layout is supported");
   }
   if (device && std::holds_alternative<nrt::exec::Device>(*device) &&
@@ -60,8 +60,8 @@ Status enum_probe(KernelContext& ctx) {
     return ctx.error("x must be f32 or f64, got " + x->type_string());
   }
   const ScalarType out_dtype = dtype->value_or(x->dtype());
-  auto memory_format = nrt::fb::MemoryFormat::CONTIGUOUS;
-  if (format && std::holds_alternative<nrt::fb::MemoryFormat>(*format)) memory_format = std::get<nrt::fb::MemoryFormat>(*format);
+  auto memory_format = nrt::MemoryFormat::CONTIGUOUS;
+  if (format && std::holds_alternative<nrt::MemoryFormat>(*format)) memory_format = std::get<nrt::MemoryFormat>(*format);
 
   RuntimeValue& slot = ctx.outputs()[0];
   auto* planned = std::get_if<Tensor>(&slot);
@@ -74,7 +74,7 @@ Status enum_probe(KernelContext& ctx) {
     slot = out;
   }
   if (out.dtype() != out_dtype || out.sizes() != x->sizes()) {
-    return ctx.error("the output is " + out.type_string() + ", expected " + std::string(nrt::fb::EnumNameScalarType(out_dtype)));
+    return ctx.error("the output is " + out.type_string() + ", expected " + std::string(nrt::short_name(out_dtype)));
   }
 
   // Row-major walk over every index, reading and writing through each tensor's strides.
@@ -95,7 +95,7 @@ Status enum_probe(KernelContext& ctx) {
       case ScalarType::INT32: store<int32_t>(out, out_offset, v); break;
       case ScalarType::INT64: store<int64_t>(out, out_offset, v); break;
       case ScalarType::UINT8: store<uint8_t>(out, out_offset, v); break;
-      default: return ctx.error(std::string("dtype ") + nrt::fb::EnumNameScalarType(out_dtype) + " is not supported");
+      default: return ctx.error(std::string("dtype ") + std::string(nrt::short_name(out_dtype)) + " is not supported");
     }
     for (size_t d = index.size(); d-- > 0;) {
       if (++index[d] < x->sizes()[d]) break;

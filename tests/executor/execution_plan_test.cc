@@ -13,7 +13,7 @@ namespace {
 
 using exec::build_execution_plan;
 using exec::missing_kernels;
-using fb::ScalarType;
+using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;

@@ -23,7 +23,7 @@ using exec::ExecutorOptions;
 using exec::NamedInputs;
 using exec::RuntimeValue;
 using exec::Tensor;
-using fb::ScalarType;
+using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;

@@ -18,7 +18,7 @@ using exec::Tensor;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
-using ScalarType = fb::ScalarType;
+using nrt::ScalarType;
 
 // Restores the budget a test changed.
 class BudgetGuard {

@@ -16,15 +16,14 @@
 
 #include "executor/reduced_float.h"
 #include "executor/tensor_copy.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 
 namespace nrt::testing {
 namespace {
 
 using exec::ProcessGroup;
 using exec::Tensor;
-using fb::ReduceOp;
-using fb::ScalarType;
+using nrt::ScalarType;
 
 constexpr ScalarType kDtypes[] = {ScalarType::FLOAT32, ScalarType::FLOAT64, ScalarType::FLOAT16, ScalarType::BFLOAT16,
                                   ScalarType::INT8,    ScalarType::INT16,   ScalarType::INT32,   ScalarType::INT64,
@@ -52,7 +51,7 @@ bool supported(ScalarType dtype, ReduceOp op) {
 }
 
 std::string describe(ScalarType dtype, ReduceOp op) {
-  return std::string(nrt::short_name(dtype)) + " " + fb::EnumNameReduceOp(op);
+  return std::string(nrt::short_name(dtype)) + " " + reduce_op_name(op);
 }
 
 // Element `i` of a contiguous tensor, as a double (every value used here is exact in it).

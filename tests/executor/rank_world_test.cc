@@ -12,7 +12,7 @@
 namespace nrt::testing {
 namespace {
 
-using fb::ScalarType;
+using nrt::ScalarType;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
 

@@ -23,7 +23,7 @@
 #include "executor/npy.h"
 #include "executor/tensor_copy.h"
 #include "serializer/convert_program.h"
-#include "core/scalar_type_info.h"
+#include "core/schema_enums.h"
 #include "serializer/torch_export/convert_any.h"
 #include "tests/runfile.h"
 

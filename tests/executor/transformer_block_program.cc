@@ -10,7 +10,7 @@
 namespace nrt::testing {
 namespace {
 
-using fb::ScalarType;
+using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;

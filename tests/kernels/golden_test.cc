@@ -18,7 +18,7 @@
 #include "executor/compare_outputs.h"
 #include "executor/kernel.h"
 #include "executor/npy.h"
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec {
 namespace {

@@ -15,7 +15,7 @@
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/type_promotion.h"
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec::cpu {
 namespace {

@@ -34,21 +34,21 @@ namespace {
 
 struct ReduceOpName {
   std::string_view name;
-  fb::ReduceOp op;
+  ReduceOp op;
 };
 
 // torch's c10d functional names (torch/csrc/distributed/c10d/Functional.cpp). premul_sum is
 // listed so that it is refused as unsupported rather than as unknown.
 constexpr std::array<ReduceOpName, 9> kReduceOps = {{
-    {"sum", fb::ReduceOp::SUM},
-    {"avg", fb::ReduceOp::AVG},
-    {"product", fb::ReduceOp::PRODUCT},
-    {"min", fb::ReduceOp::MINIMUM},
-    {"max", fb::ReduceOp::MAXIMUM},
-    {"band", fb::ReduceOp::BAND},
-    {"bor", fb::ReduceOp::BOR},
-    {"bxor", fb::ReduceOp::BXOR},
-    {"premul_sum", fb::ReduceOp::PREMUL_SUM},
+    {"sum", ReduceOp::SUM},
+    {"avg", ReduceOp::AVG},
+    {"product", ReduceOp::PRODUCT},
+    {"min", ReduceOp::MINIMUM},
+    {"max", ReduceOp::MAXIMUM},
+    {"band", ReduceOp::BAND},
+    {"bor", ReduceOp::BOR},
+    {"bxor", ReduceOp::BXOR},
+    {"premul_sum", ReduceOp::PREMUL_SUM},
 }};
 
 // An error of the collective itself (its group, size or reduction), as opposed to a malformed
@@ -57,7 +57,7 @@ Error collective_error(const KernelContext& ctx, const std::string& message) {
   return make_error(ErrorCode::CollectiveFailed, std::string(ctx.target()) + ": " + message);
 }
 
-Result<fb::ReduceOp> reduce_op_arg(const KernelContext& ctx, int position) {
+Result<ReduceOp> reduce_op_arg(const KernelContext& ctx, int position) {
   const RuntimeValue* value = ctx.find("reduce_op", position);
   const auto* text = value ? std::get_if<std::string>(value) : nullptr;
   if (text == nullptr) return ctx.error("argument 'reduce_op' must be a string");
@@ -65,14 +65,14 @@ Result<fb::ReduceOp> reduce_op_arg(const KernelContext& ctx, int position) {
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   for (const auto& entry : kReduceOps) {
     if (entry.name != lower) continue;
-    if (entry.op == fb::ReduceOp::PREMUL_SUM) {
+    if (entry.op == ReduceOp::PREMUL_SUM) {
       return collective_error(ctx, "reduce_op 'premul_sum' needs a factor and is not supported");
     }
     return entry.op;
   }
   std::string known;
   for (const auto& entry : kReduceOps) {
-    if (entry.op != fb::ReduceOp::PREMUL_SUM) known += (known.empty() ? "" : ", ") + std::string(entry.name);
+    if (entry.op != ReduceOp::PREMUL_SUM) known += (known.empty() ? "" : ", ") + std::string(entry.name);
   }
   return collective_error(ctx, "unknown reduce_op '" + *text + "' (expected one of " + known + ")");
 }
@@ -262,7 +262,7 @@ Status all_gather_into_tensor_coalesced(KernelContext& ctx) {
   return for_each_input(ctx, [&](const Tensor& input) { return gather_one(ctx, **group, input, std::nullopt); });
 }
 
-Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, fb::ReduceOp op,
+Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, ReduceOp op,
                            std::optional<size_t> index) {
   if (input.dim() == 0 || input.size(0) % group.size() != 0) {
     return ctx.error("input " + input.type_string() + " does not split into " + std::to_string(group.size()) +

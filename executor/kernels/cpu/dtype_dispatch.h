@@ -8,7 +8,7 @@
 
 #include "executor/kernel.h"
 #include "executor/kernels/cpu/element_conversion.h"
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec::cpu {
 

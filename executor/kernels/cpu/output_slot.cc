@@ -5,7 +5,7 @@
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/tensor_copy.h"
-#include "core/scalar_type_info.h"
+#include "core/scalar_type.h"
 
 namespace nrt::exec::cpu {
 namespace {

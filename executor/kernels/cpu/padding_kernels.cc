@@ -1,6 +1,7 @@
 // Padding and circular shifts: constant_pad_nd (negative pads crop), pad with mode constant,
 // reflect, replicate or circular, and roll. The pad list pairs (before, after) from the last
 // dimension backwards, as torch's.
+#include <algorithm>
 #include <string>
 #include <vector>
 
