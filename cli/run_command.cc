@@ -88,8 +88,7 @@ std::optional<Error> shared_output_dir(const RunOptions& options, const RunWorld
     resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(options.output_dir, ec), ec).string();
     if (ec) resolved = options.output_dir;
   }
-  auto dirs = world.gather_texts(resolved);
-  if (!dirs) return dirs.error();
+  NRT_TRY(dirs, world.gather_texts(resolved));
   for (size_t r = 0; r < dirs->size(); ++r) {
     if ((*dirs)[r].empty()) continue;
     std::vector<int> sharing;

@@ -42,25 +42,21 @@ Result<exec::NamedInputs> load_run_inputs(const exec::Executor& executor, const 
                         "--input " + name + ": the graph has no user input of that name (user inputs: " + names + ")");
     }
     if (!given.insert(name).second) return make_error(ErrorCode::InvalidArgument, "--input " + name + " is given twice");
-    auto tensor = exec::read_npy(path);
-    if (!tensor) return tensor.error();
+    NRT_TRY(tensor, exec::read_npy(path));
     if (input->kind == fb::ValueKind::SYM_INT) {
-      auto value = scalar_from_array(*tensor, path);
-      if (!value) return value.error();
+      NRT_TRY(value, scalar_from_array(*tensor, path));
       inputs[name] = std::move(*value);
       continue;
     }
     if (input->dtype != exec::ScalarType::UNKNOWN) {
-      auto adapted = exec::convert_npy_for(*tensor, input->dtype, path);
-      if (!adapted) return adapted.error();
+      NRT_TRY(adapted, exec::convert_npy_for(*tensor, input->dtype, path));
       inputs[name] = std::move(*adapted);
     } else {
       inputs[name] = std::move(*tensor);
     }
   }
   if (random_seed) {
-    auto generated = exec::random_inputs(declared, *random_seed, given);
-    if (!generated) return generated.error();
+    NRT_TRY(generated, exec::random_inputs(declared, *random_seed, given));
     for (auto& [name, value] : *generated) inputs[name] = std::move(value);
   }
   return inputs;

@@ -152,9 +152,19 @@ class [[nodiscard]] Status {
 
 inline Error make_error(ErrorCode code, std::string message) { return Error{code, std::move(message)}; }
 
-// The one short form of error propagation: evaluates `expr` (a Status, or a Result whose value is
-// not needed) and returns its error from the enclosing function, which returns a Status or any
-// Result. `NRT_RETURN_IF_ERROR(check(t));` stands for `if (Status s = check(t); !s) return s;`.
+// The two short forms of error propagation. Both return the error from the enclosing function,
+// which returns a Status or any Result.
+//
+// NRT_RETURN_IF_ERROR(expr): for a Status, or a Result whose value is not needed.
+// `NRT_RETURN_IF_ERROR(check(t));` stands for `if (Status s = check(t); !s) return s;`.
+//
+// NRT_TRY(name, expr): declares `auto name = expr;` (a Result) and returns its error when it holds
+// one; below it, `name` holds a value (read it as *name or name->). `NRT_TRY(x, parse(b));` stands
+// for `auto x = parse(b); if (!x) return x.error();`.
+#define NRT_TRY(name, ...)  \
+  auto name = (__VA_ARGS__); \
+  if (!name) return name.error()
+
 #define NRT_RETURN_IF_ERROR(...)                                   \
   do {                                                             \
     if (auto&& nrt_outcome_ = (__VA_ARGS__); !nrt_outcome_) {      \

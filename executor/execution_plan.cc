@@ -72,8 +72,7 @@ class PlanBuilder {
       const fb::TensorMeta* meta = value->tensor();
       if (meta != nullptr && is_tensor_kind(info.kind)) {
         info.has_meta = true;
-        auto dtype = checked_from_schema(meta->dtype(), "value '" + info.name + "' dtype");
-        if (!dtype) return dtype.error();
+        NRT_TRY(dtype, checked_from_schema(meta->dtype(), "value '" + info.name + "' dtype"));
         info.dtype = *dtype;
         auto planned_dim = [](const fb::SymDim* dim) {
           PlannedDim planned;
@@ -154,8 +153,7 @@ class PlanBuilder {
   // A schema enum argument as the runtime's own enum (core/schema_enums.h).
   template <typename SchemaEnum>
   Result<std::optional<RuntimeValue>> runtime_enum(SchemaEnum value, const std::string& what) const {
-    auto ours = checked_from_schema(value, where() + what);
-    if (!ours) return ours.error();
+    NRT_TRY(ours, checked_from_schema(value, where() + what));
     return std::optional<RuntimeValue>(RuntimeValue{*ours});
   }
 
@@ -309,8 +307,7 @@ class PlanBuilder {
         for (int64_t v : items) {
           GatherStep::Item item;
           if (v >= 0) {
-            auto slot = value_slot(v);
-            if (!slot) return slot.error();
+            NRT_TRY(slot, value_slot(v));
             item.slot = *slot;
             tensor_refs->push_back(static_cast<int32_t>(v));
           }
@@ -328,8 +325,7 @@ class PlanBuilder {
         auto add_item = [&](int32_t v, auto literal) -> Status {
           GatherStep::Item item;
           if (v >= 0) {
-            auto slot = value_slot(v);
-            if (!slot) return slot.error();
+            NRT_TRY(slot, value_slot(v));
             item.slot = *slot;
             all_literal = false;
           }
@@ -385,8 +381,7 @@ class PlanBuilder {
       default:
         break;
     }
-    auto value = constant(type, arg, what);
-    if (!value) return value.error();
+    NRT_TRY(value, constant(type, arg, what));
     if (!value->has_value()) return fail(what + ": unexpected reference");  // covered above
     return constant_slot(std::move(**value));
   }
@@ -401,8 +396,7 @@ class PlanBuilder {
         input.kind = spec->kind();
         if (spec->target()) input.target = spec->target()->str();
         if (spec->constant()) {
-          auto c = constant(spec->constant()->arg_type(), spec->constant()->arg(), "constant input " + std::to_string(i));
-          if (!c) return c.error();
+          NRT_TRY(c, constant(spec->constant()->arg_type(), spec->constant()->arg(), "constant input " + std::to_string(i)));
           if (!c->has_value()) return fail("constant input " + std::to_string(i) + " refers to a value");
           input.constant = std::move(**c);
         }
@@ -412,8 +406,7 @@ class PlanBuilder {
         input.value = static_cast<int32_t>(v);
         define(static_cast<uint32_t>(v), new_slot(), -1);
       } else if (!input.constant) {
-        auto c = constant(holder->arg_type(), holder->arg(), "graph input " + std::to_string(i));
-        if (!c) return c.error();
+        NRT_TRY(c, constant(holder->arg_type(), holder->arg(), "graph input " + std::to_string(i)));
         if (c->has_value()) input.constant = std::move(**c);
       }
       plan_.inputs.push_back(std::move(input));
@@ -445,8 +438,7 @@ class PlanBuilder {
       const std::string name = named->name() ? named->name()->str() : "";
       const std::string what = "argument " + std::to_string(i) + (name.empty() ? "" : " '" + name + "'");
       std::vector<int32_t> refs;
-      auto slot = argument_slot(named->arg_type(), named->arg(), step, what, &planned.gathers, &refs);
-      if (!slot) return slot.error();
+      NRT_TRY(slot, argument_slot(named->arg_type(), named->arg(), step, what, &planned.gathers, &refs));
       if (static_cast<int64_t>(i) == mutated_arg) {
         mutated_value = refs.front();
         mutated_slot = *slot;
@@ -600,8 +592,7 @@ class PlanBuilder {
         use(v, end);
       } else {
         out.name = "output" + std::to_string(i);
-        auto c = constant(holder->arg_type(), holder->arg(), "graph output " + std::to_string(i));
-        if (!c) return c.error();
+        NRT_TRY(c, constant(holder->arg_type(), holder->arg(), "graph output " + std::to_string(i)));
         out.constant = c->has_value() ? std::move(**c) : RuntimeValue{};
       }
       plan_.outputs.push_back(std::move(out));
@@ -734,16 +725,14 @@ Result<uint32_t> find_graph(const fb::Program& program, std::string_view name) {
 
 Result<ExecutionPlan> build_execution_plan(const fb::Program& program, std::string_view graph_name, Device device,
                                            const KernelRegistry& registry) {
-  auto graph = find_graph(program, graph_name);
-  if (!graph) return graph.error();
+  NRT_TRY(graph, find_graph(program, graph_name));
   PlanBuilder builder(program, *graph, device, registry);
   return builder.build();
 }
 
 Result<std::vector<std::string>> missing_kernels(const fb::Program& program, std::string_view graph_name, Device device,
                                                  const KernelRegistry& registry) {
-  auto graph = find_graph(program, graph_name);
-  if (!graph) return graph.error();
+  NRT_TRY(graph, find_graph(program, graph_name));
   std::vector<std::string> missing;
   for (const auto& target : collect_targets(program, *graph)) {
     if (resolve_kernel(registry, target, device.kind).kernel == nullptr) missing.push_back(target);

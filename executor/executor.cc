@@ -43,8 +43,7 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   executor->device_context_ = allocator->execution_context(executor->options_.device);
   const fb::Program& program = executor->file_->program();
   // Targets without a kernel in the graph and every subgraph it reaches, reported together.
-  auto missing = missing_kernels(program, executor->options_.graph, executor->options_.device);
-  if (!missing) return missing.error();
+  NRT_TRY(missing, missing_kernels(program, executor->options_.graph, executor->options_.device));
   auto plan = build_execution_plan(program, executor->options_.graph, executor->options_.device);
   if (!plan) {
     if (plan.error().code != ErrorCode::MissingKernel) return plan.error();
@@ -81,8 +80,7 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   NRT_RETURN_IF_ERROR(executor->bind_weights(*executor->plan_));
   executor->build_compact_nodes();
   for (const InputDescription& input : executor->user_inputs()) executor->user_input_names_.push_back(input.name);
-  auto frame = executor->make_frame();
-  if (!frame) return frame.error();
+  NRT_TRY(frame, executor->make_frame());
   executor->first_frame_ = frame->get();
   executor->frames_.push_back(std::move(*frame));
   executor->idle_frames_.push_back(executor->first_frame_);
@@ -128,8 +126,7 @@ Result<ExecutionFrame*> Executor::acquire_frame() {
     }
   }
   // Every frame is running: this run gets one of its own (made outside the lock), kept for later runs.
-  auto frame = make_frame();
-  if (!frame) return frame.error();
+  NRT_TRY(frame, make_frame());
   std::lock_guard<std::mutex> lock(frames_mutex_);
   frames_.push_back(std::move(*frame));
   return frames_.back().get();
@@ -301,8 +298,7 @@ Status Executor::bind_weights(const ExecutionPlan& plan) {
       }
       storage = on_device;
     }
-    auto dtype = checked_from_schema(meta->dtype(), "weight '" + input.target + "' dtype");
-    if (!dtype) return dtype.error();
+    NRT_TRY(dtype, checked_from_schema(meta->dtype(), "weight '" + input.target + "' dtype"));
     Tensor tensor(storage, *dtype, sizes, strides, offset);
     if (info.has_meta) {
       bool matches = info.dtype == *dtype && info.sizes.size() == sizes.size();

@@ -28,13 +28,11 @@ Result<GraphOutputs> Executor::run_graph(std::span<const RuntimeValue> inputs) {
   }
   NamedInputs named;
   for (size_t i = 0; i < inputs.size(); ++i) named.emplace(user_input_names_[i], inputs[i]);
-  auto frame = acquire_frame();
-  if (!frame) return frame.error();
+  NRT_TRY(frame, acquire_frame());
   // The frame goes back to the pool when the caller drops `hold`, not before: the outputs view it.
   GraphOutputs results;
   results.hold = std::shared_ptr<void>(*frame, [this](void* f) { release_frame(static_cast<ExecutionFrame*>(f)); });
-  auto outputs = run_in(**frame, named);
-  if (!outputs) return outputs.error();
+  NRT_TRY(outputs, run_in(**frame, named));
   results.values.reserve(outputs->size());
   for (auto& output : *outputs) results.values.push_back(std::move(output.value));
   return results;
@@ -505,8 +503,7 @@ Status Executor::execute_profiled(ExecutionFrame& frame, size_t n, bool compact)
 Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
   std::unique_lock<std::mutex> profiling(profile_mutex_, std::defer_lock);
   if (profile_ != nullptr) profiling.lock();
-  auto frame = acquire_frame();
-  if (!frame) return frame.error();
+  NRT_TRY(frame, acquire_frame());
   auto outputs = run_in(**frame, inputs);
   release_frame(*frame);
   return outputs;

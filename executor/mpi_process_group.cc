@@ -304,12 +304,9 @@ Result<MPI_Op> MpiProcessGroup::reduction(const char* collective, ScalarType dty
 
 WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
   constexpr const char* kWhat = "all_reduce";
-  auto wire = check_tensor(kWhat, "tensor", tensor);
-  if (!wire) return wire.error();
-  auto mpi_op = reduction(kWhat, tensor.dtype(), wire->family, op);
-  if (!mpi_op) return mpi_op.error();
-  auto count = count_of(kWhat, tensor.numel());
-  if (!count) return count.error();
+  NRT_TRY(wire, check_tensor(kWhat, "tensor", tensor));
+  NRT_TRY(mpi_op, reduction(kWhat, tensor.dtype(), wire->family, op));
+  NRT_TRY(count, count_of(kWhat, tensor.numel()));
   auto buffer = std::make_shared<Staged>(tensor, /*load=*/true);
   const int n = *count, size = size_;
   const ScalarType dtype = tensor.dtype();
@@ -324,8 +321,7 @@ WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
 
 WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
   constexpr const char* kWhat = "all_gather_into_tensor";
-  auto wire = check_tensor(kWhat, "input", input);
-  if (!wire) return wire.error();
+  NRT_TRY(wire, check_tensor(kWhat, "input", input));
   NRT_RETURN_IF_ERROR(check_tensor(kWhat, "output", output));
   std::vector<int64_t> expected = input.sizes();
   if (expected.empty()) expected.push_back(1);
@@ -334,8 +330,7 @@ WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& 
     return failure(kWhat, "output " + output.type_string() + " does not hold " + std::to_string(size_) +
                               " blocks of input " + input.type_string());
   }
-  auto count = count_of(kWhat, input.numel());
-  if (!count) return count.error();
+  NRT_TRY(count, count_of(kWhat, input.numel()));
   NRT_RETURN_IF_ERROR(count_of(kWhat, output.numel()));
   auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
   return start(kWhat, buffers, [buffers] { return buffers->second.finish(); }, [&](MPI_Request* request) {
@@ -346,11 +341,9 @@ WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& 
 
 WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) {
   constexpr const char* kWhat = "reduce_scatter_tensor";
-  auto wire = check_tensor(kWhat, "input", input);
-  if (!wire) return wire.error();
+  NRT_TRY(wire, check_tensor(kWhat, "input", input));
   NRT_RETURN_IF_ERROR(check_tensor(kWhat, "output", output));
-  auto mpi_op = reduction(kWhat, input.dtype(), wire->family, op);
-  if (!mpi_op) return mpi_op.error();
+  NRT_TRY(mpi_op, reduction(kWhat, input.dtype(), wire->family, op));
   std::vector<int64_t> expected = output.sizes();
   if (expected.empty()) expected.push_back(1);
   expected[0] *= size_;
@@ -358,8 +351,7 @@ WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& o
     return failure(kWhat, "input " + input.type_string() + " is not " + std::to_string(size_) + " blocks of output " +
                               output.type_string());
   }
-  auto count = count_of(kWhat, output.numel());
-  if (!count) return count.error();
+  NRT_TRY(count, count_of(kWhat, output.numel()));
   NRT_RETURN_IF_ERROR(count_of(kWhat, input.numel()));
   auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
   const int n = *count, size = size_;
@@ -378,8 +370,7 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
                                               std::span<const int64_t> output_splits,
                                               std::span<const int64_t> input_splits) {
   constexpr const char* kWhat = "all_to_all_single";
-  auto wire = check_tensor(kWhat, "input", input);
-  if (!wire) return wire.error();
+  NRT_TRY(wire, check_tensor(kWhat, "input", input));
   NRT_RETURN_IF_ERROR(check_tensor(kWhat, "output", output));
   if (input.dim() == 0 || output.dim() != input.dim() || output.dtype() != input.dtype() ||
       !std::equal(input.sizes().begin() + 1, input.sizes().end(), output.sizes().begin() + 1)) {
@@ -415,10 +406,8 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
     }
     return std::vector<int64_t>(given.begin(), given.end());
   };
-  auto send_rows = splits_of(input_splits, input.size(0), "input");
-  if (!send_rows) return send_rows.error();
-  auto receive_rows = splits_of(output_splits, output.size(0), "output");
-  if (!receive_rows) return receive_rows.error();
+  NRT_TRY(send_rows, splits_of(input_splits, input.size(0), "input"));
+  NRT_TRY(receive_rows, splits_of(output_splits, output.size(0), "output"));
   NRT_RETURN_IF_ERROR(count_of(kWhat, input.numel()));
   NRT_RETURN_IF_ERROR(count_of(kWhat, output.numel()));
 
@@ -449,13 +438,11 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
 
 WorkResult MpiProcessGroup::broadcast(Tensor& tensor, int src) {
   constexpr const char* kWhat = "broadcast";
-  auto wire = check_tensor(kWhat, "tensor", tensor);
-  if (!wire) return wire.error();
+  NRT_TRY(wire, check_tensor(kWhat, "tensor", tensor));
   if (src < 0 || src >= size_) {
     return failure(kWhat, "source rank " + std::to_string(src) + " is outside a group of " + std::to_string(size_));
   }
-  auto count = count_of(kWhat, tensor.numel());
-  if (!count) return count.error();
+  NRT_TRY(count, count_of(kWhat, tensor.numel()));
   auto buffer = std::make_shared<Staged>(tensor, /*load=*/rank_ == src);
   return start(kWhat, buffer, [buffer] { return buffer->finish(); }, [&](MPI_Request* request) {
     return MPI_Ibcast(buffer->data(), *count, wire->type, src, comm_, request);
@@ -595,8 +582,7 @@ Result<std::shared_ptr<ProcessGroup>> create_mpi_process_group(std::string name,
 }
 
 Result<ProcessGroupRegistry> mpi_process_registry(const fb::Program& program) {
-  auto world = mpi_world();
-  if (!world) return world.error();
+  NRT_TRY(world, mpi_world());
   ProcessGroupRegistry registry;
   const auto* groups = program.process_groups();
   if (groups == nullptr) return registry;
@@ -615,8 +601,7 @@ Result<ProcessGroupRegistry> mpi_process_registry(const fb::Program& program) {
     std::span<const int32_t> ranks;
     if (group->ranks() != nullptr) ranks = {group->ranks()->data(), group->ranks()->size()};
     // MPI guarantees tags up to 32767; creations are ordered, so wrapping beyond cannot mix them.
-    auto created = create_mpi_process_group(group->name()->str(), ranks, static_cast<int>(g % 32768));
-    if (!created) return created.error();
+    NRT_TRY(created, create_mpi_process_group(group->name()->str(), ranks, static_cast<int>(g % 32768)));
     if (*created) registry.bind(group->name()->str(), std::move(*created));
   }
   return registry;

@@ -56,15 +56,13 @@ class HeaderParser {
     while (true) {
       skip_space();
       if (take('}')) break;
-      auto key = string_literal();
-      if (!key) return key.error();
+      NRT_TRY(key, string_literal());
       skip_space();
       if (!take(':')) return fail("expected ':' after key '" + *key + "'");
       skip_space();
       if (*key == "descr") {
         if (peek() == '[') return fail("structured dtypes (a descr list) are not supported");
-        auto descr = string_literal();
-        if (!descr) return descr.error();
+        NRT_TRY(descr, string_literal());
         header.descr = *descr;
         has_descr = true;
       } else if (*key == "fortran_order") {
@@ -77,8 +75,7 @@ class HeaderParser {
         }
         has_order = true;
       } else if (*key == "shape") {
-        auto shape = tuple();
-        if (!shape) return shape.error();
+        NRT_TRY(shape, tuple());
         header.shape = std::move(*shape);
         has_shape = true;
       } else {
@@ -240,10 +237,8 @@ Result<Tensor> parse_npy(std::span<const uint8_t> bytes, const std::string& what
   }
   const std::string_view text(reinterpret_cast<const char*>(bytes.data() + prefix), header_len);
   HeaderParser parser(text, what);
-  auto header = parser.parse();
-  if (!header) return header.error();
-  auto descr = parse_descr(header->descr, what);
-  if (!descr) return descr.error();
+  NRT_TRY(header, parser.parse());
+  NRT_TRY(descr, parse_descr(header->descr, what));
 
   // Both the element count and the strides (products of the nonzero sizes) must fit in int64.
   uint64_t numel = 1, extent = 1;
@@ -286,8 +281,7 @@ Result<Tensor> parse_npy(std::span<const uint8_t> bytes, const std::string& what
 Result<Tensor> read_npy(const std::string& path) {
   // Read, not mapped: a file truncated meanwhile (numpy.save rewrites in place) must give a
   // short read and a clean error, not SIGBUS. The read is bounded by the regular file's size.
-  auto text = read_file(path);
-  if (!text) return text.error();
+  NRT_TRY(text, read_file(path));
   try {
     return parse_npy(std::span(reinterpret_cast<const uint8_t*>(text->data()), text->size()), path);
   } catch (const std::bad_alloc& failure) {

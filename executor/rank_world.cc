@@ -18,12 +18,10 @@ Result<RankWorld> join_rank_world(std::string group_name) {
   if (Status s = init_mpi(); !s) {
     return make_error(s.error().code, "started by a launcher (" + *launcher + " is set) but " + s.error().message);
   }
-  auto mpi = mpi_world();
-  if (!mpi) return mpi.error();
+  NRT_TRY(mpi, mpi_world());
   world.rank = mpi->rank;
   world.size = mpi->size;
-  auto group = create_mpi_world_group(std::move(group_name));
-  if (!group) return group.error();
+  NRT_TRY(group, create_mpi_world_group(std::move(group_name)));
   world.group = std::move(*group);
   return world;
 }
@@ -63,8 +61,7 @@ Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text
 }
 
 Result<std::optional<Error>> failed_stage(const RankWorld& world, bool ok, std::string_view stage) {
-  auto failed = world.failed_ranks(ok);
-  if (!failed) return failed.error();
+  NRT_TRY(failed, world.failed_ranks(ok));
   if (failed->empty()) return std::optional<Error>();
   return std::optional<Error>(make_error(ErrorCode::InvalidArgument, std::string("not running: rank") +
                                                                          (failed->size() > 1 ? "s " : " ") +
@@ -78,8 +75,7 @@ Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::
   const std::string text = per_rank_programs
                                ? collective_schedule_line(collective_schedule(program))
                                : "structure " + hash_structure(program, HashAlgorithm::kXxh3).program.to_string();
-  auto texts = world.gather_texts(text);
-  if (!texts) return texts.error();
+  NRT_TRY(texts, world.gather_texts(text));
   auto disagreement = rank_disagreement(*texts, per_rank_programs ? "collective schedule" : "program");
   if (!disagreement) return std::optional<Error>();
   return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));

@@ -109,8 +109,7 @@ Status AtomicFile::commit() {
 }
 
 Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes) {
-  auto file = AtomicFile::create(path);
-  if (!file) return file.error();
+  NRT_TRY(file, AtomicFile::create(path));
   NRT_RETURN_IF_ERROR(file->write(bytes));
   return file->commit();
 }

@@ -27,8 +27,7 @@ std::vector<std::span<const uint8_t>> spans_of(const std::vector<std::vector<uin
 
 Result<ProgramFile> verify_in_memory(ProgramWithWeights program) {
   const auto spans = spans_of(program.storages);
-  auto bytes = serialize_program(std::move(program.program), spans);
-  if (!bytes) return bytes.error();
+  NRT_TRY(bytes, serialize_program(std::move(program.program), spans));
   return ProgramFile::from_bytes(std::move(*bytes));
 }
 
@@ -55,8 +54,7 @@ std::optional<ProgramFormat> format_from_extension(std::string_view path) {
 }
 
 Result<ProgramFormat> sniff_format(const std::string& path) {
-  auto text = read_file_head(path, 256);
-  if (!text) return text.error();
+  NRT_TRY(text, read_file_head(path, 256));
   const auto* head = reinterpret_cast<const uint8_t*>(text->data());
   const size_t n = text->size();
   if (has_container_magic({head, n})) return ProgramFormat::kNrt;
@@ -72,17 +70,14 @@ Result<ProgramFormat> sniff_format(const std::string& path) {
 Result<ProgramWithWeights> load_program(const std::string& path, std::optional<ProgramFormat> format,
                                         const VerifyOptions& options) {
   if (!format) {
-    auto sniffed = sniff_format(path);
-    if (!sniffed) return sniffed.error();
+    NRT_TRY(sniffed, sniff_format(path));
     format = *sniffed;
   }
   if (*format == ProgramFormat::kNrt) {
-    auto file = ProgramFile::open(path, options);
-    if (!file) return file.error();
+    NRT_TRY(file, ProgramFile::open(path, options));
     return unpack_program(*file);
   }
-  auto text = read_file(path, kMaxNrtJsonBytes);
-  if (!text) return text.error();
+  NRT_TRY(text, read_file(path, kMaxNrtJsonBytes));
   auto parsed = program_from_json(*text);
   if (!parsed) return make_error(parsed.error().code, path + ": " + parsed.error().message);
   // Verify through the binary form; the program itself is returned unchanged.
@@ -92,11 +87,9 @@ Result<ProgramWithWeights> load_program(const std::string& path, std::optional<P
 }
 
 Status save_program(ProgramWithWeights program, const std::string& path, ProgramFormat format) {
-  auto file = verify_in_memory(std::move(program));
-  if (!file) return file.error();
+  NRT_TRY(file, verify_in_memory(std::move(program)));
   if (format == ProgramFormat::kNrt) return write_file_atomically(path, file->file_bytes());
-  auto json = program_to_json(*file);
-  if (!json) return json.error();
+  NRT_TRY(json, program_to_json(*file));
   return write_file_atomically(path, {reinterpret_cast<const uint8_t*>(json->data()), json->size()});
 }
 

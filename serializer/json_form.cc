@@ -103,8 +103,7 @@ Result<std::string> program_to_json(const ProgramFile& file) {
 }
 
 Result<ProgramWithWeights> program_from_json(std::string_view text) {
-  auto parser = make_parser();
-  if (!parser) return parser.error();
+  NRT_TRY(parser, make_parser());
   auto extracted = extract_inline_data(text);  // also the NUL-terminated copy the parser wants
   if (!extracted) return extracted.error();
   if (!(*parser)->ParseJson(extracted->text.c_str())) {

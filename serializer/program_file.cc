@@ -39,10 +39,8 @@ Result<const fb::Program*> verify_flatbuffer(std::span<const uint8_t> file, cons
 
 Result<ProgramFile> ProgramFile::verify(std::shared_ptr<const void> owner, std::span<const uint8_t> bytes,
                                         const VerifyOptions& options) {
-  auto layout = parse_container_header(bytes);
-  if (!layout) return layout.error();
-  auto program = verify_flatbuffer(bytes, *layout);
-  if (!program) return program.error();
+  NRT_TRY(layout, parse_container_header(bytes));
+  NRT_TRY(program, verify_flatbuffer(bytes, *layout));
   auto segment = bytes.subspan(layout->segment_offset, layout->segment_size);
   NRT_RETURN_IF_ERROR(verify_program(**program, layout->flatbuffer_size, segment, options));
 
@@ -55,8 +53,7 @@ Result<ProgramFile> ProgramFile::verify(std::shared_ptr<const void> owner, std::
 }
 
 Result<ProgramFile> ProgramFile::open(const std::string& path, const VerifyOptions& options) {
-  auto mapping = MappedFile::open(path);
-  if (!mapping) return mapping.error();
+  NRT_TRY(mapping, MappedFile::open(path));
   const std::span<const uint8_t> bytes = (*mapping)->bytes();
   auto file = verify(*mapping, bytes, options);
   if (!file) return make_error(file.error().code, path + ": " + file.error().message);

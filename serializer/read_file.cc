@@ -28,8 +28,7 @@ Result<std::string> read_up_to(const RegularFile& file, size_t count, const std:
 }  // namespace
 
 Result<std::string> read_file(const std::string& path, uint64_t max_bytes) {
-  auto file = open_regular_file(path);
-  if (!file) return file.error();
+  NRT_TRY(file, open_regular_file(path));
   if (file->size > max_bytes || file->size > SIZE_MAX / 2) {
     return make_error(ErrorCode::IoOpen, "'" + path + "' holds " + std::to_string(file->size) +
                                              " bytes, more than the " + std::to_string(max_bytes) +
@@ -39,8 +38,7 @@ Result<std::string> read_file(const std::string& path, uint64_t max_bytes) {
 }
 
 Result<std::string> read_file_head(const std::string& path, size_t count) {
-  auto file = open_regular_file(path);
-  if (!file) return file.error();
+  NRT_TRY(file, open_regular_file(path));
   return read_up_to(*file, static_cast<size_t>(std::min<uint64_t>(count, file->size)), path);
 }
 

@@ -63,8 +63,7 @@ Result<RegularFile> open_regular_file(const std::string& path) {
 }
 
 Result<std::shared_ptr<const MappedFile>> MappedFile::open(const std::string& path) {
-  auto file = open_regular_file(path);
-  if (!file) return file.error();
+  NRT_TRY(file, open_regular_file(path));
   if (file->size > SIZE_MAX) return make_error(ErrorCode::IoOpen, "'" + path + "' is too large to map");
   const auto size = static_cast<size_t>(file->size);
   if (size == 0) return std::shared_ptr<const MappedFile>(new MappedFile(nullptr, 0));

@@ -184,8 +184,7 @@ class GraphChecker {
   // defined already; for definitions, not yet defined.
   template <typename... Kinds>
   Status reference(int64_t index, bool defining, const char* ref_kind, Kinds... kinds) {
-    auto value = value_at(index);
-    if (!value) return value.error();
+    NRT_TRY(value, value_at(index));
     const fb::ValueKind kind = (*value)->kind();
     if (sizeof...(kinds) > 0 && ((kind != kinds) && ...)) {
       return fail(ErrorCode::TypeMismatch, std::string(ref_kind) + " names value '" + (*value)->name()->str() +

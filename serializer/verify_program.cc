@@ -81,8 +81,7 @@ Status verify_program(const fb::Program& program, uint64_t flatbuffer_size, std:
   NRT_RETURN_IF_ERROR(verify::check_weights(program, budget));
   std::vector<std::vector<uint32_t>> calls(num_graphs);
   for (uint32_t g = 0; g < num_graphs; ++g) {
-    auto subgraphs = verify::check_graph(program, g, is_entry[g], budget);
-    if (!subgraphs) return subgraphs.error();
+    NRT_TRY(subgraphs, verify::check_graph(program, g, is_entry[g], budget));
     calls[g] = std::move(*subgraphs);
   }
   return check_graph_recursion(calls);

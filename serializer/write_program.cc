@@ -98,8 +98,7 @@ Result<std::vector<uint8_t>> serialize_program(fb::ProgramT program, StorageSpan
 }
 
 Status write_program_file(const std::string& path, fb::ProgramT program, StorageSpans storages) {
-  auto file = AtomicFile::create(path);
-  if (!file) return file.error();
+  NRT_TRY(file, AtomicFile::create(path));
   Status status = emit_program(std::move(program), storages,
                                [&file](std::span<const uint8_t> bytes) { return file->write(bytes); });
   if (!status) return status;

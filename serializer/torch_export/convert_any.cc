@@ -35,8 +35,7 @@ Result<ProgramFile> verified(const ProgramWithWeights& program, const VerifyOpti
   std::vector<std::span<const uint8_t>> spans;
   spans.reserve(program.storages.size());
   for (const auto& s : program.storages) spans.emplace_back(s.data(), s.size());
-  auto bytes = serialize_program(program.program, spans);
-  if (!bytes) return bytes.error();
+  NRT_TRY(bytes, serialize_program(program.program, spans));
   return ProgramFile::from_bytes(std::move(*bytes), options);
 }
 
@@ -98,8 +97,7 @@ std::optional<AnyFormat> any_format_from_extension(std::string_view path) {
 }
 
 Result<AnyFormat> sniff_any_format(const std::string& path) {
-  auto head = read_file_head(path, kSniffBytes);
-  if (!head) return head.error();
+  NRT_TRY(head, read_file_head(path, kSniffBytes));
   if (head->size() >= 4 && std::memcmp(head->data(), "PK\3\4", 4) == 0) return AnyFormat::kPt2;
   auto nrt = sniff_format(path);
   if (!nrt) {
@@ -134,8 +132,7 @@ Result<ProgramWithWeights> load_any_program(const std::string& path, const AnyCo
   if (format == AnyFormat::kPt2) {
     imported = import_pt2_file(path, options.model);
   } else {
-    auto read = read_file(path, kMaxTorchJsonBytes);
-    if (!read) return read.error();
+    NRT_TRY(read, read_file(path, kMaxTorchJsonBytes));
     const simdjson::padded_string text(*read);
     read->clear();
     read->shrink_to_fit();
@@ -156,17 +153,14 @@ Status save_any_program(ProgramWithWeights program, const std::string& path, Any
   }
   NRT_RETURN_IF_ERROR(verified(program, options.verify));
   if (format == AnyFormat::kTorchJson) {
-    auto graph = pick_entry_graph(program.program, options.model);
-    if (!graph) return graph.error();
-    auto json = export_torch_json(program.program, *graph);
-    if (!json) return json.error();
+    NRT_TRY(graph, pick_entry_graph(program.program, options.model));
+    NRT_TRY(json, export_torch_json(program.program, *graph));
     return write_file_atomically(path, {reinterpret_cast<const uint8_t*>(json->data()), json->size()});
   }
   Pt2ExportOptions pt2;
   pt2.root = archive_root(path);
   pt2.model = options.model;
-  auto bytes = export_pt2(program, pt2);
-  if (!bytes) return bytes.error();
+  NRT_TRY(bytes, export_pt2(program, pt2));
   return write_file_atomically(path, *bytes);
 }
 
@@ -176,8 +170,7 @@ Status convert_any_program(const std::string& in_path, const std::string& out_pa
     return make_error(ErrorCode::UnknownFormat, "cannot tell the output format of '" + out_path +
                                                     "' from its name; use --to nrt|nrt.json|pt2|torch.json");
   }
-  auto program = load_any_program(in_path, options);
-  if (!program) return program.error();
+  NRT_TRY(program, load_any_program(in_path, options));
   return save_any_program(std::move(*program), out_path, *to, options);
 }
 

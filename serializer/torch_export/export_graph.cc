@@ -219,8 +219,7 @@ class GraphWriter {
       }
       case A::CustomObjArg: {
         const auto* a = arg.AsCustomObjArg();
-        auto name = value_name(g, a->value, where);
-        if (!name) return name.error();
+        NRT_TRY(name, value_name(g, a->value, where));
         w_.key("as_custom_obj");
         custom_obj(*name, a->class_fqn);
         break;
@@ -306,8 +305,7 @@ class GraphWriter {
   }
 
   Status tensor_name(const fb::GraphT& g, int64_t index, const std::string& where) {
-    auto name = value_name(g, index, where);
-    if (!name) return name.error();
+    NRT_TRY(name, value_name(g, index, where));
     w_.begin_object();
     w_.key("name");
     w_.string(*name);
@@ -351,8 +349,7 @@ class GraphWriter {
                   std::string_view literal_member) {
     w_.begin_object();
     if (index >= 0) {
-      auto name = value_name(g, index, where);
-      if (!name) return name.error();
+      NRT_TRY(name, value_name(g, index, where));
       w_.key("as_name");
       w_.string(*name);
     } else {
@@ -378,8 +375,7 @@ class GraphWriter {
 
   // A ValueArg: written as the torch reference its value's kind calls for.
   Status value_reference(const fb::GraphT& g, uint32_t index, const std::string& where) {
-    auto name = value_name(g, index, where);
-    if (!name) return name.error();
+    NRT_TRY(name, value_name(g, index, where));
     const fb::ValueT& value = *g.values[index];
     switch (value.kind) {
       case fb::ValueKind::TENSOR:

@@ -260,8 +260,7 @@ Result<std::string> export_torch_json(const fb::ProgramT& program, const std::st
     }
   }
   if (!found) return make_error(ErrorCode::InvalidArgument, "'" + graph_name + "' is not an entry graph");
-  auto extras = find_extras(program, graph_name);
-  if (!extras) return extras.error();
+  NRT_TRY(extras, find_extras(program, graph_name));
   const NoneStyle style = *extras ? (*extras)->style : NoneStyle{};
   std::set<std::string> single_return;
   if (*extras) single_return.insert((*extras)->single_tensor_return_graphs.begin(), (*extras)->single_tensor_return_graphs.end());

@@ -63,8 +63,7 @@ Result<std::vector<uint8_t>> export_pt2(const ProgramWithWeights& input, const P
   const fb::ProgramT& program = input.program;
   std::vector<uint32_t> models;
   if (!options.model.empty()) {
-    auto name = pick_entry_graph(program, options.model);
-    if (!name) return name.error();
+    NRT_TRY(name, pick_entry_graph(program, options.model));
   }
   for (const uint32_t e : program.entry_points) {
     if (e >= program.graphs.size()) return make_error(ErrorCode::GraphIndexOutOfRange, "entry point " + std::to_string(e));
@@ -95,8 +94,7 @@ Result<std::vector<uint8_t>> export_pt2(const ProgramWithWeights& input, const P
   std::vector<bool> claimed(program.weights.size(), false);
   for (size_t m = 0; m < models.size(); ++m) {
     const fb::GraphT& graph = *program.graphs[models[m]];
-    auto extras = find_extras(program, graph.name);
-    if (!extras) return extras.error();
+    NRT_TRY(extras, find_extras(program, graph.name));
     const NoneStyle style = *extras ? (*extras)->style : NoneStyle{};
     const auto kinds = payload_kinds(graph);
     std::vector<PayloadEntry> configs[2];
@@ -127,14 +125,12 @@ Result<std::vector<uint8_t>> export_pt2(const ProgramWithWeights& input, const P
       configs[payload == Payload::kWeights ? 0 : 1].push_back(std::move(entry));
     }
     for (const Payload payload : {Payload::kWeights, Payload::kConstants}) {
-      auto text = write_payload_config(configs[payload == Payload::kWeights ? 0 : 1], style);
-      if (!text) return text.error();
+      NRT_TRY(text, write_payload_config(configs[payload == Payload::kWeights ? 0 : 1], style));
       add_text(payload == Payload::kWeights ? "data/weights/" + graph.name + "_weights_config.json"
                                             : "data/constants/" + graph.name + "_constants_config.json",
                std::move(*text));
     }
-    auto json = export_torch_json(program, graph.name);
-    if (!json) return json.error();
+    NRT_TRY(json, export_torch_json(program, graph.name));
     add_text("models/" + graph.name + ".json", std::move(*json));
     add_text("data/sample_inputs/" + graph.name + ".pt", "");
   }

@@ -68,13 +68,11 @@ fb::ArgumentUnion union_of(T&& arg) {
 // Reads every item of a JSON array with `read(item, place)` into `out`.
 template <typename Item, typename Read>
 Status read_list(JsonElement json, const JsonPlace& place, std::vector<Item>* out, Read read) {
-  auto array = as_array(json, place);
-  if (!array) return array.error();
+  NRT_TRY(array, as_array(json, place));
   out->reserve(array->size());
   size_t i = 0;
   for (JsonElement item : *array) {
-    auto value = read(item, place.item(i++));
-    if (!value) return value.error();
+    NRT_TRY(value, read(item, place.item(i++)));
     out->push_back(std::move(*value));
   }
   return {};
@@ -84,8 +82,7 @@ Status read_list(JsonElement json, const JsonPlace& place, std::vector<Item>* ou
 // as_float}, SymBoolArgument{as_name|as_bool}. Returns the member name and its value.
 Result<simdjson::dom::key_value_pair> sym_member(JsonElement json, const JsonPlace& place, std::string_view union_name,
                                                  std::string_view literal_member) {
-  auto member = as_union(json, place, union_name);
-  if (!member) return member.error();
+  NRT_TRY(member, as_union(json, place, union_name));
   if (member->key != "as_name" && member->key != literal_member) {
     return make_error(codes::kUnknownUnionMember, place.str() + ": unknown " + std::string(union_name) + " member '" +
                                                       std::string(member->key) + "'");
@@ -96,8 +93,7 @@ Result<simdjson::dom::key_value_pair> sym_member(JsonElement json, const JsonPla
 }  // namespace
 
 Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPlace& place, int nesting) {
-  auto union_member = as_union(json, place, "Argument");
-  if (!union_member) return union_member.error();
+  NRT_TRY(union_member, as_union(json, place, "Argument"));
   const std::string_view key = union_member->key;
   const JsonElement value = union_member->value;
   const JsonPlace at = place.member(key);
@@ -108,8 +104,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
                       place.str() + ": unknown Argument member '" + std::string(key) + "'");
   }
   auto sym_reference = [this](const simdjson::dom::key_value_pair& m, const JsonPlace& p) -> Result<uint32_t> {
-    auto name = as_string(m.value, p.member(m.key));
-    if (!name) return name.error();
+    NRT_TRY(name, as_string(m.value, p.member(m.key)));
     return reference(*name, p.member(m.key));
   };
   switch (found->second) {
@@ -118,8 +113,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(fb::NoneArgT{});
     }
     case Member::kTensor: {
-      auto index = tensor_reference(value, at);
-      if (!index) return index.error();
+      NRT_TRY(index, tensor_reference(value, at));
       fb::TensorArgT arg;
       arg.value = *index;
       return union_of(std::move(arg));
@@ -131,8 +125,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kInt: {
-      auto v = as_int64(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(value, at));
       fb::IntArgT arg;
       arg.value = *v;
       return union_of(std::move(arg));
@@ -143,8 +136,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kFloat: {
-      auto v = as_float(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_float(value, at));
       fb::FloatArgT arg;
       arg.value = *v;
       return union_of(std::move(arg));
@@ -155,8 +147,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kString: {
-      auto v = as_string(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_string(value, at));
       fb::StringArgT arg;
       arg.value = std::string(*v);
       return union_of(std::move(arg));
@@ -164,24 +155,20 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     case Member::kStrings: {
       fb::StringListArgT arg;
       auto read = [](JsonElement item, const JsonPlace& p) -> Result<std::string> {
-        auto s = as_string(item, p);
-        if (!s) return s.error();
+        NRT_TRY(s, as_string(item, p));
         return std::string(*s);
       };
       NRT_RETURN_IF_ERROR(read_list(value, at, &arg.values, read));
       return union_of(std::move(arg));
     }
     case Member::kSymInt: {
-      auto m = sym_member(value, at, "SymIntArgument", "as_int");
-      if (!m) return m.error();
+      NRT_TRY(m, sym_member(value, at, "SymIntArgument", "as_int"));
       fb::SymIntArgT arg;
       if (m->key == "as_name") {
-        auto index = sym_reference(*m, at);
-        if (!index) return index.error();
+        NRT_TRY(index, sym_reference(*m, at));
         arg.value = static_cast<int32_t>(*index);
       } else {
-        auto literal = as_int64(m->value, at.member(m->key));
-        if (!literal) return literal.error();
+        NRT_TRY(literal, as_int64(m->value, at.member(m->key)));
         arg.literal = *literal;
       }
       return union_of(std::move(arg));
@@ -189,31 +176,25 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     case Member::kSymInts: {
       fb::SymIntListArgT arg;
       auto read = [&](JsonElement item, const JsonPlace& p) -> Result<fb::SymIntItem> {
-        auto m = sym_member(item, p, "SymIntArgument", "as_int");
-        if (!m) return m.error();
+        NRT_TRY(m, sym_member(item, p, "SymIntArgument", "as_int"));
         if (m->key == "as_name") {
-          auto index = sym_reference(*m, p);
-          if (!index) return index.error();
+          NRT_TRY(index, sym_reference(*m, p));
           return fb::SymIntItem(static_cast<int32_t>(*index), 0);
         }
-        auto literal = as_int64(m->value, p.member(m->key));
-        if (!literal) return literal.error();
+        NRT_TRY(literal, as_int64(m->value, p.member(m->key)));
         return fb::SymIntItem(-1, *literal);
       };
       NRT_RETURN_IF_ERROR(read_list(value, at, &arg.items, read));
       return union_of(std::move(arg));
     }
     case Member::kSymFloat: {
-      auto m = sym_member(value, at, "SymFloatArgument", "as_float");
-      if (!m) return m.error();
+      NRT_TRY(m, sym_member(value, at, "SymFloatArgument", "as_float"));
       fb::SymFloatArgT arg;
       if (m->key == "as_name") {
-        auto index = sym_reference(*m, at);
-        if (!index) return index.error();
+        NRT_TRY(index, sym_reference(*m, at));
         arg.value = static_cast<int32_t>(*index);
       } else {
-        auto literal = as_float(m->value, at.member(m->key));
-        if (!literal) return literal.error();
+        NRT_TRY(literal, as_float(m->value, at.member(m->key)));
         arg.literal = *literal;
       }
       return union_of(std::move(arg));
@@ -221,31 +202,25 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     case Member::kSymFloats: {
       fb::SymFloatListArgT arg;
       auto read = [&](JsonElement item, const JsonPlace& p) -> Result<fb::SymFloatItem> {
-        auto m = sym_member(item, p, "SymFloatArgument", "as_float");
-        if (!m) return m.error();
+        NRT_TRY(m, sym_member(item, p, "SymFloatArgument", "as_float"));
         if (m->key == "as_name") {
-          auto index = sym_reference(*m, p);
-          if (!index) return index.error();
+          NRT_TRY(index, sym_reference(*m, p));
           return fb::SymFloatItem(static_cast<int32_t>(*index), 0.0);
         }
-        auto literal = as_float(m->value, p.member(m->key));
-        if (!literal) return literal.error();
+        NRT_TRY(literal, as_float(m->value, p.member(m->key)));
         return fb::SymFloatItem(-1, *literal);
       };
       NRT_RETURN_IF_ERROR(read_list(value, at, &arg.items, read));
       return union_of(std::move(arg));
     }
     case Member::kSymBool: {
-      auto m = sym_member(value, at, "SymBoolArgument", "as_bool");
-      if (!m) return m.error();
+      NRT_TRY(m, sym_member(value, at, "SymBoolArgument", "as_bool"));
       fb::SymBoolArgT arg;
       if (m->key == "as_name") {
-        auto index = sym_reference(*m, at);
-        if (!index) return index.error();
+        NRT_TRY(index, sym_reference(*m, at));
         arg.value = static_cast<int32_t>(*index);
       } else {
-        auto literal = as_bool(m->value, at.member(m->key));
-        if (!literal) return literal.error();
+        NRT_TRY(literal, as_bool(m->value, at.member(m->key)));
         arg.literal = *literal;
       }
       return union_of(std::move(arg));
@@ -253,23 +228,19 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     case Member::kSymBools: {
       fb::SymBoolListArgT arg;
       auto read = [&](JsonElement item, const JsonPlace& p) -> Result<fb::SymBoolItem> {
-        auto m = sym_member(item, p, "SymBoolArgument", "as_bool");
-        if (!m) return m.error();
+        NRT_TRY(m, sym_member(item, p, "SymBoolArgument", "as_bool"));
         if (m->key == "as_name") {
-          auto index = sym_reference(*m, p);
-          if (!index) return index.error();
+          NRT_TRY(index, sym_reference(*m, p));
           return fb::SymBoolItem(static_cast<int32_t>(*index), false);
         }
-        auto literal = as_bool(m->value, p.member(m->key));
-        if (!literal) return literal.error();
+        NRT_TRY(literal, as_bool(m->value, p.member(m->key)));
         return fb::SymBoolItem(-1, *literal);
       };
       NRT_RETURN_IF_ERROR(read_list(value, at, &arg.items, read));
       return union_of(std::move(arg));
     }
     case Member::kScalarType: {
-      auto v = as_int64(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(value, at));
       auto type = scalar_type_from_schema(*v);
       if (!type) return prefixed(at, type.error());
       fb::ScalarTypeArgT arg;
@@ -277,8 +248,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kMemoryFormat: {
-      auto v = as_int64(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(value, at));
       auto format = memory_format_from_schema(*v);
       if (!format) return prefixed(at, format.error());
       fb::MemoryFormatArgT arg;
@@ -286,8 +256,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kLayout: {
-      auto v = as_int64(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(value, at));
       auto layout = layout_from_schema(*v);
       if (!layout) return prefixed(at, layout.error());
       fb::LayoutArgT arg;
@@ -295,15 +264,13 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kDevice: {
-      auto device = read_device(value, at, build_.read);
-      if (!device) return device.error();
+      NRT_TRY(device, read_device(value, at, build_.read));
       fb::DeviceArgT arg;
       arg.value = std::move(*device);
       return union_of(std::move(arg));
     }
     case Member::kBool: {
-      auto v = as_bool(value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_bool(value, at));
       fb::BoolArgT arg;
       arg.value = *v;
       return union_of(std::move(arg));
@@ -317,8 +284,7 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
     case Member::kOptionalTensor: {
       // OptionalTensorArgument{as_tensor: TensorArgument | as_none: bool}; -1 stands for None.
       auto read = [this](JsonElement item, const JsonPlace& p) -> Result<int32_t> {
-        auto m = as_union(item, p, "OptionalTensorArgument");
-        if (!m) return m.error();
+        NRT_TRY(m, as_union(item, p, "OptionalTensorArgument"));
         if (m->key == "as_none") {
           NRT_RETURN_IF_ERROR(as_bool(m->value, p.member(m->key)));
           return -1;
@@ -327,13 +293,11 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
           return make_error(codes::kUnknownUnionMember, p.str() + ": unknown OptionalTensorArgument member '" +
                                                             std::string(m->key) + "'");
         }
-        auto index = tensor_reference(m->value, p.member(m->key));
-        if (!index) return index.error();
+        NRT_TRY(index, tensor_reference(m->value, p.member(m->key)));
         return static_cast<int32_t>(*index);
       };
       if (found->second == Member::kOptionalTensor) {
-        auto index = read(value, at);
-        if (!index) return index.error();
+        NRT_TRY(index, read(value, at));
         fb::OptionalTensorArgT arg;
         arg.value = *index;
         return union_of(std::move(arg));
@@ -343,21 +307,18 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       return union_of(std::move(arg));
     }
     case Member::kGraph: {
-      auto graph = subgraph(value, at);
-      if (!graph) return graph.error();
+      NRT_TRY(graph, subgraph(value, at));
       fb::GraphArgT arg;
       arg.graph = *graph;
       return union_of(std::move(arg));
     }
     case Member::kCustomObj: {
-      auto object = as_object(value, at);
-      if (!object) return object.error();
+      NRT_TRY(object, as_object(value, at));
       std::optional<std::string_view> name, class_fqn;
       for (auto field : *object) {
         const JsonPlace p = at.member(field.key);
         if (field.key == "name" || field.key == "class_fqn") {
-          auto s = as_string(field.value, p);
-          if (!s) return s.error();
+          NRT_TRY(s, as_string(field.value, p));
           (field.key == "name" ? name : class_fqn) = *s;
         } else {
           build_.read.warnings->unknown_field("CustomObjArgument", field.key, at);
@@ -365,31 +326,26 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       }
       if (!name) return missing_field(at, "CustomObjArgument", "name");
       if (!class_fqn) return missing_field(at, "CustomObjArgument", "class_fqn");
-      auto index = reference(*name, at);
-      if (!index) return index.error();
+      NRT_TRY(index, reference(*name, at));
       fb::CustomObjArgT arg;
       arg.value = *index;
       arg.class_fqn = std::string(*class_fqn);
       return union_of(std::move(arg));
     }
     case Member::kOperator: {
-      auto target = as_string(value, at);
-      if (!target) return target.error();
-      auto op = operator_index(*target, at);
-      if (!op) return op.error();
+      NRT_TRY(target, as_string(value, at));
+      NRT_TRY(op, operator_index(*target, at));
       fb::OperatorArgT arg;
       arg.op = *op;
       return union_of(std::move(arg));
     }
     case Member::kComplex: {
-      auto object = as_object(value, at);
-      if (!object) return object.error();
+      NRT_TRY(object, as_object(value, at));
       fb::ComplexArgT arg;
       for (auto field : *object) {
         const JsonPlace p = at.member(field.key);
         if (field.key == "real" || field.key == "imag") {
-          auto v = as_float(field.value, p);
-          if (!v) return v.error();
+          NRT_TRY(v, as_float(field.value, p));
           (field.key == "real" ? arg.real : arg.imag) = *v;
         } else {
           build_.read.warnings->unknown_field("ComplexValue", field.key, at);
@@ -434,14 +390,12 @@ Result<fb::ArgumentUnion> GraphImporter::argument(JsonElement json, const JsonPl
       if (nesting >= kMaxArgumentNesting) {
         return json_error(at, "string-to-argument maps nest deeper than " + std::to_string(kMaxArgumentNesting));
       }
-      auto object = as_object(value, at);
-      if (!object) return object.error();
+      NRT_TRY(object, as_object(value, at));
       fb::StringToArgumentArgT arg;
       for (auto field : *object) {
         auto entry = std::make_unique<fb::StringToArgumentEntryT>();
         entry->key = std::string(field.key);
-        auto inner = argument(field.value, at.member(field.key), nesting + 1);
-        if (!inner) return inner.error();
+        NRT_TRY(inner, argument(field.value, at.member(field.key), nesting + 1));
         entry->value = std::move(*inner);
         arg.entries.push_back(std::move(entry));
       }

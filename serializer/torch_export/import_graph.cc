@@ -26,13 +26,11 @@ Result<uint32_t> GraphImporter::reference(std::string_view name, const JsonPlace
 
 // TensorArgument{name}.
 Result<uint32_t> GraphImporter::tensor_reference(JsonElement json, const JsonPlace& place) const {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   std::optional<std::string_view> name;
   for (auto field : *object) {
     if (field.key == "name") {
-      auto s = as_string(field.value, place.member("name"));
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, place.member("name")));
       name = *s;
     } else {
       build_.read.warnings->unknown_field("TensorArgument", field.key, place);
@@ -55,14 +53,12 @@ Result<uint32_t> GraphImporter::operator_index(std::string_view target, const Js
 
 // GraphArgument{name, graph}: the subgraph is imported once per (parent, name).
 Result<uint32_t> GraphImporter::subgraph(JsonElement json, const JsonPlace& place) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   std::optional<std::string_view> name;
   std::optional<JsonElement> graph_json;
   for (auto field : *object) {
     if (field.key == "name") {
-      auto s = as_string(field.value, place.member("name"));
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, place.member("name")));
       name = *s;
     } else if (field.key == "graph") {
       graph_json = field.value;
@@ -118,28 +114,24 @@ Status GraphImporter::read_values(JsonObject graph_json, const JsonPlace& place)
                                  false, build_.read.warnings);
     }
     const JsonPlace at = place.member(table);
-    auto object = as_object(json, at);
-    if (!object) return object.error();
+    NRT_TRY(object, as_object(json, at));
     graph_->values.reserve(graph_->values.size() + object->size());
     names_.reserve(graph_->values.size() + object->size());
     for (auto field : *object) {
       const JsonPlace p = at.member(field.key);
       auto value = std::make_unique<fb::ValueT>();
       if (table == "tensor_values") {
-        auto meta = read_tensor_meta(field.value, p, build_.read);
-        if (!meta) return meta.error();
+        NRT_TRY(meta, read_tensor_meta(field.value, p, build_.read));
         value->kind = fb::ValueKind::TENSOR;
         value->tensor = std::move(*meta);
       } else if (table == "custom_obj_values") {
         // CustomObjArgument{name, class_fqn}; the name repeats the key.
-        auto object_json = as_object(field.value, p);
-        if (!object_json) return object_json.error();
+        NRT_TRY(object_json, as_object(field.value, p));
         JsonElement class_fqn;
         if (object_json->at_key("class_fqn").get(class_fqn) != simdjson::SUCCESS) {
           return missing_field(p, "CustomObjArgument", "class_fqn");
         }
-        auto fqn = as_string(class_fqn, p.member("class_fqn"));
-        if (!fqn) return fqn.error();
+        NRT_TRY(fqn, as_string(class_fqn, p.member("class_fqn")));
         value->kind = fb::ValueKind::CUSTOM_OBJ;
         value->class_fqn = std::string(*fqn);
       } else {
@@ -147,33 +139,27 @@ Status GraphImporter::read_values(JsonObject graph_json, const JsonPlace& place)
         const bool is_int = table == "sym_int_values", is_bool = table == "sym_bool_values";
         value->kind = is_int ? fb::ValueKind::SYM_INT : is_bool ? fb::ValueKind::SYM_BOOL : fb::ValueKind::SYM_FLOAT;
         value->sym = std::make_unique<fb::SymInfoT>();
-        auto m = as_union(field.value, p, is_int ? "SymInt" : is_bool ? "SymBool" : "SymFloat");
-        if (!m) return m.error();
+        NRT_TRY(m, as_union(field.value, p, is_int ? "SymInt" : is_bool ? "SymBool" : "SymFloat"));
         const JsonPlace q = p.member(m->key);
         const std::string_view literal_member = is_int ? "as_int" : is_bool ? "as_bool" : "as_float";
         if (m->key == literal_member) {
           if (is_int) {
-            auto v = as_int64(m->value, q);
-            if (!v) return v.error();
+            NRT_TRY(v, as_int64(m->value, q));
             value->sym->int_hint = *v;
           } else if (is_bool) {
-            auto v = as_bool(m->value, q);
-            if (!v) return v.error();
+            NRT_TRY(v, as_bool(m->value, q));
             value->sym->bool_hint = *v;
           } else {
-            auto v = as_float(m->value, q);
-            if (!v) return v.error();
+            NRT_TRY(v, as_float(m->value, q));
             value->sym->float_hint = *v;
           }
         } else if (m->key == "as_expr") {
-          auto expr = as_object(m->value, q);
-          if (!expr) return expr.error();
+          NRT_TRY(expr, as_object(m->value, q));
           bool has_expr = false, has_hint = false;
           for (auto e : *expr) {
             const JsonPlace r = q.member(e.key);
             if (e.key == "expr_str") {
-              auto s = as_string(e.value, r);
-              if (!s) return s.error();
+              NRT_TRY(s, as_string(e.value, r));
               if (s->empty()) return json_error(r, "expr_str is empty");
               value->sym->expr = std::string(*s);
               has_expr = true;
@@ -183,20 +169,16 @@ Status GraphImporter::read_values(JsonObject graph_json, const JsonPlace& place)
                 build_.read.style->observe(OptionalField::kSymExprHint, false, build_.read.warnings);
                 continue;
               }
-              auto hint = as_union(e.value, r, "SymExprHint");
-              if (!hint) return hint.error();
+              NRT_TRY(hint, as_union(e.value, r, "SymExprHint"));
               const JsonPlace h = r.member(hint->key);
               if (hint->key == "as_int") {
-                auto v = as_int64(hint->value, h);
-                if (!v) return v.error();
+                NRT_TRY(v, as_int64(hint->value, h));
                 value->sym->int_hint = *v;
               } else if (hint->key == "as_float") {
-                auto v = as_float(hint->value, h);
-                if (!v) return v.error();
+                NRT_TRY(v, as_float(hint->value, h));
                 value->sym->float_hint = *v;
               } else if (hint->key == "as_bool") {
-                auto v = as_bool(hint->value, h);
-                if (!v) return v.error();
+                NRT_TRY(v, as_bool(hint->value, h));
                 value->sym->bool_hint = *v;
               } else {
                 return make_error(codes::kUnknownUnionMember,
@@ -220,21 +202,18 @@ Status GraphImporter::read_values(JsonObject graph_json, const JsonPlace& place)
 }
 
 Status GraphImporter::read_named_argument(JsonElement json, const JsonPlace& place, fb::NodeT* node) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto named = std::make_unique<fb::NamedArgumentT>();
   bool has_name = false, has_arg = false, has_kind = false;
   for (auto field : *object) {
     const std::string_view k = field.key;
     const JsonPlace at = place.member(k);
     if (k == "name") {
-      auto s = as_string(field.value, at);
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, at));
       named->name = std::string(*s);
       has_name = true;
     } else if (k == "arg") {
-      auto arg = argument(field.value, at);
-      if (!arg) return arg.error();
+      NRT_TRY(arg, argument(field.value, at));
       named->arg = std::move(*arg);
       has_arg = true;
     } else if (k == "kind") {
@@ -243,8 +222,7 @@ Status GraphImporter::read_named_argument(JsonElement json, const JsonPlace& pla
         build_.read.style->observe(OptionalField::kArgumentKind, false, build_.read.warnings);
         continue;
       }
-      auto v = as_int64(field.value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(field.value, at));
       if (*v < 0 || *v > 2) return make_error(codes::kUnmappedEnumValue, at.str() + ": ArgumentKind " + std::to_string(*v));
       named->kind = static_cast<fb::ArgumentKind>(*v);  // same numbering: UNKNOWN, POSITIONAL, KEYWORD
     } else {
@@ -259,8 +237,7 @@ Status GraphImporter::read_named_argument(JsonElement json, const JsonPlace& pla
 }
 
 Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto node = std::make_unique<fb::NodeT>();
   bool has_target = false, has_inputs = false, has_outputs = false, has_metadata = false, has_name = false,
        has_hop = false;
@@ -269,15 +246,12 @@ Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
     const std::string_view k = field.key;
     const JsonPlace at = place.member(k);
     if (k == "target") {
-      auto target = as_string(field.value, at);
-      if (!target) return target.error();
-      auto op = operator_index(*target, at);
-      if (!op) return op.error();
+      NRT_TRY(target, as_string(field.value, at));
+      NRT_TRY(op, operator_index(*target, at));
       node->op = *op;
       has_target = true;
     } else if (k == "inputs") {
-      auto array = as_array(field.value, at);
-      if (!array) return array.error();
+      NRT_TRY(array, as_array(field.value, at));
       node->inputs.reserve(array->size());
       size_t i = 0;
       for (JsonElement item : *array) {
@@ -285,24 +259,20 @@ Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
       }
       has_inputs = true;
     } else if (k == "outputs") {
-      auto array = as_array(field.value, at);
-      if (!array) return array.error();
+      NRT_TRY(array, as_array(field.value, at));
       node->outputs.reserve(array->size());
       size_t i = 0;
       for (JsonElement item : *array) {
-        auto arg = argument(item, at.item(i++));
-        if (!arg) return arg.error();
+        NRT_TRY(arg, argument(item, at.item(i++)));
         node->outputs.push_back(std::make_unique<fb::ArgumentHolderT>());
         node->outputs.back()->arg = std::move(*arg);
       }
       has_outputs = true;
     } else if (k == "metadata") {
-      auto metadata = as_object(field.value, at);
-      if (!metadata) return metadata.error();
+      NRT_TRY(metadata, as_object(field.value, at));
       node->metadata.reserve(metadata->size() + 1);
       for (auto entry : *metadata) {
-        auto value = as_string(entry.value, at.member(entry.key));
-        if (!value) return value.error();
+        NRT_TRY(value, as_string(entry.value, at.member(entry.key)));
         if (entry.key.substr(0, 5) == "nrt::") {
           return json_error(at.member(entry.key), "metadata keys starting with 'nrt::' are reserved for nrt");
         }
@@ -315,8 +285,7 @@ Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
     } else if (k == "is_hop_single_tensor_return") {
       has_hop = true;
       if (!is_null(field.value)) {
-        auto v = as_bool(field.value, at);
-        if (!v) return v.error();
+        NRT_TRY(v, as_bool(field.value, at));
         is_hop_single_tensor_return = *v;
       } else {
         build_.read.style->observe(OptionalField::kNodeIsHopSingleTensorReturn, false, build_.read.warnings);
@@ -324,8 +293,7 @@ Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
     } else if (k == "name") {
       has_name = true;
       if (!is_null(field.value)) {
-        auto name = as_string(field.value, at);
-        if (!name) return name.error();
+        NRT_TRY(name, as_string(field.value, at));
         node->name = std::string(*name);
       } else {
         build_.read.style->observe(OptionalField::kNodeName, false, build_.read.warnings);
@@ -351,8 +319,7 @@ Status GraphImporter::read_node(JsonElement json, const JsonPlace& place) {
 }
 
 Result<uint32_t> GraphImporter::run(JsonElement json, std::string name, const JsonPlace& place) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto& graphs = build_.program->graphs;
   if (build_.graphs.count(name)) {
     return make_error(codes::kDuplicateName, place.str() + ": a graph named '" + name + "' exists already");
@@ -370,21 +337,18 @@ Result<uint32_t> GraphImporter::run(JsonElement json, std::string name, const Js
     const std::string_view k = field.key;
     const JsonPlace at = place.member(k);
     if (k == "inputs" || k == "outputs") {
-      auto array = as_array(field.value, at);
-      if (!array) return array.error();
+      NRT_TRY(array, as_array(field.value, at));
       auto& slots = k == "inputs" ? graph_->inputs : graph_->outputs;
       slots.reserve(array->size());
       size_t i = 0;
       for (JsonElement item : *array) {
-        auto arg = argument(item, at.item(i++));
-        if (!arg) return arg.error();
+        NRT_TRY(arg, argument(item, at.item(i++)));
         slots.push_back(std::make_unique<fb::ArgumentHolderT>());
         slots.back()->arg = std::move(*arg);
       }
       (k == "inputs" ? has_inputs : has_outputs) = true;
     } else if (k == "nodes") {
-      auto array = as_array(field.value, at);
-      if (!array) return array.error();
+      NRT_TRY(array, as_array(field.value, at));
       graph_->nodes.reserve(array->size());
       size_t i = 0;
       for (JsonElement item : *array) {
@@ -392,8 +356,7 @@ Result<uint32_t> GraphImporter::run(JsonElement json, std::string name, const Js
       }
       has_nodes = true;
     } else if (k == "is_single_tensor_return") {
-      auto v = as_bool(field.value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_bool(field.value, at));
       if (*v) build_.single_tensor_return_graphs.push_back(graph_->name);
       has_single = true;
     } else if (k != "tensor_values" && k != "sym_int_values" && k != "sym_bool_values" && k != "sym_float_values" &&

@@ -15,17 +15,14 @@ namespace {
 // Reads the `{name}` of a TensorArgument / TokenArgument / CustomObjArgument.
 Result<std::string_view> spec_arg_name(JsonElement json, const JsonPlace& place, std::string_view structure,
                                        ImportWarnings* warnings, std::string_view* class_fqn = nullptr) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   std::optional<std::string_view> name;
   for (auto field : *object) {
     if (field.key == "name") {
-      auto s = as_string(field.value, place.member("name"));
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, place.member("name")));
       name = *s;
     } else if (field.key == "class_fqn" && class_fqn != nullptr) {
-      auto s = as_string(field.value, place.member("class_fqn"));
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, place.member("class_fqn")));
       *class_fqn = *s;
     } else {
       warnings->unknown_field(structure, field.key, place);
@@ -37,33 +34,28 @@ Result<std::string_view> spec_arg_name(JsonElement json, const JsonPlace& place,
 
 // ConstantValue{as_none|as_int|as_float|as_string|as_bool} as an nrt argument.
 Result<fb::ArgumentUnion> constant_value(JsonElement json, const JsonPlace& place) {
-  auto member = as_union(json, place, "ConstantValue");
-  if (!member) return member.error();
+  NRT_TRY(member, as_union(json, place, "ConstantValue"));
   const JsonPlace at = place.member(member->key);
   fb::ArgumentUnion u;
   if (member->key == "as_none") {
     u.Set(fb::NoneArgT{});
   } else if (member->key == "as_int") {
-    auto v = as_int64(member->value, at);
-    if (!v) return v.error();
+    NRT_TRY(v, as_int64(member->value, at));
     fb::IntArgT arg;
     arg.value = *v;
     u.Set(std::move(arg));
   } else if (member->key == "as_float") {
-    auto v = as_float(member->value, at);
-    if (!v) return v.error();
+    NRT_TRY(v, as_float(member->value, at));
     fb::FloatArgT arg;
     arg.value = *v;
     u.Set(std::move(arg));
   } else if (member->key == "as_string") {
-    auto v = as_string(member->value, at);
-    if (!v) return v.error();
+    NRT_TRY(v, as_string(member->value, at));
     fb::StringArgT arg;
     arg.value = std::string(*v);
     u.Set(std::move(arg));
   } else if (member->key == "as_bool") {
-    auto v = as_bool(member->value, at);
-    if (!v) return v.error();
+    NRT_TRY(v, as_bool(member->value, at));
     fb::BoolArgT arg;
     arg.value = *v;
     u.Set(std::move(arg));
@@ -84,8 +76,7 @@ struct SpecFields {
 
 Result<SpecFields> read_spec(JsonElement json, const JsonPlace& place, std::string_view structure, SpecArg shape,
                              std::string_view target_field, GraphImporter& graph, ImportWarnings* warnings) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   SpecFields spec;
   bool has_arg = shape == SpecArg::kConstant, has_target = target_field.empty(), has_value = false;
   for (auto field : *object) {
@@ -94,8 +85,7 @@ Result<SpecFields> read_spec(JsonElement json, const JsonPlace& place, std::stri
     if (k == "arg" && shape != SpecArg::kConstant) {
       has_arg = true;
       if (shape == SpecArg::kArgument) {
-        auto arg = graph.argument(field.value, at);
-        if (!arg) return arg.error();
+        NRT_TRY(arg, graph.argument(field.value, at));
         spec.value = static_cast<int32_t>(single_value_of(*arg));
         continue;
       }
@@ -113,17 +103,14 @@ Result<SpecFields> read_spec(JsonElement json, const JsonPlace& place, std::stri
       }
       spec.value = static_cast<int32_t>(*index);
     } else if (k == target_field) {
-      auto s = as_string(field.value, at);
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, at));
       spec.target = std::string(*s);
       has_target = true;
     } else if (k == "persistent" && structure == "InputToBufferSpec") {
-      auto b = as_bool(field.value, at);
-      if (!b) return b.error();
+      NRT_TRY(b, as_bool(field.value, at));
       spec.persistent = *b;
     } else if (k == "value" && shape == SpecArg::kConstant) {
-      auto value = constant_value(field.value, at);
-      if (!value) return value.error();
+      NRT_TRY(value, constant_value(field.value, at));
       spec.constant = std::make_unique<fb::ArgumentHolderT>();
       spec.constant->arg = std::move(*value);
       has_value = true;
@@ -139,8 +126,7 @@ Result<SpecFields> read_spec(JsonElement json, const JsonPlace& place, std::stri
 }
 
 Status read_signature(JsonElement json, const JsonPlace& place, GraphImporter& graph, ImportWarnings* warnings) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto signature = std::make_unique<fb::SignatureT>();
   bool has_inputs = false, has_outputs = false;
   for (auto field : *object) {
@@ -152,13 +138,11 @@ Status read_signature(JsonElement json, const JsonPlace& place, GraphImporter& g
       continue;
     }
     (inputs ? has_inputs : has_outputs) = true;
-    auto array = as_array(field.value, at);
-    if (!array) return array.error();
+    NRT_TRY(array, as_array(field.value, at));
     size_t i = 0;
     for (JsonElement item : *array) {
       const JsonPlace p = at.item(i++);
-      auto member = as_union(item, p, inputs ? "InputSpec" : "OutputSpec");
-      if (!member) return member.error();
+      NRT_TRY(member, as_union(item, p, inputs ? "InputSpec" : "OutputSpec"));
       const JsonPlace q = p.member(member->key);
       if (inputs) {
         const InputSpecShape* shape = input_spec_shape(member->key);
@@ -168,8 +152,7 @@ Status read_signature(JsonElement json, const JsonPlace& place, GraphImporter& g
         }
         const std::string structure = shape->kind == fb::InputKind::BUFFER ? "InputToBufferSpec"
                                                                            : "InputSpec." + std::string(shape->member);
-        auto fields = read_spec(member->value, q, structure, shape->arg, shape->target_field, graph, warnings);
-        if (!fields) return fields.error();
+        NRT_TRY(fields, read_spec(member->value, q, structure, shape->arg, shape->target_field, graph, warnings));
         auto spec = std::make_unique<fb::InputSpecT>();
         spec->kind = shape->kind;
         spec->value = fields->value;
@@ -202,19 +185,16 @@ Status read_signature(JsonElement json, const JsonPlace& place, GraphImporter& g
 
 Result<std::optional<int64_t>> range_bound(JsonElement json, const JsonPlace& place) {
   if (is_null(json)) return std::optional<int64_t>();
-  auto v = as_int64(json, place);
-  if (!v) return v.error();
+  NRT_TRY(v, as_int64(json, place));
   return std::optional<int64_t>(*v);
 }
 
 Status read_range_constraints(JsonElement json, const JsonPlace& place, ProgramBuild& build, TorchExtras* extras) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto& ranges = build.program->range_constraints;
   for (auto field : *object) {
     const JsonPlace at = place.member(field.key);
-    auto bounds = as_object(field.value, at);
-    if (!bounds) return bounds.error();
+    NRT_TRY(bounds, as_object(field.value, at));
     auto range = std::make_unique<fb::RangeConstraintT>();
     range->symbol = std::string(field.key);
     int seen = 0;
@@ -223,8 +203,7 @@ Status read_range_constraints(JsonElement json, const JsonPlace& place, ProgramB
         build.read.warnings->unknown_field("RangeConstraint", bound.key, at);
         continue;
       }
-      auto v = range_bound(bound.value, at.member(bound.key));
-      if (!v) return v.error();
+      NRT_TRY(v, range_bound(bound.value, at.member(bound.key)));
       if (*v) (bound.key == "min_val" ? range->min : range->max) = **v;
       ++seen;
       if (!*v) build.read.style->observe(OptionalField::kRangeBound, false, build.read.warnings);
@@ -259,13 +238,11 @@ Status check_schema_version(JsonObject root, ImportWarnings* warnings, TorchExtr
                           ", the legacy form of early torch.export releases (before schema 8.x); nrt reads "
                           "schema 8.x: re-export the program with a current torch");
   }
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   int64_t major = -1, minor = -1;
   for (auto field : *object) {
     if (field.key == "major" || field.key == "minor") {
-      auto v = as_int64(field.value, place.member(field.key));
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(field.value, place.member(field.key)));
       (field.key == "major" ? major : minor) = *v;
     } else {
       warnings->unknown_field("SchemaVersion", field.key, place);
@@ -301,11 +278,9 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
       if (parser.capacity() > kKeptParserCapacity) parser = simdjson::dom::parser{};
     }
   } shrink;
-  auto root = parse_json(parser, text, "the ExportedProgram of '" + model + "'");
-  if (!root) return root.error();
+  NRT_TRY(root, parse_json(parser, text, "the ExportedProgram of '" + model + "'"));
   const JsonPlace place{};
-  auto object = as_object(*root, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(*root, place));
 
   ImportWarnings warnings;
   TorchExtras extras;
@@ -335,8 +310,7 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
       NRT_RETURN_IF_ERROR(as_array(field.value, at));
       (k == "verifiers" ? extras.verifiers : extras.guards_code) = simdjson::to_string(field.value);
     } else if (k == "torch_version") {
-      auto s = as_string(field.value, at);
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, at));
       extras.torch_version = simdjson::to_string(field.value);
       if (program->producer.empty()) program->producer = "torch " + std::string(*s) + " (torch.export)";
     } else if (k != "schema_version") {
@@ -348,8 +322,7 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
   if (!has_ranges) return missing_field(place, "ExportedProgram", "range_constraints");
 
   const JsonPlace gm_place = place.member("graph_module");
-  auto gm = as_object(*graph_module, gm_place);
-  if (!gm) return gm.error();
+  NRT_TRY(gm, as_object(*graph_module, gm_place));
   std::optional<JsonElement> graph_json, signature_json;
   bool has_call_graph = false;
   for (auto field : *gm) {
@@ -382,8 +355,7 @@ Status add_exported_program(JsonText text, const std::string& model, fb::Program
   }
 
   GraphImporter graph(build, 0);
-  auto index = graph.run(*graph_json, model, gm_place.member("graph"));
-  if (!index) return index.error();
+  NRT_TRY(index, graph.run(*graph_json, model, gm_place.member("graph")));
   NRT_RETURN_IF_ERROR(read_signature(*signature_json, gm_place.member("signature"), graph, &warnings));
   if (Status s = read_range_constraints(*range_constraints, place.member("range_constraints"), build, &extras); !s) {
     return s;

@@ -49,13 +49,11 @@ Status check_format(const Pt2Reader& archive) {
     return make_error(codes::kArchiveCorrupt, "the archive's first entry '" + archive.raw_names().front() +
                                                   "' is not inside a folder; a .pt2 keeps everything under one root folder");
   }
-  auto format = archive.read_text("archive_format", 64);
-  if (!format) return format.error();
+  NRT_TRY(format, archive.read_text("archive_format", 64));
   if (*format != "pt2") {
     return make_error(codes::kArchiveCorrupt, "archive_format is '" + format->substr(0, 16) + "', not 'pt2'");
   }
-  auto version = archive.read_text("archive_version", 64);
-  if (!version) return version.error();
+  NRT_TRY(version, archive.read_text("archive_version", 64));
   if (*version != "0") {
     return make_error(codes::kArchiveCorrupt, "archive_version is '" + version->substr(0, 16) +
                                                   "'; nrt reads version 0 of the PT2 archive format");
@@ -111,10 +109,8 @@ class PayloadReader {
   Status read(std::string_view dir, const std::string& config_name) {
     const std::string config_path = std::string(dir) + config_name;
     const std::string where = archive_.root() + "/" + config_path;
-    auto text = archive_.read_text(config_path, kMaxTorchJsonBytes);
-    if (!text) return text.error();
-    auto entries = read_payload_config(*text, where, &result_->warnings);
-    if (!entries) return entries.error();
+    NRT_TRY(text, archive_.read_text(config_path, kMaxTorchJsonBytes));
+    NRT_TRY(entries, read_payload_config(*text, where, &result_->warnings));
     // A record is read only as far as the tensors that view it reach: a record that inflates to
     // more is neither allocated nor written out (a small archive cannot make a huge program).
     for (const auto& entry : *entries) {
@@ -179,8 +175,7 @@ class PayloadReader {
                                                            " bytes, not a whole number of " + std::to_string(element) +
                                                            "-byte elements");
     }
-    auto needed = view_bytes(*entry.tensor_meta, where);
-    if (!needed) return needed.error();
+    NRT_TRY(needed, view_bytes(*entry.tensor_meta, where));
     if (*needed > held) {
       return make_error(codes::kWeightsConfigMismatch, where + ": the tensor's sizes and strides need " +
                                                            std::to_string(*needed) + " bytes but the record holds " +
@@ -235,8 +230,7 @@ Result<TorchImport> import_pt2(const Pt2Reader& archive, const std::string& mode
   PayloadReader weights(archive, &result, &fqns), constants(archive, &result, &fqns);
   for (const auto& m : models) {
     const std::string json_path = std::string(kModelsDir) + m + ".json";
-    auto text = archive.read_text(json_path, kMaxTorchJsonBytes);
-    if (!text) return text.error();
+    NRT_TRY(text, archive.read_text(json_path, kMaxTorchJsonBytes));
     if (Status s = add_exported_program(*text, m, &result.program.program, &result.warnings); !s) {
       return make_error(s.error().code, archive.root() + "/" + json_path + ": " + s.error().message);
     }

@@ -151,8 +151,7 @@ Result<double> as_float(JsonElement value, const JsonPlace& place) {
 
 Result<simdjson::dom::key_value_pair> as_union(JsonElement value, const JsonPlace& place,
                                                std::string_view union_name) {
-  auto object = as_object(value, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(value, place));
   if (object->size() != 1) {
     return json_error(place, "a " + std::string(union_name) + " must have exactly one member, this one has " +
                                  std::to_string(object->size()));

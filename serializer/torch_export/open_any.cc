@@ -15,8 +15,7 @@ Result<ProgramFile> open_any_program(const std::string& path, const OpenAnyOptio
   load.from = format;
   load.verify = options.verify;
   load.warn = options.warn;
-  auto program = load_any_program(path, load);
-  if (!program) return program.error();
+  NRT_TRY(program, load_any_program(path, load));
   auto file = verify_in_memory(std::move(*program));
   if (!file) return make_error(file.error().code, path + ": " + file.error().message);
   return file;

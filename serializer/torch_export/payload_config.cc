@@ -9,11 +9,9 @@ namespace nrt::torch_export {
 Result<std::vector<PayloadEntry>> read_payload_config(std::string_view text, const std::string& what,
                                                       std::vector<std::string>* warnings_out) {
   simdjson::dom::parser parser;
-  auto root = parse_json(parser, text, what);
-  if (!root) return root.error();
+  NRT_TRY(root, parse_json(parser, text, what));
   const JsonPlace place{nullptr, what, -1};
-  auto object = as_object(*root, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(*root, place));
   ImportWarnings warnings;
   NoneStyle style;  // how a config writes None does not matter: nrt writes its own configs
   ReadContext ctx{&warnings, &style};
@@ -26,31 +24,26 @@ Result<std::vector<PayloadEntry>> read_payload_config(std::string_view text, con
     }
     has_config = true;
     const JsonPlace at = place.member("config");
-    auto config = as_object(field.value, at);
-    if (!config) return config.error();
+    NRT_TRY(config, as_object(field.value, at));
     for (auto item : *config) {
       const JsonPlace p = at.member(item.key);
-      auto meta = as_object(item.value, p);
-      if (!meta) return meta.error();
+      NRT_TRY(meta, as_object(item.value, p));
       PayloadEntry entry;
       entry.fqn = std::string(item.key);
       bool has_path = false, has_param = false, has_pickle = false;
       for (auto m : *meta) {
         const JsonPlace q = p.member(m.key);
         if (m.key == "path_name") {
-          auto s = as_string(m.value, q);
-          if (!s) return s.error();
+          NRT_TRY(s, as_string(m.value, q));
           entry.path_name = std::string(*s);
           has_path = true;
         } else if (m.key == "is_param" || m.key == "use_pickle") {
-          auto b = as_bool(m.value, q);
-          if (!b) return b.error();
+          NRT_TRY(b, as_bool(m.value, q));
           (m.key == "is_param" ? entry.is_param : entry.use_pickle) = *b;
           (m.key == "is_param" ? has_param : has_pickle) = true;
         } else if (m.key == "tensor_meta") {
           if (is_null(m.value)) continue;
-          auto tensor_meta = read_tensor_meta(m.value, q, ctx);
-          if (!tensor_meta) return tensor_meta.error();
+          NRT_TRY(tensor_meta, read_tensor_meta(m.value, q, ctx));
           entry.tensor_meta = std::move(*tensor_meta);
         } else {
           warnings.unknown_field("PayloadMeta", m.key, p);

@@ -72,8 +72,7 @@ Pt2Reader& Pt2Reader::operator=(Pt2Reader&&) noexcept = default;
 Pt2Reader::~Pt2Reader() = default;
 
 Result<Pt2Reader> Pt2Reader::open(const std::string& path) {
-  auto file = open_regular_file(path);
-  if (!file) return file.error();
+  NRT_TRY(file, open_regular_file(path));
   int error = 0;
   auto state = std::make_unique<State>();
   state->archive_size = file->size;
@@ -177,8 +176,7 @@ Result<uint64_t> Pt2Reader::size(std::string_view name) const {
 }
 
 Result<std::vector<uint8_t>> Pt2Reader::read(std::string_view name, uint64_t max_bytes) const {
-  auto size = this->size(name);
-  if (!size) return size.error();
+  NRT_TRY(size, this->size(name));
   if (*size > max_bytes) {
     return corrupt("entry '" + root_ + "/" + std::string(name) + "' holds " + std::to_string(*size) +
                    " bytes, more than the " + std::to_string(max_bytes) + " allowed for it");
@@ -187,8 +185,7 @@ Result<std::vector<uint8_t>> Pt2Reader::read(std::string_view name, uint64_t max
 }
 
 Result<std::vector<uint8_t>> Pt2Reader::read_prefix(std::string_view name, uint64_t count) const {
-  auto size = this->size(name);
-  if (!size) return size.error();
+  NRT_TRY(size, this->size(name));
   return read_bytes(name, std::min(count, *size));
 }
 
@@ -220,8 +217,7 @@ Result<std::vector<uint8_t>> Pt2Reader::read_bytes(std::string_view name, uint64
 }
 
 Result<std::string> Pt2Reader::read_text(std::string_view name, uint64_t max_bytes) const {
-  auto bytes = read(name, max_bytes);
-  if (!bytes) return bytes.error();
+  NRT_TRY(bytes, read(name, max_bytes));
   std::string text;
   text.reserve(bytes->size() + kTextPadding);  // lets simdjson parse it in place
   text.assign(bytes->begin(), bytes->end());

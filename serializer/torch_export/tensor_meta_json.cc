@@ -10,13 +10,11 @@ namespace {
 
 Status read_sym_int_list(JsonElement json, const JsonPlace& place, ReadContext& ctx,
                          std::vector<std::unique_ptr<fb::SymDimT>>* out) {
-  auto array = as_array(json, place);
-  if (!array) return array.error();
+  NRT_TRY(array, as_array(json, place));
   out->reserve(array->size());
   size_t i = 0;
   for (JsonElement item : *array) {
-    auto dim = read_sym_int(item, place.item(i++), ctx);
-    if (!dim) return dim.error();
+    NRT_TRY(dim, read_sym_int(item, place.item(i++), ctx));
     out->push_back(std::move(*dim));
   }
   return {};
@@ -24,15 +22,13 @@ Status read_sym_int_list(JsonElement json, const JsonPlace& place, ReadContext& 
 
 // SymExpr{expr_str, hint?}; hint is a SymExprHint union of which a size can only use as_int.
 Status read_sym_expr(JsonElement json, const JsonPlace& place, ReadContext& ctx, fb::SymDimT* dim) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   bool has_expr = false, has_hint = false;
   for (auto field : *object) {
     const std::string_view k = field.key;
     const JsonPlace at = place.member(k);
     if (k == "expr_str") {
-      auto s = as_string(field.value, at);
-      if (!s) return s.error();
+      NRT_TRY(s, as_string(field.value, at));
       if (s->empty()) return json_error(at, "expr_str is empty");
       dim->expr = std::string(*s);
       has_expr = true;
@@ -42,13 +38,11 @@ Status read_sym_expr(JsonElement json, const JsonPlace& place, ReadContext& ctx,
         ctx.style->observe(OptionalField::kSymExprHint, false, ctx.warnings);
         continue;
       }
-      auto member = as_union(field.value, at, "SymExprHint");
-      if (!member) return member.error();
+      NRT_TRY(member, as_union(field.value, at, "SymExprHint"));
       if (member->key != "as_int") {
         return json_error(at, "a symbolic int's hint must be as_int, found " + std::string(member->key));
       }
-      auto hint = as_int64(member->value, at.member(member->key));
-      if (!hint) return hint.error();
+      NRT_TRY(hint, as_int64(member->value, at.member(member->key)));
       dim->hint = *hint;
     } else {
       ctx.warnings->unknown_field("SymExpr", k, place);
@@ -62,13 +56,11 @@ Status read_sym_expr(JsonElement json, const JsonPlace& place, ReadContext& ctx,
 }  // namespace
 
 Result<std::unique_ptr<fb::SymDimT>> read_sym_int(JsonElement json, const JsonPlace& place, ReadContext& ctx) {
-  auto member = as_union(json, place, "SymInt");
-  if (!member) return member.error();
+  NRT_TRY(member, as_union(json, place, "SymInt"));
   auto dim = std::make_unique<fb::SymDimT>();
   const JsonPlace at = place.member(member->key);
   if (member->key == "as_int") {
-    auto v = as_int64(member->value, at);
-    if (!v) return v.error();
+    NRT_TRY(v, as_int64(member->value, at));
     dim->literal = *v;
   } else if (member->key == "as_expr") {
     NRT_RETURN_IF_ERROR(read_sym_expr(member->value, at, ctx, dim.get()));
@@ -80,16 +72,14 @@ Result<std::unique_ptr<fb::SymDimT>> read_sym_int(JsonElement json, const JsonPl
 }
 
 Result<std::unique_ptr<fb::DeviceT>> read_device(JsonElement json, const JsonPlace& place, ReadContext& ctx) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto device = std::make_unique<fb::DeviceT>();
   bool has_type = false, has_index = false;
   for (auto field : *object) {
     const std::string_view k = field.key;
     const JsonPlace at = place.member(k);
     if (k == "type") {
-      auto name = as_string(field.value, at);
-      if (!name) return name.error();
+      NRT_TRY(name, as_string(field.value, at));
       auto type = device_type_from_name(*name);
       if (!type) return prefixed(at, type.error());
       device->type = *type;
@@ -100,8 +90,7 @@ Result<std::unique_ptr<fb::DeviceT>> read_device(JsonElement json, const JsonPla
         ctx.style->observe(OptionalField::kDeviceIndex, false, ctx.warnings);
         continue;
       }
-      auto index = as_int64(field.value, at);
-      if (!index) return index.error();
+      NRT_TRY(index, as_int64(field.value, at));
       if (*index < 0 || *index > INT32_MAX) return json_error(at, "device index " + std::to_string(*index));
       device->index = static_cast<int32_t>(*index);
     } else {
@@ -114,8 +103,7 @@ Result<std::unique_ptr<fb::DeviceT>> read_device(JsonElement json, const JsonPla
 }
 
 Result<std::unique_ptr<fb::TensorMetaT>> read_tensor_meta(JsonElement json, const JsonPlace& place, ReadContext& ctx) {
-  auto object = as_object(json, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(json, place));
   auto meta = std::make_unique<fb::TensorMetaT>();
   enum : unsigned { kDtype = 1, kSizes = 2, kGrad = 4, kDevice = 8, kStrides = 16, kOffset = 32, kLayout = 64 };
   unsigned seen = 0;
@@ -123,8 +111,7 @@ Result<std::unique_ptr<fb::TensorMetaT>> read_tensor_meta(JsonElement json, cons
     const std::string_view k = field.key;
     const JsonPlace at = place.member(k);
     if (k == "dtype") {
-      auto v = as_int64(field.value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(field.value, at));
       auto dtype = scalar_type_from_schema(*v);
       if (!dtype) return prefixed(at, dtype.error());
       meta->dtype = *dtype;
@@ -133,26 +120,22 @@ Result<std::unique_ptr<fb::TensorMetaT>> read_tensor_meta(JsonElement json, cons
       NRT_RETURN_IF_ERROR(read_sym_int_list(field.value, at, ctx, &meta->sizes));
       seen |= kSizes;
     } else if (k == "requires_grad") {
-      auto v = as_bool(field.value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_bool(field.value, at));
       meta->requires_grad = *v;
       seen |= kGrad;
     } else if (k == "device") {
-      auto device = read_device(field.value, at, ctx);
-      if (!device) return device.error();
+      NRT_TRY(device, read_device(field.value, at, ctx));
       meta->device = std::move(*device);
       seen |= kDevice;
     } else if (k == "strides") {
       NRT_RETURN_IF_ERROR(read_sym_int_list(field.value, at, ctx, &meta->strides));
       seen |= kStrides;
     } else if (k == "storage_offset") {
-      auto offset = read_sym_int(field.value, at, ctx);
-      if (!offset) return offset.error();
+      NRT_TRY(offset, read_sym_int(field.value, at, ctx));
       meta->storage_offset = std::move(*offset);
       seen |= kOffset;
     } else if (k == "layout") {
-      auto v = as_int64(field.value, at);
-      if (!v) return v.error();
+      NRT_TRY(v, as_int64(field.value, at));
       auto layout = layout_from_schema(*v);
       if (!layout) return prefixed(at, layout.error());
       meta->layout = *layout;
@@ -197,8 +180,7 @@ void write_sym_int(JsonWriter& w, const fb::SymDimT* dim, const NoneStyle& style
 
 Status write_device(JsonWriter& w, const fb::DeviceT* device, const NoneStyle& style) {
   const fb::DeviceType type = device ? device->type : fb::DeviceType::CPU;
-  auto name = device_type_to_name(type);
-  if (!name) return name.error();
+  NRT_TRY(name, device_type_to_name(type));
   w.begin_object();
   w.key("type");
   w.string(*name);

@@ -25,12 +25,10 @@ void write_string_list(JsonWriter& w, const std::vector<std::string>& items) {
 }
 
 Status read_string_list(JsonElement value, const JsonPlace& place, std::vector<std::string>* out) {
-  auto array = as_array(value, place);
-  if (!array) return array.error();
+  NRT_TRY(array, as_array(value, place));
   size_t i = 0;
   for (JsonElement item : *array) {
-    auto s = as_string(item, place.item(i++));
-    if (!s) return s.error();
+    NRT_TRY(s, as_string(item, place.item(i++)));
     out->emplace_back(*s);
   }
   return {};
@@ -102,11 +100,9 @@ std::string extras_to_json(const TorchExtras& extras) {
 
 Result<TorchExtras> extras_from_json(std::string_view text) {
   simdjson::dom::parser parser;
-  auto root = parse_json(parser, text, "torch.export extras metadata");
-  if (!root) return root.error();
+  NRT_TRY(root, parse_json(parser, text, "torch.export extras metadata"));
   const JsonPlace place{nullptr, "torch.export extras", -1};
-  auto object = as_object(*root, place);
-  if (!object) return object.error();
+  NRT_TRY(object, as_object(*root, place));
   TorchExtras extras;
   for (auto field : *object) {
     const std::string_view k = field.key;
@@ -122,8 +118,7 @@ Result<TorchExtras> extras_from_json(std::string_view text) {
     } else if (k == "guards_code") {
       extras.guards_code = simdjson::to_string(field.value);
     } else if (k == "graph_module") {
-      auto gm = as_object(field.value, at);
-      if (!gm) return gm.error();
+      NRT_TRY(gm, as_object(field.value, at));
       for (auto member : *gm) {
         const std::string_view m = member.key;
         if (m == "metadata") extras.graph_module_metadata = simdjson::to_string(member.value);

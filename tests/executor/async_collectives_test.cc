@@ -76,8 +76,7 @@ GatedGroup* g_group = nullptr;
 
 // async_test::mark(self) -> self + 1, recording when it ran and what was in flight then.
 Status mark(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   Tensor out = Tensor::empty(self->dtype(), self->sizes());
   for (int64_t i = 0; i < out.numel(); ++i) out.data<float>()[i] = self->data<float>()[i] + 1;
   g_marked_at = ++g_clock;

@@ -86,8 +86,7 @@ TEST(ConcurrentRuns, TransformerBlockFromEightThreadsMatchesOneThread) {
 }
 
 Result<std::unique_ptr<Executor>> load_torch(const std::string& model) {
-  auto file = torch_export::open_any_program(nrt::testing::runfile("testdata/torch/" + model + "/model.pt2"));
-  if (!file) return file.error();
+  NRT_TRY(file, torch_export::open_any_program(nrt::testing::runfile("testdata/torch/" + model + "/model.pt2")));
   return Executor::load(std::move(*file));
 }
 

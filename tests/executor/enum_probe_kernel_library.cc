@@ -41,10 +41,8 @@ void store(const Tensor& out, int64_t offset, double v) {
 }
 
 Status enum_probe(KernelContext& ctx) {
-  auto x = ctx.tensor("x", 0);
-  if (!x) return x.error();
-  auto dtype = ctx.scalar_type("dtype", 1);
-  if (!dtype) return dtype.error();
+  NRT_TRY(x, ctx.tensor("x", 0));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 1));
   const RuntimeValue* layout = ctx.find("layout", 2);
   const RuntimeValue* format = ctx.find("memory_format", 3);
   const RuntimeValue* device = ctx.find("device", 4);

@@ -48,15 +48,13 @@ Status scale(KernelContext& ctx) {
 }
 
 Status alias(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   ctx.outputs()[0] = *a;
   return {};
 }
 
 Status halves(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   if (a->dim() < 1 || a->size(0) % 2 != 0) return ctx.error("needs an even first dimension");
   std::vector<int64_t> sizes = a->sizes();
   sizes[0] /= 2;
@@ -67,8 +65,7 @@ Status halves(KernelContext& ctx) {
 }
 
 Status sum_list(KernelContext& ctx) {
-  auto list = ctx.tensor_list("tensors", 0);
-  if (!list) return list.error();
+  NRT_TRY(list, ctx.tensor_list("tensors", 0));
   if (list->empty()) return ctx.error("empty list");
   Tensor out = output_tensor(ctx, 0, (*list)[0].sizes());
   for (int64_t i = 0, n = out.numel(); i < n; ++i) {
@@ -89,8 +86,7 @@ Status size(KernelContext& ctx) {
 }
 
 Status sum_ints(KernelContext& ctx) {
-  auto values = ctx.int_list("values", 0);
-  if (!values) return values.error();
+  NRT_TRY(values, ctx.int_list("values", 0));
   int64_t s = 0;
   for (int64_t v : *values) s += v;
   ctx.outputs()[0] = s;
@@ -103,8 +99,7 @@ Tensor& stashed() {
 }
 
 Status stash(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   stashed() = *a;  // keeps a reference past the value's lifetime: the bug poison mode must expose
   Tensor out = output_tensor(ctx, 0, a->sizes());
   std::memcpy(out.raw_data(), a->raw_data(), a->nbytes());
@@ -112,8 +107,7 @@ Status stash(KernelContext& ctx) {
 }
 
 Status read_stash(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   const Tensor& old = stashed();
   if (!old.defined() || old.sizes() != a->sizes()) return ctx.error("nothing stashed");
   Tensor out = output_tensor(ctx, 0, a->sizes());
@@ -124,8 +118,7 @@ Status read_stash(KernelContext& ctx) {
 Status bad_alias(KernelContext& ctx) { return alias(ctx); }
 
 Status wrong_shape(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   ctx.outputs()[0] = Tensor::empty(exec::ScalarType::FLOAT32, {a->numel() + 1});
   return {};
 }
@@ -135,8 +128,7 @@ Status fail(KernelContext& ctx) { return ctx.error("failed on purpose"); }
 // Two outputs, both a copy of self, while self[0] >= 0; otherwise output 0 gets one element too
 // many and output 1 an int, which the executor must refuse (and recover from on the next run).
 Status pair_or_wrong(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   if (a->numel() > 0 && a->data<float>()[0] < 0) {
     ctx.outputs()[0] = Tensor::empty(exec::ScalarType::FLOAT32, {a->numel() + 1});
     ctx.outputs()[1] = int64_t{7};
@@ -151,8 +143,7 @@ Status pair_or_wrong(KernelContext& ctx) {
 
 // Zeros of sizes [n, n, n, n], n = self.size(0).
 Status zeros4(KernelContext& ctx) {
-  auto a = ctx.tensor("self", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("self", 0));
   const int64_t n = a->size(0);
   Tensor out = output_tensor(ctx, 0, {n, n, n, n});
   std::memset(out.raw_data(), 0, out.nbytes());

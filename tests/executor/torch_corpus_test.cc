@@ -88,10 +88,8 @@ TEST(TorchCorpusTest, CorpusIsPresent) {
 Result<std::unique_ptr<exec::Executor>> load_model(const std::string& dir) {
   torch_export::AnyConvertOptions options;
   options.from = torch_export::AnyFormat::kPt2;
-  auto program = torch_export::load_any_program(dir + "/model.pt2", options);
-  if (!program) return program.error();
-  auto file = verify_in_memory(std::move(*program));
-  if (!file) return file.error();
+  NRT_TRY(program, torch_export::load_any_program(dir + "/model.pt2", options));
+  NRT_TRY(file, verify_in_memory(std::move(*program)));
   return exec::Executor::load(std::move(*file));
 }
 

@@ -28,10 +28,8 @@ using test::tensor_meta;
 Result<ProgramWithWeights> through_nrt(const ProgramWithWeights& program) {
   std::vector<std::span<const uint8_t>> spans;
   for (const auto& s : program.storages) spans.emplace_back(s.data(), s.size());
-  auto bytes = serialize_program(program.program, spans);
-  if (!bytes) return bytes.error();
-  auto file = ProgramFile::from_bytes(std::move(*bytes));
-  if (!file) return file.error();
+  NRT_TRY(bytes, serialize_program(program.program, spans));
+  NRT_TRY(file, ProgramFile::from_bytes(std::move(*bytes)));
   return unpack_program(*file);
 }
 

@@ -358,8 +358,7 @@ Result<std::vector<uint8_t>> serialize(const ProgramWithWeights& program) {
 }
 
 Result<ProgramFile> serialize_and_open(const ProgramWithWeights& program, const VerifyOptions& options) {
-  auto bytes = serialize(program);
-  if (!bytes) return bytes.error();
+  NRT_TRY(bytes, serialize(program));
   return ProgramFile::from_bytes(std::move(*bytes), options);
 }
 

@@ -730,8 +730,7 @@ std::vector<Case> weight_cases() {
        [] {
          auto program = make_sample_program();
          program.program.storages[1]->alignment = 128;  // written as a non-default value, then patched
-         auto bytes = serialize(program);
-         if (!bytes) return bytes.error();
+         NRT_TRY(bytes, serialize(program));
          set_scalar<uint32_t>(fb::GetProgram(bytes->data() + kContainerHeaderSize)->storages()->Get(1),
                               fb::Storage::VT_ALIGNMENT, 48);
          return open_bytes(std::move(*bytes));
@@ -742,8 +741,7 @@ std::vector<Case> weight_cases() {
        [] {
          auto program = make_sample_program();
          program.program.storages[1]->alignment = 128;
-         auto bytes = serialize(program);
-         if (!bytes) return bytes.error();
+         NRT_TRY(bytes, serialize(program));
          set_scalar<uint32_t>(fb::GetProgram(bytes->data() + kContainerHeaderSize)->storages()->Get(1),
                               fb::Storage::VT_ALIGNMENT, 1u << 30);
          return open_bytes(std::move(*bytes));
@@ -779,8 +777,7 @@ std::vector<Case> weight_cases() {
       {"InlineDataInBinaryFile",
        ErrorCode::InlineDataMismatch,
        [] {
-         auto file = serialize_and_open(make_sample_program());
-         if (!file) return file.error();
+         NRT_TRY(file, serialize_and_open(make_sample_program()));
          auto unpacked = unpack_program(*file);
          unpacked.program.storages[1]->inline_data = unpacked.storages[1];
          const auto segment = file->file_bytes().subspan(file->layout().segment_offset, file->layout().segment_size);
@@ -790,10 +787,8 @@ std::vector<Case> weight_cases() {
       {"JsonInlineDataSizeDiffers",
        ErrorCode::InlineDataMismatch,
        [] {
-         auto file = serialize_and_open(make_sample_program());
-         if (!file) return file.error();
-         auto json = program_to_json(*file);
-         if (!json) return json.error();
+         NRT_TRY(file, serialize_and_open(make_sample_program()));
+         NRT_TRY(json, program_to_json(*file));
          const std::string from = "\"size\": 16";
          const size_t at = json->find(from);
          if (at == std::string::npos) return make_error(ErrorCode::Ok, "no storage of 16 bytes in the JSON");
@@ -860,8 +855,7 @@ std::vector<Case> weight_cases() {
          auto& size = *main_value(program, 3).tensor->sizes[1];
          size.expr = "s";  // emptied in place below: the object API never writes an empty string
          size.literal = -3;
-         auto bytes = serialize(program);
-         if (!bytes) return bytes.error();
+         NRT_TRY(bytes, serialize(program));
          const auto* expr = fb::GetProgram(bytes->data() + kContainerHeaderSize)
                                 ->graphs()->Get(0)->values()->Get(3)->tensor()->sizes()->Get(1)->expr();
          auto* raw = reinterpret_cast<uint8_t*>(const_cast<flatbuffers::String*>(expr));

@@ -18,8 +18,7 @@ namespace {
 template <class Make>
 Status floating_map(KernelContext& ctx, const Tensor& input, Make make) {
   if (!is_floating_dtype(input.dtype())) return unsupported_dtype(ctx, input.dtype());
-  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, input.dtype(), input.sizes()));
   return dispatch_dtype<kFloating>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     map_unary<T, T>(**out, input, make(tag));
@@ -27,8 +26,7 @@ Status floating_map(KernelContext& ctx, const Tensor& input, Make make) {
 }
 
 Result<double> scalar_arg(const KernelContext& ctx, std::string_view name, int position, double fallback) {
-  auto value = read_scalar(ctx, name, position, ScalarValue::of_float(fallback));
-  if (!value) return value.error();
+  NRT_TRY(value, read_scalar(ctx, name, position, ScalarValue::of_float(fallback)));
   return value->to_double();
 }
 
@@ -40,8 +38,7 @@ C clamp_keep_nan(C x, C lo, C hi) {
 }
 
 Status hardtanh_between(KernelContext& ctx, double min_val, double max_val) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   return floating_map(ctx, **self, [&](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     const C lo = static_cast<C>(min_val), hi = static_cast<C>(max_val);
@@ -51,10 +48,8 @@ Status hardtanh_between(KernelContext& ctx, double min_val, double max_val) {
 
 // hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1)
 Status hardtanh(KernelContext& ctx) {
-  auto lo = scalar_arg(ctx, "min_val", 1, -1.0);
-  if (!lo) return lo.error();
-  auto hi = scalar_arg(ctx, "max_val", 2, 1.0);
-  if (!hi) return hi.error();
+  NRT_TRY(lo, scalar_arg(ctx, "min_val", 1, -1.0));
+  NRT_TRY(hi, scalar_arg(ctx, "max_val", 2, 1.0));
   return hardtanh_between(ctx, *lo, *hi);
 }
 
@@ -62,8 +57,7 @@ Status relu6(KernelContext& ctx) { return hardtanh_between(ctx, 0.0, 6.0); }
 
 // hardsigmoid(x) = clamp(x / 6 + 1/2, 0, 1)
 Status hardsigmoid(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   return floating_map(ctx, **self, [](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     return [](C x) { return clamp_keep_nan(x / C(6) + C(0.5), C(0), C(1)); };
@@ -72,8 +66,7 @@ Status hardsigmoid(KernelContext& ctx) {
 
 // hardswish(x) = x * clamp(x + 3, 0, 6) / 6
 Status hardswish(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   return floating_map(ctx, **self, [](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     return [](C x) { return x * clamp_keep_nan(x + C(3), C(0), C(6)) / C(6); };
@@ -89,8 +82,7 @@ C softplus_of(C x, C beta, C threshold) {
 
 // mish(x) = x * tanh(softplus(x))
 Status mish(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   return floating_map(ctx, **self, [](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     return [](C x) { return x * std::tanh(softplus_of(x, C(1), C(20))); };
@@ -99,12 +91,9 @@ Status mish(KernelContext& ctx) {
 
 // softplus(Tensor self, Scalar beta=1, Scalar threshold=20)
 Status softplus(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
-  auto beta = scalar_arg(ctx, "beta", 1, 1.0);
-  if (!beta) return beta.error();
-  auto threshold = scalar_arg(ctx, "threshold", 2, 20.0);
-  if (!threshold) return threshold.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
+  NRT_TRY(beta, scalar_arg(ctx, "beta", 1, 1.0));
+  NRT_TRY(threshold, scalar_arg(ctx, "threshold", 2, 20.0));
   return floating_map(ctx, **self, [&](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     const C b = static_cast<C>(*beta), t = static_cast<C>(*threshold);
@@ -114,10 +103,8 @@ Status softplus(KernelContext& ctx) {
 
 // leaky_relu(Tensor self, Scalar negative_slope=0.01)
 Status leaky_relu(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
-  auto slope = scalar_arg(ctx, "negative_slope", 1, 0.01);
-  if (!slope) return slope.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
+  NRT_TRY(slope, scalar_arg(ctx, "negative_slope", 1, 0.01));
   return floating_map(ctx, **self, [&](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     const C s = static_cast<C>(*slope);
@@ -127,14 +114,10 @@ Status leaky_relu(KernelContext& ctx) {
 
 // elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1)
 Status elu(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
-  auto alpha = scalar_arg(ctx, "alpha", 1, 1.0);
-  if (!alpha) return alpha.error();
-  auto scale = scalar_arg(ctx, "scale", 2, 1.0);
-  if (!scale) return scale.error();
-  auto input_scale = scalar_arg(ctx, "input_scale", 3, 1.0);
-  if (!input_scale) return input_scale.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
+  NRT_TRY(alpha, scalar_arg(ctx, "alpha", 1, 1.0));
+  NRT_TRY(scale, scalar_arg(ctx, "scale", 2, 1.0));
+  NRT_TRY(input_scale, scalar_arg(ctx, "input_scale", 3, 1.0));
   return floating_map(ctx, **self, [&](auto tag) {
     using C = compute_t<typename decltype(tag)::type>;
     const C a = static_cast<C>(*alpha), s = static_cast<C>(*scale), is = static_cast<C>(*input_scale);

@@ -32,8 +32,7 @@ Status arg_extreme(KernelContext& ctx, const Tensor& input, std::optional<int64_
   if (!is_kernel_dtype(input.dtype())) return unsupported_dtype(ctx, input.dtype());
   std::vector<bool> mask(static_cast<size_t>(input.dim()), !dim.has_value());
   if (dim) {
-    auto d = wrap_dim(ctx, *dim, input.dim());
-    if (!d) return d.error();
+    NRT_TRY(d, wrap_dim(ctx, *dim, input.dim()));
     if (input.dim() > 0) mask[static_cast<size_t>(*d)] = true;
   }
   const ReductionPlan plan = plan_reduction(input, std::move(mask), keepdim);
@@ -45,8 +44,7 @@ Status arg_extreme(KernelContext& ctx, const Tensor& input, std::optional<int64_
   const Tensor* indices = &index_slot->tensor();
   Tensor values;
   if (with_values) {
-    auto v = bind_output(ctx, 0, input.dtype(), plan.out_sizes);
-    if (!v) return v.error();
+    NRT_TRY(v, bind_output(ctx, 0, input.dtype(), plan.out_sizes));
     values = *v;
   }
   return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
@@ -84,29 +82,23 @@ Status arg_extreme(KernelContext& ctx, const Tensor& input, std::optional<int64_
 // argmax(Tensor self, int? dim=None, bool keepdim=False)
 template <bool kMaximum>
 Status arg_reduce(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   const RuntimeValue* dim_value = ctx.find("dim", 1);
   std::optional<int64_t> dim;
   if (dim_value != nullptr && !std::holds_alternative<std::monostate>(*dim_value)) {
-    auto d = ctx.int64("dim", 1);
-    if (!d) return d.error();
+    NRT_TRY(d, ctx.int64("dim", 1));
     dim = *d;
   }
-  auto keepdim = ctx.boolean("keepdim", 2, false);
-  if (!keepdim) return keepdim.error();
+  NRT_TRY(keepdim, ctx.boolean("keepdim", 2, false));
   return arg_extreme<kMaximum>(ctx, *self, dim, *keepdim, false);
 }
 
 // max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 template <bool kMaximum>
 Status extreme_with_indices(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto keepdim = ctx.boolean("keepdim", 2, false);
-  if (!keepdim) return keepdim.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(keepdim, ctx.boolean("keepdim", 2, false));
   return arg_extreme<kMaximum>(ctx, *self, *dim, *keepdim, true);
 }
 

@@ -15,15 +15,13 @@ namespace {
 Status add_like(KernelContext& ctx, bool subtract, bool reversed) {
   ElementwiseOperands ops;
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
-  auto alpha = read_scalar(ctx, "alpha", 2, ScalarValue::of_int(1));
-  if (!alpha) return alpha.error();
+  NRT_TRY(alpha, read_scalar(ctx, "alpha", 2, ScalarValue::of_int(1)));
   const ScalarType dtype = ops.common;
   if (dtype == ScalarType::BOOL && subtract) return ctx.error("subtraction of bool tensors is not supported");
   if (alpha->is_floating() && !is_floating_dtype(dtype)) {
     return ctx.error("a float alpha needs a floating result, the operands give " + std::string(short_name(dtype)));
   }
-  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, dtype, ops.shape));
   // rsub computes other - alpha * self.
   const LoopOperand a = ops.as(reversed ? 1 : 0, dtype);
   const LoopOperand b = ops.as(reversed ? 0 : 1, dtype);
@@ -57,8 +55,7 @@ Status rsub(KernelContext& ctx) { return add_like(ctx, true, true); }
 Status mul(KernelContext& ctx) {
   ElementwiseOperands ops;
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
-  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ops.common, ops.shape));
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
   return dispatch_dtype<kAllDtypes>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -126,8 +123,7 @@ Status divide_with(KernelContext& ctx, Division mode) {
   const ScalarType dtype =
       mode == Division::kTrue && !is_floating_dtype(ops.common) ? ScalarType::FLOAT32 : ops.common;
   if (dtype == ScalarType::BOOL) return ctx.error("rounding division of bool tensors is not supported");
-  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, dtype, ops.shape));
   const LoopOperand a = ops.as(0, dtype), b = ops.as(1, dtype);
   bool divided_by_zero = false;
   Status status = dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
@@ -158,8 +154,7 @@ Status divide_with(KernelContext& ctx, Division mode) {
 Status div(KernelContext& ctx) { return divide_with(ctx, Division::kTrue); }
 
 Status div_mode(KernelContext& ctx) {
-  auto mode = read_optional_string(ctx, "rounding_mode", 2);
-  if (!mode) return mode.error();
+  NRT_TRY(mode, read_optional_string(ctx, "rounding_mode", 2));
   if (!mode->has_value()) return divide_with(ctx, Division::kTrue);
   if (**mode == "trunc") return divide_with(ctx, Division::kTrunc);
   if (**mode == "floor") return divide_with(ctx, Division::kFloor);
@@ -185,8 +180,7 @@ Status modulo(KernelContext& ctx) {
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
   const char* name = kModulo == Modulo::kRemainder ? "remainder" : "fmod";
   if (ops.common == ScalarType::BOOL) return ctx.error(std::string(name) + " of bool tensors is not supported");
-  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ops.common, ops.shape));
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
   bool divided_by_zero = false;
   Status status = dispatch_dtype<kFloating | kIntegral>(ctx, ops.common, [&](auto tag) {
@@ -242,8 +236,7 @@ Status pow_with(KernelContext& ctx) {
       e.tensor == nullptr && is_integral_dtype(dtype) && !e.scalar.is_floating() && e.scalar.integer < 0) {
     return ctx.error("integers to negative integer powers are not allowed");
   }
-  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, dtype, ops.shape));
   const LoopOperand a = ops.as(0, dtype), b = ops.as(1, dtype);
   return dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -260,8 +253,7 @@ template <bool kMaximum>
 Status extremum(KernelContext& ctx) {
   ElementwiseOperands ops;
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
-  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ops.common, ops.shape));
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
   return dispatch_dtype<kAllDtypes>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;

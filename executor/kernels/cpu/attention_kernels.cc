@@ -140,8 +140,7 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   }
   std::vector<int64_t> out_sizes = *batch;
   out_sizes.insert(out_sizes.end(), {L, Ev});
-  auto slot = OutputSlot::bind(ctx, 0, q.dtype(), out_sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, q.dtype(), out_sizes));
   auto expand_batch = [&](const Tensor& t) {
     std::vector<int64_t> sizes = *batch;
     sizes.insert(sizes.end(), t.sizes().end() - 2, t.sizes().end());
@@ -154,8 +153,7 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   if (args.with_logsumexp) {
     std::vector<int64_t> lse_sizes = *batch;
     lse_sizes.push_back(L);
-    auto s = OutputSlot::bind_secondary(ctx, 1, compute, lse_sizes);
-    if (!s) return s.error();
+    NRT_TRY(s, OutputSlot::bind_secondary(ctx, 1, compute, lse_sizes));
     lse_slot = *s;
     lse = lse_slot->staging(compute);
   }
@@ -194,27 +192,19 @@ struct AttentionPositions {
 Status attention_call(KernelContext& ctx, AttentionPositions at, bool with_logsumexp) {
   AttentionArguments args;
   args.with_logsumexp = with_logsumexp;
-  auto q = ctx.tensor("query", 0);
-  if (!q) return q.error();
-  auto k = ctx.tensor("key", 1);
-  if (!k) return k.error();
-  auto v = ctx.tensor("value", 2);
-  if (!v) return v.error();
-  auto mask = ctx.optional_tensor("attn_mask", at.mask);
-  if (!mask) return mask.error();
-  auto dropout = ctx.real("dropout_p", at.dropout, 0.0);
-  if (!dropout) return dropout.error();
-  auto causal = ctx.boolean("is_causal", at.causal, false);
-  if (!causal) return causal.error();
+  NRT_TRY(q, ctx.tensor("query", 0));
+  NRT_TRY(k, ctx.tensor("key", 1));
+  NRT_TRY(v, ctx.tensor("value", 2));
+  NRT_TRY(mask, ctx.optional_tensor("attn_mask", at.mask));
+  NRT_TRY(dropout, ctx.real("dropout_p", at.dropout, 0.0));
+  NRT_TRY(causal, ctx.boolean("is_causal", at.causal, false));
   const RuntimeValue* scale = ctx.find("scale", at.scale);
   if (scale != nullptr && !std::holds_alternative<std::monostate>(*scale)) {
-    auto s = ctx.real("scale", at.scale);
-    if (!s) return s.error();
+    NRT_TRY(s, ctx.real("scale", at.scale));
     args.scale = *s;
   }
   if (at.gqa >= 0) {
-    auto gqa = ctx.boolean("enable_gqa", at.gqa, false);
-    if (!gqa) return gqa.error();
+    NRT_TRY(gqa, ctx.boolean("enable_gqa", at.gqa, false));
     args.gqa = *gqa;
   }
   args.q = *q;

@@ -18,8 +18,7 @@ Status bitwise(KernelContext& ctx) {
   if (is_floating_dtype(ops.common)) {
     return ctx.error("bitwise operations need integer or bool operands, got " + std::string(short_name(ops.common)));
   }
-  auto out = bind_output_ref(ctx, 0, ops.common, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ops.common, ops.shape));
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
   return dispatch_dtype<kIntegral | kBoolean>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -34,11 +33,9 @@ Status bitwise(KernelContext& ctx) {
 }
 
 Status bitwise_not(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   const Tensor& input = **self;
-  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, input.dtype(), input.sizes()));
   return dispatch_dtype<kIntegral | kBoolean>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     map_unary<T, T>(**out, input, [](T x) -> T {

@@ -108,8 +108,7 @@ Result<ProcessGroup*> group_arg(const KernelContext& ctx, int position) {
 }
 
 Status check_group_size(const KernelContext& ctx, const ProcessGroup& group, int position) {
-  auto group_size = ctx.int64("group_size", position);
-  if (!group_size) return group_size.error();
+  NRT_TRY(group_size, ctx.int64("group_size", position));
   if (*group_size != group.size()) {
     return collective_error(ctx, "group_size " + std::to_string(*group_size) + " differs from the size " +
                                      std::to_string(group.size()) + " of process group '" + group.name() + "'");
@@ -152,8 +151,7 @@ Tensor read_after_return(const KernelContext& ctx, const Tensor& input) {
 
 // A fresh output `index` holding the input's values, for collectives that work in place.
 Result<Tensor> copy_to_output(KernelContext& ctx, size_t index, const Tensor& input) {
-  auto out = bind_output(ctx, index, input.dtype(), input.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, index, input.dtype(), input.sizes()));
   copy_into(*out, input);
   return *out;
 }
@@ -169,8 +167,7 @@ Result<Tensor> output_for(KernelContext& ctx, std::optional<size_t> index, Scala
 // forming the node's list output.
 template <typename One>
 Status for_each_input(KernelContext& ctx, One&& one) {
-  auto inputs = ctx.tensor_list("inputs", 0);
-  if (!inputs) return inputs.error();
+  NRT_TRY(inputs, ctx.tensor_list("inputs", 0));
   std::vector<Tensor> results;
   results.reserve(inputs->size());
   for (const Tensor& input : *inputs) {
@@ -189,25 +186,18 @@ std::vector<int64_t> scaled_rows(std::vector<int64_t> sizes, int64_t factor) {
 
 // all_reduce(Tensor input, str reduce_op, str group_name) -> Tensor
 Status all_reduce(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto op = reduce_op_arg(ctx, 1);
-  if (!op) return op.error();
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
-  auto out = copy_to_output(ctx, 0, *input);
-  if (!out) return out.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(op, reduce_op_arg(ctx, 1));
+  NRT_TRY(group, group_arg(ctx, 2));
+  NRT_TRY(out, copy_to_output(ctx, 0, *input));
   return issued(ctx, (*group)->all_reduce(*out, *op), *out);
 }
 
 // all_reduce_(Tensor(a!) input, str reduce_op, str group_name) -> Tensor(a!)
 Status all_reduce_in_place(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto op = reduce_op_arg(ctx, 1);
-  if (!op) return op.error();
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(op, reduce_op_arg(ctx, 1));
+  NRT_TRY(group, group_arg(ctx, 2));
   NRT_RETURN_IF_ERROR(check_writable(ctx, *input));
   NRT_RETURN_IF_ERROR(collective_status(ctx, wait_for((*group)->all_reduce(*input, *op))));
   return set_output(ctx, 0, *input);
@@ -216,12 +206,9 @@ Status all_reduce_in_place(KernelContext& ctx) {
 // all_reduce_coalesced(Tensor[] inputs, str reduce_op, str group_name) -> Tensor[], and the `_`
 // form working on the inputs.
 Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
-  auto inputs = ctx.tensor_list("inputs", 0);
-  if (!inputs) return inputs.error();
-  auto op = reduce_op_arg(ctx, 1);
-  if (!op) return op.error();
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
+  NRT_TRY(inputs, ctx.tensor_list("inputs", 0));
+  NRT_TRY(op, reduce_op_arg(ctx, 1));
+  NRT_TRY(group, group_arg(ctx, 2));
   if (in_place) {
     for (const Tensor& input : *inputs) {
       NRT_RETURN_IF_ERROR(check_writable(ctx, input));
@@ -236,8 +223,7 @@ Status all_reduce_coalesced(KernelContext& ctx, bool in_place) {
 
 Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor& input, std::optional<size_t> index) {
   const auto sizes = scaled_rows(input.sizes(), group.size());
-  auto out = output_for(ctx, index, input.dtype(), sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, output_for(ctx, index, input.dtype(), sizes));
   // Coalesced forms never defer (their nodes have list outputs): issued() waits for them.
   NRT_RETURN_IF_ERROR(issued(ctx, group.all_gather_into_tensor(read_after_return(ctx, input), *out), *out));
   return out;
@@ -245,10 +231,8 @@ Result<Tensor> gather_one(KernelContext& ctx, ProcessGroup& group, const Tensor&
 
 // all_gather_into_tensor(Tensor input, int group_size, str group_name) -> Tensor
 Status all_gather_into_tensor(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(group, group_arg(ctx, 2));
   NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 1));
   auto out = gather_one(ctx, **group, *input, 0);
   return out ? Status::Ok() : Status(out.error());
@@ -256,8 +240,7 @@ Status all_gather_into_tensor(KernelContext& ctx) {
 
 // all_gather_into_tensor_coalesced(Tensor[] inputs, int group_size, str group_name) -> Tensor[]
 Status all_gather_into_tensor_coalesced(KernelContext& ctx) {
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
+  NRT_TRY(group, group_arg(ctx, 2));
   NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 1));
   return for_each_input(ctx, [&](const Tensor& input) { return gather_one(ctx, **group, input, std::nullopt); });
 }
@@ -270,8 +253,7 @@ Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor
   }
   std::vector<int64_t> sizes = input.sizes();
   sizes[0] /= group.size();
-  auto out = output_for(ctx, index, input.dtype(), sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, output_for(ctx, index, input.dtype(), sizes));
   // Coalesced forms never defer (their nodes have list outputs): issued() waits for them.
   NRT_RETURN_IF_ERROR(issued(ctx, group.reduce_scatter_tensor(read_after_return(ctx, input), *out, op), *out));
   return out;
@@ -279,12 +261,9 @@ Result<Tensor> scatter_one(KernelContext& ctx, ProcessGroup& group, const Tensor
 
 // reduce_scatter_tensor(Tensor input, str reduce_op, int group_size, str group_name) -> Tensor
 Status reduce_scatter_tensor(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto op = reduce_op_arg(ctx, 1);
-  if (!op) return op.error();
-  auto group = group_arg(ctx, 3);
-  if (!group) return group.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(op, reduce_op_arg(ctx, 1));
+  NRT_TRY(group, group_arg(ctx, 3));
   NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 2));
   auto out = scatter_one(ctx, **group, *input, *op, 0);
   return out ? Status::Ok() : Status(out.error());
@@ -292,10 +271,8 @@ Status reduce_scatter_tensor(KernelContext& ctx) {
 
 // reduce_scatter_tensor_coalesced(Tensor[] inputs, str reduce_op, int group_size, str group_name) -> Tensor[]
 Status reduce_scatter_tensor_coalesced(KernelContext& ctx) {
-  auto op = reduce_op_arg(ctx, 1);
-  if (!op) return op.error();
-  auto group = group_arg(ctx, 3);
-  if (!group) return group.error();
+  NRT_TRY(op, reduce_op_arg(ctx, 1));
+  NRT_TRY(group, group_arg(ctx, 3));
   NRT_RETURN_IF_ERROR(check_group_size(ctx, **group, 2));
   return for_each_input(ctx, [&](const Tensor& input) { return scatter_one(ctx, **group, input, *op, std::nullopt); });
 }
@@ -303,14 +280,10 @@ Status reduce_scatter_tensor_coalesced(KernelContext& ctx) {
 // all_to_all_single(Tensor input, SymInt[] output_split_sizes, SymInt[] input_split_sizes,
 // str group_name) -> Tensor. Empty output splits: as many rows as the input (equal blocks).
 Status all_to_all_single(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto output_splits = ctx.int_list("output_split_sizes", 1);
-  if (!output_splits) return output_splits.error();
-  auto input_splits = ctx.int_list("input_split_sizes", 2);
-  if (!input_splits) return input_splits.error();
-  auto group = group_arg(ctx, 3);
-  if (!group) return group.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(output_splits, ctx.int_list("output_split_sizes", 1));
+  NRT_TRY(input_splits, ctx.int_list("input_split_sizes", 2));
+  NRT_TRY(group, group_arg(ctx, 3));
   if (input->dim() == 0) return ctx.error("input must have at least one dimension");
   std::vector<int64_t> sizes = input->sizes();
   if (!output_splits->empty()) {
@@ -322,34 +295,26 @@ Status all_to_all_single(KernelContext& ctx) {
     }
     sizes[0] = rows;
   }
-  auto out = bind_output(ctx, 0, input->dtype(), sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, input->dtype(), sizes));
   return issued(ctx, (*group)->all_to_all_single(read_after_return(ctx, *input), *out, *output_splits, *input_splits),
                 *out);
 }
 
 // broadcast(Tensor input, int src, str group_name) -> Tensor
 Status broadcast(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto src = ctx.int64("src", 1);
-  if (!src) return src.error();
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(src, ctx.int64("src", 1));
+  NRT_TRY(group, group_arg(ctx, 2));
   NRT_RETURN_IF_ERROR(check_source(ctx, **group, *src));
-  auto out = copy_to_output(ctx, 0, *input);
-  if (!out) return out.error();
+  NRT_TRY(out, copy_to_output(ctx, 0, *input));
   return issued(ctx, (*group)->broadcast(*out, static_cast<int>(*src)), *out);
 }
 
 // broadcast_(Tensor(a!) input, int src, str group_name) -> Tensor(a!)
 Status broadcast_in_place(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto src = ctx.int64("src", 1);
-  if (!src) return src.error();
-  auto group = group_arg(ctx, 2);
-  if (!group) return group.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(src, ctx.int64("src", 1));
+  NRT_TRY(group, group_arg(ctx, 2));
   NRT_RETURN_IF_ERROR(check_source(ctx, **group, *src));
   NRT_RETURN_IF_ERROR(check_writable(ctx, *input));
   Tensor target = *input;
@@ -360,8 +325,7 @@ Status broadcast_in_place(KernelContext& ctx) {
 // wait_tensor(Tensor tensor) -> Tensor: waits for the collective in flight writing `tensor`
 // (none: it completed in its kernel) and returns it.
 Status wait_tensor(KernelContext& ctx) {
-  auto tensor = ctx.tensor("tensor", 0);
-  if (!tensor) return tensor.error();
+  NRT_TRY(tensor, ctx.tensor("tensor", 0));
   if (auto* pending = ctx.pending_collectives()) {
     NRT_RETURN_IF_ERROR(collective_status(ctx, pending->wait(*tensor)));
   }

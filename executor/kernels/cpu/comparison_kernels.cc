@@ -14,8 +14,7 @@ template <class Compare>
 Status compare(KernelContext& ctx) {
   ElementwiseOperands ops;
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
-  auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape));
   const LoopOperand a = ops.as(0, ops.common), b = ops.as(1, ops.common);
   return dispatch_dtype<kAllDtypes>(ctx, ops.common, [&](auto tag) {
     using T = typename decltype(tag)::type;
@@ -28,8 +27,7 @@ template <class Combine>
 Status logical(KernelContext& ctx) {
   ElementwiseOperands ops;
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"self", 0}, {"other", 1}}, ops));
-  auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ScalarType::BOOL, ops.shape));
   const LoopOperand a = ops.as(0, ScalarType::BOOL), b = ops.as(1, ScalarType::BOOL);
   map_binary<bool, bool, bool>(**out, a, b, [](bool x, bool y) { return Combine{}(x, y); });
   return Status::Ok();

@@ -94,41 +94,30 @@ Status write_results(KernelContext& ctx, const std::string& graph, std::vector<R
 Status cond(KernelContext& ctx) {
   const RuntimeValue* pred = ctx.find("pred", 0);
   if (pred == nullptr) return ctx.error("missing argument 'pred'");
-  auto take_true = predicate_of(ctx, *pred, "pred");
-  if (!take_true) return take_true.error();
-  auto branch = runner_of(ctx, *take_true ? "true_fn" : "false_fn", *take_true ? 1 : 2);
-  if (!branch) return branch.error();
-  auto operands = values_of(ctx, "operands", 3);
-  if (!operands) return operands.error();
-  auto results = run(ctx, **branch, *operands);
-  if (!results) return results.error();
+  NRT_TRY(take_true, predicate_of(ctx, *pred, "pred"));
+  NRT_TRY(branch, runner_of(ctx, *take_true ? "true_fn" : "false_fn", *take_true ? 1 : 2));
+  NRT_TRY(operands, values_of(ctx, "operands", 3));
+  NRT_TRY(results, run(ctx, **branch, *operands));
   return write_results(ctx, (*branch)->graph_name(), results->values);
 }
 
 Status while_loop(KernelContext& ctx) {
-  auto cond_fn = runner_of(ctx, "cond_fn", 0);
-  if (!cond_fn) return cond_fn.error();
-  auto body_fn = runner_of(ctx, "body_fn", 1);
-  if (!body_fn) return body_fn.error();
-  auto carried = values_of(ctx, "carried_inputs", 2);
-  if (!carried) return carried.error();
-  auto additional = values_of(ctx, "additional_inputs", 3);
-  if (!additional) return additional.error();
+  NRT_TRY(cond_fn, runner_of(ctx, "cond_fn", 0));
+  NRT_TRY(body_fn, runner_of(ctx, "body_fn", 1));
+  NRT_TRY(carried, values_of(ctx, "carried_inputs", 2));
+  NRT_TRY(additional, values_of(ctx, "additional_inputs", 3));
 
   std::vector<RuntimeValue> inputs = *carried;
   inputs.insert(inputs.end(), additional->begin(), additional->end());
   for (;;) {
-    auto verdict = run(ctx, **cond_fn, inputs);
-    if (!verdict) return verdict.error();
+    NRT_TRY(verdict, run(ctx, **cond_fn, inputs));
     if (verdict->values.size() != 1) {
       return ctx.error("cond_fn '" + (*cond_fn)->graph_name() + "' returned " +
                        std::to_string(verdict->values.size()) + " values, expected 1");
     }
-    auto go_on = predicate_of(ctx, verdict->values.front(), "the result of cond_fn");
-    if (!go_on) return go_on.error();
+    NRT_TRY(go_on, predicate_of(ctx, verdict->values.front(), "the result of cond_fn"));
     if (!*go_on) break;
-    auto next = run(ctx, **body_fn, inputs);
-    if (!next) return next.error();
+    NRT_TRY(next, run(ctx, **body_fn, inputs));
     if (next->values.size() != carried->size()) {
       return ctx.error("body_fn '" + (*body_fn)->graph_name() + "' returned " + std::to_string(next->values.size()) +
                        " values for " + std::to_string(carried->size()) + " carried inputs");

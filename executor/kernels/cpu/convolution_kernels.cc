@@ -84,8 +84,7 @@ void conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& bia
 // A list argument of length 1 or `count` (a length-1 list repeats).
 Result<std::vector<int64_t>> expand_list(const KernelContext& ctx, std::string_view name, int position,
                                          std::vector<int64_t> fallback, size_t count) {
-  auto values = ctx.int_list(name, position, fallback);
-  if (!values) return values.error();
+  NRT_TRY(values, ctx.int_list(name, position, fallback));
   if (values->size() == 1) values->assign(count, (*values)[0]);
   if (values->size() != count) {
     return ctx.error(std::string(name) + " must have " + std::to_string(count) + " values, got " +
@@ -164,8 +163,7 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   if (call.spatial == 2) out_sizes.push_back(out_size[0]);
   out_sizes.push_back(out_size[1]);
   if (!call.batched) out_sizes.erase(out_sizes.begin());
-  auto slot = OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes));
   const ScalarType compute = call.input.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
   const Tensor x = contiguous_as(input, compute), k = contiguous_as(w, compute);
   const Tensor b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
@@ -186,28 +184,20 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
 //             SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)
 Status convolution(KernelContext& ctx) {
   ConvolutionCall call;
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto weight = ctx.tensor("weight", 1);
-  if (!weight) return weight.error();
-  auto bias = ctx.optional_tensor("bias", 2);
-  if (!bias) return bias.error();
-  auto transposed = ctx.boolean("transposed", 6, false);
-  if (!transposed) return transposed.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(weight, ctx.tensor("weight", 1));
+  NRT_TRY(bias, ctx.optional_tensor("bias", 2));
+  NRT_TRY(transposed, ctx.boolean("transposed", 6, false));
   if (*transposed) return ctx.error("transposed convolution is not supported");
   if (weight->dim() != 3 && weight->dim() != 4) {
     return ctx.error("only 1-D and 2-D convolutions are supported, weight is " + shape_string(weight->sizes()));
   }
   call.spatial = static_cast<size_t>(weight->dim() - 2);
   call.batched = input->dim() == weight->dim();
-  auto stride = expand_list(ctx, "stride", 3, {1}, call.spatial);
-  if (!stride) return stride.error();
-  auto padding = expand_list(ctx, "padding", 4, {0}, call.spatial);
-  if (!padding) return padding.error();
-  auto dilation = expand_list(ctx, "dilation", 5, {1}, call.spatial);
-  if (!dilation) return dilation.error();
-  auto groups = ctx.int64("groups", 8, 1);
-  if (!groups) return groups.error();
+  NRT_TRY(stride, expand_list(ctx, "stride", 3, {1}, call.spatial));
+  NRT_TRY(padding, expand_list(ctx, "padding", 4, {0}, call.spatial));
+  NRT_TRY(dilation, expand_list(ctx, "dilation", 5, {1}, call.spatial));
+  NRT_TRY(groups, ctx.int64("groups", 8, 1));
   call.input = *input;
   call.weight = *weight;
   call.bias = *bias;
@@ -225,19 +215,13 @@ Status convolution(KernelContext& ctx) {
 Status conv_nd(KernelContext& ctx, size_t spatial, bool string_padding) {
   ConvolutionCall call;
   call.spatial = spatial;
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto weight = ctx.tensor("weight", 1);
-  if (!weight) return weight.error();
-  auto bias = ctx.optional_tensor("bias", 2);
-  if (!bias) return bias.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(weight, ctx.tensor("weight", 1));
+  NRT_TRY(bias, ctx.optional_tensor("bias", 2));
   call.batched = input->dim() == static_cast<int64_t>(spatial + 2);
-  auto stride = expand_list(ctx, "stride", 3, {1}, spatial);
-  if (!stride) return stride.error();
-  auto dilation = expand_list(ctx, "dilation", 5, {1}, spatial);
-  if (!dilation) return dilation.error();
-  auto groups = ctx.int64("groups", 6, 1);
-  if (!groups) return groups.error();
+  NRT_TRY(stride, expand_list(ctx, "stride", 3, {1}, spatial));
+  NRT_TRY(dilation, expand_list(ctx, "dilation", 5, {1}, spatial));
+  NRT_TRY(groups, ctx.int64("groups", 6, 1));
   if (string_padding) {
     const RuntimeValue* v = ctx.find("padding", 4);
     const auto* mode = v ? std::get_if<std::string>(v) : nullptr;
@@ -256,8 +240,7 @@ Status conv_nd(KernelContext& ctx, size_t spatial, bool string_padding) {
       return ctx.error("padding must be 'valid' or 'same', got '" + padding + "'");
     }
   } else {
-    auto padding = expand_list(ctx, "padding", 4, {0}, spatial);
-    if (!padding) return padding.error();
+    NRT_TRY(padding, expand_list(ctx, "padding", 4, {0}, spatial));
     call.pad_begin = *padding;
     call.pad_end = *padding;
   }

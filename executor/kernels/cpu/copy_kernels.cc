@@ -18,60 +18,48 @@ Status copy_as(KernelContext& ctx, const Tensor& self, ScalarType dtype) {
     return ctx.error("conversion from " + std::string(short_name(self.dtype())) + " to " +
                      std::string(short_name(dtype)) + " is not supported");
   }
-  auto out = bind_output(ctx, 0, dtype, self.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, dtype, self.sizes()));
   copy_into(*out, self);
   return Status::Ok();
 }
 
 // _to_copy(Tensor self, *, ScalarType? dtype, ...) and to.dtype_layout(Tensor self, *, dtype, ...).
 Status to_copy(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dtype = ctx.scalar_type("dtype", 1);
-  if (!dtype) return dtype.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 1));
   return copy_as(ctx, *self, dtype->value_or(self->dtype()));
 }
 
 // to.dtype(Tensor self, ScalarType dtype, ...).
 Status to_dtype(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dtype = ctx.scalar_type("dtype", 1);
-  if (!dtype) return dtype.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 1));
   return copy_as(ctx, *self, dtype->value_or(self->dtype()));
 }
 
 // to.device(Tensor self, Device device, ScalarType dtype, ...).
 Status to_device(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dtype = ctx.scalar_type("dtype", 2);
-  if (!dtype) return dtype.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 2));
   return copy_as(ctx, *self, dtype->value_or(self->dtype()));
 }
 
 // to.other(Tensor self, Tensor other, ...): other's dtype.
 Status to_other(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto other = ctx.tensor("other", 1);
-  if (!other) return other.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(other, ctx.tensor("other", 1));
   return copy_as(ctx, *self, other->dtype());
 }
 
 Status clone(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   return copy_as(ctx, *self, self->dtype());
 }
 
 // copy(Tensor self, Tensor src, bool non_blocking=False): src's values in self's shape and dtype.
 Status copy(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto src = ctx.tensor("src", 1);
-  if (!src) return src.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(src, ctx.tensor("src", 1));
   if (!broadcasts_to(src->sizes(), self->sizes())) {
     return ctx.error("src " + shape_string(src->sizes()) + " does not broadcast to " + shape_string(self->sizes()));
   }
@@ -79,8 +67,7 @@ Status copy(KernelContext& ctx) {
     return ctx.error("conversion from " + std::string(short_name(src->dtype())) + " to " +
                      std::string(short_name(self->dtype())) + " is not supported");
   }
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
   copy_into(*out, expand_to(*src, self->sizes()));
   return Status::Ok();
 }
@@ -96,40 +83,32 @@ Tensor flipped(const Tensor& t, int64_t dim) {
 
 // flip(Tensor self, int[] dims): a copy with each listed dim reversed.
 Status flip(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dims = ctx.int_list("dims", 1);
-  if (!dims) return dims.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dims, ctx.int_list("dims", 1));
   std::vector<bool> seen(static_cast<size_t>(self->dim()), false);
   Tensor result = *self;
   for (int64_t d : *dims) {
-    auto dim = wrap_dim(ctx, d, self->dim());
-    if (!dim) return dim.error();
+    NRT_TRY(dim, wrap_dim(ctx, d, self->dim()));
     if (seen[static_cast<size_t>(*dim)]) return ctx.error("dim " + std::to_string(d) + " appears twice in dims");
     seen[static_cast<size_t>(*dim)] = true;
     if (self->numel() > 0) result = flipped(result, *dim);
   }
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
   copy_into(*out, result);
   return Status::Ok();
 }
 
 // type_as(Tensor self, Tensor other): self's values in other's dtype.
 Status type_as(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto other = ctx.tensor("other", 1);
-  if (!other) return other.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(other, ctx.tensor("other", 1));
   return copy_as(ctx, *self, other->dtype());
 }
 
 // repeat(Tensor self, SymInt[] repeats): self tiled; repeats may add leading dims (as torch).
 Status repeat(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto repeats = ctx.int_list("repeats", 1);
-  if (!repeats) return repeats.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(repeats, ctx.int_list("repeats", 1));
   const size_t rank = repeats->size();
   if (rank < static_cast<size_t>(self->dim())) {
     return ctx.error("repeats has " + std::to_string(rank) + " entries, fewer than the " +
@@ -147,8 +126,7 @@ Status repeat(KernelContext& ctx) {
     tiled_strides.insert(tiled_strides.end(), {0, strides[d]});
     out_sizes.push_back(r * sizes[d]);
   }
-  auto out = bind_output(ctx, 0, self->dtype(), out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), out_sizes));
   if (out->numel() == 0) return Status::Ok();
   const Tensor tiled = self->as_strided(tiled_sizes, tiled_strides, self->storage_offset());
   // The output seen as [r0, s0, r1, s1, ...]: contiguous, so each pair of dims splits one dim.
@@ -166,16 +144,12 @@ Status repeat(KernelContext& ctx) {
 
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
 Status native_dropout(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto p = ctx.real("p", 1);
-  if (!p) return p.error();
-  auto train = ctx.boolean("train", 2, false);
-  if (!train) return train.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(p, ctx.real("p", 1));
+  NRT_TRY(train, ctx.boolean("train", 2, false));
   if (*train && *p > 0.0) return ctx.error("training-mode dropout is not supported (inference only)");
   if (auto s = copy_as(ctx, *input, input->dtype()); !s.ok()) return s;
-  auto mask = OutputSlot::bind_secondary(ctx, 1, ScalarType::BOOL, input->sizes());
-  if (!mask) return mask.error();
+  NRT_TRY(mask, OutputSlot::bind_secondary(ctx, 1, ScalarType::BOOL, input->sizes()));
   fill_with(mask->tensor(), ScalarValue::of_bool(true));
   return Status::Ok();
 }

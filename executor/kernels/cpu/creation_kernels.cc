@@ -13,8 +13,7 @@ namespace nrt::exec::cpu {
 namespace {
 
 Result<std::vector<int64_t>> read_sizes(const KernelContext& ctx, std::string_view name, int position) {
-  auto sizes = ctx.int_list(name, position);
-  if (!sizes) return sizes.error();
+  NRT_TRY(sizes, ctx.int_list(name, position));
   for (int64_t s : *sizes) {
     if (s < 0) return ctx.error("negative size in " + shape_string(*sizes));
   }
@@ -24,8 +23,7 @@ Result<std::vector<int64_t>> read_sizes(const KernelContext& ctx, std::string_vi
 Status make_filled(KernelContext& ctx, const std::vector<int64_t>& sizes, ScalarType dtype,
                    std::optional<ScalarValue> value) {
   if (value && !is_kernel_dtype(dtype)) return unsupported_dtype(ctx, dtype);
-  auto out = bind_output(ctx, 0, dtype, sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, dtype, sizes));
   if (value) fill_with(*out, *value);
   return Status::Ok();
 }
@@ -39,8 +37,7 @@ Result<std::optional<ScalarValue>> fill_value(const KernelContext& ctx, Fill fil
     case Fill::kZero: return std::optional<ScalarValue>(ScalarValue::of_int(0));
     case Fill::kOne: return std::optional<ScalarValue>(ScalarValue::of_int(1));
     case Fill::kArgument: {
-      auto v = read_scalar(ctx, "fill_value", position);
-      if (!v) return v.error();
+      NRT_TRY(v, read_scalar(ctx, "fill_value", position));
       return std::optional<ScalarValue>(*v);
     }
   }
@@ -50,12 +47,9 @@ Result<std::optional<ScalarValue>> fill_value(const KernelContext& ctx, Fill fil
 // zeros(SymInt[] size, *, ScalarType? dtype=None, ...); full(SymInt[] size, Scalar fill_value, *, dtype, ...)
 template <Fill kFill>
 Status from_size(KernelContext& ctx) {
-  auto sizes = read_sizes(ctx, "size", 0);
-  if (!sizes) return sizes.error();
-  auto value = fill_value(ctx, kFill, 1);
-  if (!value) return value.error();
-  auto dtype = ctx.scalar_type("dtype", kFill == Fill::kArgument ? 2 : 1);
-  if (!dtype) return dtype.error();
+  NRT_TRY(sizes, read_sizes(ctx, "size", 0));
+  NRT_TRY(value, fill_value(ctx, kFill, 1));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", kFill == Fill::kArgument ? 2 : 1));
   // full() infers its dtype from the fill value; the others default to float32.
   const ScalarType fallback = kFill == Fill::kArgument ? (*value)->dtype() : ScalarType::FLOAT32;
   return make_filled(ctx, *sizes, dtype->value_or(fallback), *value);
@@ -64,34 +58,26 @@ Status from_size(KernelContext& ctx) {
 // zeros_like(Tensor self, *, ScalarType? dtype=None, ...); full_like(Tensor self, Scalar fill_value, *, dtype, ...)
 template <Fill kFill>
 Status like(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto value = fill_value(ctx, kFill, 1);
-  if (!value) return value.error();
-  auto dtype = ctx.scalar_type("dtype", kFill == Fill::kArgument ? 2 : 1);
-  if (!dtype) return dtype.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(value, fill_value(ctx, kFill, 1));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", kFill == Fill::kArgument ? 2 : 1));
   return make_filled(ctx, self->sizes(), dtype->value_or(self->dtype()), *value);
 }
 
 // new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, ...); new_full(self, size, fill_value, *, ...)
 template <Fill kFill>
 Status new_from(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto sizes = read_sizes(ctx, "size", 1);
-  if (!sizes) return sizes.error();
-  auto value = fill_value(ctx, kFill, 2);
-  if (!value) return value.error();
-  auto dtype = ctx.scalar_type("dtype", kFill == Fill::kArgument ? 3 : 2);
-  if (!dtype) return dtype.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(sizes, read_sizes(ctx, "size", 1));
+  NRT_TRY(value, fill_value(ctx, kFill, 2));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", kFill == Fill::kArgument ? 3 : 2));
   return make_filled(ctx, *sizes, dtype->value_or(self->dtype()), *value);
 }
 
 // fill.Scalar(Tensor self, Scalar value), fill.Tensor(Tensor self, Tensor value) (0-d), zero(self):
 // self's shape and dtype, every element the value (the functional forms of fill_ and zero_).
 Status fill(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   std::optional<ScalarValue> value;
   if (const RuntimeValue* arg = ctx.find("value", 1); arg != nullptr && std::holds_alternative<Tensor>(*arg)) {
     const Tensor& t = std::get<Tensor>(*arg);
@@ -104,8 +90,7 @@ Status fill(KernelContext& ctx) {
   } else if (ctx.target().starts_with("aten::zero")) {
     value = ScalarValue::of_int(0);
   } else {
-    auto scalar = read_scalar(ctx, "value", 1);
-    if (!scalar) return scalar.error();
+    NRT_TRY(scalar, read_scalar(ctx, "value", 1));
     value = *scalar;
   }
   return make_filled(ctx, self->sizes(), self->dtype(), value);
@@ -114,19 +99,15 @@ Status fill(KernelContext& ctx) {
 // empty_strided(SymInt[] size, SymInt[] stride, *, dtype, ...): contiguous here, which holds the
 // same values; nothing reads the strides of a fresh tensor but views made from it.
 Status empty_strided(KernelContext& ctx) {
-  auto sizes = read_sizes(ctx, "size", 0);
-  if (!sizes) return sizes.error();
-  auto dtype = ctx.scalar_type("dtype", 2);
-  if (!dtype) return dtype.error();
+  NRT_TRY(sizes, read_sizes(ctx, "size", 0));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 2));
   return make_filled(ctx, *sizes, dtype->value_or(ScalarType::FLOAT32), std::nullopt);
 }
 
 // scalar_tensor(Scalar s, *, ScalarType? dtype=None, ...)
 Status scalar_tensor(KernelContext& ctx) {
-  auto s = read_scalar(ctx, "s", 0);
-  if (!s) return s.error();
-  auto dtype = ctx.scalar_type("dtype", 1);
-  if (!dtype) return dtype.error();
+  NRT_TRY(s, read_scalar(ctx, "s", 0));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 1));
   return make_filled(ctx, {}, dtype->value_or(ScalarType::FLOAT32), *s);
 }
 
@@ -135,19 +116,15 @@ Status scalar_tensor(KernelContext& ctx) {
 Status arange_with(KernelContext& ctx, bool has_start, bool has_step) {
   ScalarValue start = ScalarValue::of_int(0), step = ScalarValue::of_int(1);
   if (has_start) {
-    auto v = read_scalar(ctx, "start", 0);
-    if (!v) return v.error();
+    NRT_TRY(v, read_scalar(ctx, "start", 0));
     start = *v;
   }
-  auto end = read_scalar(ctx, "end", has_start ? 1 : 0);
-  if (!end) return end.error();
+  NRT_TRY(end, read_scalar(ctx, "end", has_start ? 1 : 0));
   if (has_step) {
-    auto v = read_scalar(ctx, "step", 2, ScalarValue::of_int(1));
-    if (!v) return v.error();
+    NRT_TRY(v, read_scalar(ctx, "step", 2, ScalarValue::of_int(1)));
     step = *v;
   }
-  auto dtype_arg = ctx.scalar_type("dtype", has_step ? 3 : has_start ? 2 : 1);
-  if (!dtype_arg) return dtype_arg.error();
+  NRT_TRY(dtype_arg, ctx.scalar_type("dtype", has_step ? 3 : has_start ? 2 : 1));
   const bool any_float = start.is_floating() || end->is_floating() || step.is_floating();
   const ScalarType dtype = dtype_arg->value_or(any_float ? ScalarType::FLOAT32 : ScalarType::INT64);
   const double first = start.to_double(), last = end->to_double(), delta = step.to_double();
@@ -159,8 +136,7 @@ Status arange_with(KernelContext& ctx, bool has_start, bool has_step) {
   const double count = std::ceil((last - first) / delta);
   if (count > 9.0e18) return ctx.error("the range has too many elements");
   const auto n = static_cast<int64_t>(count);
-  auto out = bind_output(ctx, 0, dtype, {n});
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, dtype, {n}));
   return dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     T* data = out->template data<T>();

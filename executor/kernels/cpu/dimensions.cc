@@ -16,8 +16,7 @@ Result<int64_t> wrap_dim(const KernelContext& ctx, int64_t dim, int64_t ndim) {
 Result<std::vector<bool>> reduction_mask(const KernelContext& ctx, const std::vector<int64_t>& dims, int64_t ndim) {
   std::vector<bool> mask(static_cast<size_t>(ndim), dims.empty());
   for (int64_t d : dims) {
-    auto w = wrap_dim(ctx, d, ndim);
-    if (!w) return w.error();
+    NRT_TRY(w, wrap_dim(ctx, d, ndim));
     if (ndim == 0) continue;
     if (mask[static_cast<size_t>(*w)]) return ctx.error("dimension " + std::to_string(d) + " appears twice");
     mask[static_cast<size_t>(*w)] = true;

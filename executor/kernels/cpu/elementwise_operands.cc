@@ -15,8 +15,7 @@ Status read_elementwise(const KernelContext& ctx, std::initializer_list<Argument
                      " operands");
   }
   for (const auto& arg : arguments) {
-    auto op = read_operand(ctx, arg.name, arg.position);
-    if (!op) return op.error();
+    NRT_TRY(op, read_operand(ctx, arg.name, arg.position));
     operands.operand_slots[operands.count++] = *op;
   }
   if (!operands_broadcast_shape(operands.operands(), operands.shape)) {

@@ -56,18 +56,15 @@ Tensor select_view(const Tensor& t, size_t axis, int64_t i) {
 
 // embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 Status embedding(KernelContext& ctx) {
-  auto weight = ctx.tensor("weight", 0);
-  if (!weight) return weight.error();
-  auto indices = ctx.tensor("indices", 1);
-  if (!indices) return indices.error();
+  NRT_TRY(weight, ctx.tensor("weight", 0));
+  NRT_TRY(indices, ctx.tensor("indices", 1));
   if (weight->dim() != 2) return ctx.error("weight must be 2-D, got " + shape_string(weight->sizes()));
   if (auto s = check_index_dtype(ctx, *indices); !s.ok()) return s;
   std::vector<int64_t> values = index_values(*indices);
   if (auto s = wrap_indices(ctx, values, weight->sizes()[0], false); !s.ok()) return s;
   std::vector<int64_t> sizes = indices->sizes();
   sizes.push_back(weight->sizes()[1]);
-  auto slot = OutputSlot::bind(ctx, 0, weight->dtype(), sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, weight->dtype(), sizes));
   const Tensor staging = slot->staging(weight->dtype());
   const int64_t width = weight->sizes()[1];
   const Tensor rows =
@@ -81,16 +78,12 @@ Status embedding(KernelContext& ctx) {
 
 // index_select(Tensor self, int dim, Tensor index)
 Status index_select(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto index = ctx.tensor("index", 2);
-  if (!index) return index.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(index, ctx.tensor("index", 2));
   if (auto s = check_index_dtype(ctx, *index); !s.ok()) return s;
   if (index->dim() > 1) return ctx.error("index must be 0-D or 1-D, got " + shape_string(index->sizes()));
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
   // A 0-d input behaves as [1].
   const Tensor input = self->dim() == 0 ? self->as_strided({1}, {1}, self->storage_offset()) : *self;
   const auto axis = static_cast<size_t>(*d);
@@ -99,8 +92,7 @@ Status index_select(KernelContext& ctx) {
   std::vector<int64_t> sizes = input.sizes();
   sizes[axis] = static_cast<int64_t>(values.size());
   if (self->dim() == 0) sizes.clear();
-  auto out = bind_output(ctx, 0, self->dtype(), sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), sizes));
   const Tensor target = self->dim() == 0 ? out->as_strided({1}, {1}, out->storage_offset()) : *out;
   for (size_t i = 0; i < values.size(); ++i) {
     copy_into(select_view(target, axis, static_cast<int64_t>(i)), select_view(input, axis, values[i]));
@@ -110,15 +102,11 @@ Status index_select(KernelContext& ctx) {
 
 // gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False)
 Status gather(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto index = ctx.tensor("index", 2);
-  if (!index) return index.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(index, ctx.tensor("index", 2));
   if (auto s = check_index_dtype(ctx, *index); !s.ok()) return s;
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
   const int64_t rank = std::max<int64_t>(self->dim(), 1);
   if (std::max<int64_t>(index->dim(), 1) != rank) {
     return ctx.error("index " + shape_string(index->sizes()) + " and input " + shape_string(self->sizes()) +
@@ -133,8 +121,7 @@ Status gather(KernelContext& ctx) {
                        shape_string(self->sizes()) + " outside dimension " + std::to_string(*d));
     }
   }
-  auto out = bind_output(ctx, 0, self->dtype(), index->sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), index->sizes()));
   const Tensor target = index->dim() == 0 ? out->as_strided({1}, {1}, out->storage_offset()) : *out;
   // The input seen at the index's positions with the gathered dimension pinned at 0.
   std::vector<int64_t> source_strides = input.strides();
@@ -168,8 +155,7 @@ Status gather(KernelContext& ctx) {
 
 // index.Tensor(Tensor self, Tensor?[] indices): advanced indexing with integer index tensors.
 Status index_tensor(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   const RuntimeValue* list = ctx.find("indices", 1);
   if (list == nullptr) return ctx.error("missing argument 'indices'");
   std::vector<std::optional<Tensor>> indices;
@@ -212,8 +198,7 @@ Status index_tensor(KernelContext& ctx) {
   for (size_t i = 0; i < before; ++i) out_sizes.push_back(self->sizes()[rest[i]]);
   out_sizes.insert(out_sizes.end(), index_shape.begin(), index_shape.end());
   for (size_t i = before; i < rest.size(); ++i) out_sizes.push_back(self->sizes()[rest[i]]);
-  auto out = bind_output(ctx, 0, self->dtype(), out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), out_sizes));
   // Index values broadcast to index_shape, wrapped.
   std::vector<std::vector<int64_t>> values;
   for (size_t d : indexed) {

@@ -28,13 +28,10 @@ Result<ScalarType> joined_dtype(const KernelContext& ctx, const std::vector<Tens
 
 // cat(Tensor[] tensors, int dim=0). 1-D empty tensors are skipped (torch's legacy rule).
 Status cat(KernelContext& ctx) {
-  auto tensors = ctx.tensor_list("tensors", 0);
-  if (!tensors) return tensors.error();
+  NRT_TRY(tensors, ctx.tensor_list("tensors", 0));
   if (tensors->empty()) return ctx.error("expects a non-empty list of tensors");
-  auto dim = ctx.int64("dim", 1, 0);
-  if (!dim) return dim.error();
-  auto dtype = joined_dtype(ctx, *tensors);
-  if (!dtype) return dtype.error();
+  NRT_TRY(dim, ctx.int64("dim", 1, 0));
+  NRT_TRY(dtype, joined_dtype(ctx, *tensors));
   std::vector<const Tensor*> parts;
   for (const auto& t : *tensors) {
     if (t.dim() == 1 && t.sizes()[0] == 0) continue;
@@ -42,13 +39,11 @@ Status cat(KernelContext& ctx) {
     parts.push_back(&t);
   }
   if (parts.empty()) {
-    auto out = bind_output(ctx, 0, *dtype, {0});
-    if (!out) return out.error();
+    NRT_TRY(out, bind_output(ctx, 0, *dtype, {0}));
     return Status::Ok();
   }
   const Tensor& first = *parts[0];
-  auto d = wrap_dim(ctx, *dim, first.dim());
-  if (!d) return d.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, first.dim()));
   const auto axis = static_cast<size_t>(*d);
   std::vector<int64_t> sizes = first.sizes();
   sizes[axis] = 0;
@@ -61,8 +56,7 @@ Status cat(KernelContext& ctx) {
     }
     sizes[axis] += t->sizes()[axis];
   }
-  auto out = bind_output(ctx, 0, *dtype, sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, *dtype, sizes));
   int64_t offset = 0;
   for (const Tensor* t : parts) {
     copy_into(narrow_view(*out, static_cast<int64_t>(axis), offset, t->sizes()[axis]), *t);
@@ -73,16 +67,12 @@ Status cat(KernelContext& ctx) {
 
 // stack(Tensor[] tensors, int dim=0)
 Status stack(KernelContext& ctx) {
-  auto tensors = ctx.tensor_list("tensors", 0);
-  if (!tensors) return tensors.error();
+  NRT_TRY(tensors, ctx.tensor_list("tensors", 0));
   if (tensors->empty()) return ctx.error("expects a non-empty list of tensors");
-  auto dim = ctx.int64("dim", 1, 0);
-  if (!dim) return dim.error();
-  auto dtype = joined_dtype(ctx, *tensors);
-  if (!dtype) return dtype.error();
+  NRT_TRY(dim, ctx.int64("dim", 1, 0));
+  NRT_TRY(dtype, joined_dtype(ctx, *tensors));
   const Tensor& first = (*tensors)[0];
-  auto d = wrap_dim(ctx, *dim, first.dim() + 1);
-  if (!d) return d.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, first.dim() + 1));
   for (const auto& t : *tensors) {
     if (t.sizes() != first.sizes()) {
       return ctx.error("stack expects equal shapes, got " + shape_string(t.sizes()) + " and " + shape_string(first.sizes()));
@@ -90,8 +80,7 @@ Status stack(KernelContext& ctx) {
   }
   std::vector<int64_t> sizes = first.sizes();
   sizes.insert(sizes.begin() + *d, static_cast<int64_t>(tensors->size()));
-  auto out = bind_output(ctx, 0, *dtype, sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, *dtype, sizes));
   std::vector<int64_t> part_strides = out->strides();
   const int64_t step = part_strides[static_cast<size_t>(*d)];
   part_strides.erase(part_strides.begin() + *d);
@@ -121,13 +110,10 @@ struct SplitInput {
 };
 
 Result<SplitInput> read_split_input(const KernelContext& ctx, int dim_position) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (self->dim() == 0) return ctx.error("cannot split a 0-d tensor");
-  auto dim = ctx.int64("dim", dim_position, 0);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
+  NRT_TRY(dim, ctx.int64("dim", dim_position, 0));
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
   return SplitInput{*self, static_cast<size_t>(*d), self->sizes()[static_cast<size_t>(*d)]};
 }
 
@@ -141,10 +127,8 @@ std::vector<int64_t> equal_lengths(int64_t size, int64_t split_size) {
 
 // split.Tensor(Tensor self, SymInt split_size, int dim=0) -> Tensor[]
 Status split(KernelContext& ctx) {
-  auto in = read_split_input(ctx, 2);
-  if (!in) return in.error();
-  auto split_size = ctx.int64("split_size", 1);
-  if (!split_size) return split_size.error();
+  NRT_TRY(in, read_split_input(ctx, 2));
+  NRT_TRY(split_size, ctx.int64("split_size", 1));
   if (*split_size < 0 || (*split_size == 0 && in->size != 0)) {
     return ctx.error("split_size must be positive, got " + std::to_string(*split_size));
   }
@@ -153,10 +137,8 @@ Status split(KernelContext& ctx) {
 
 // split_with_sizes(Tensor self, SymInt[] split_sizes, int dim=0) -> Tensor[]
 Status split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
-  auto in = read_split_input(ctx, 2);
-  if (!in) return in.error();
-  auto lengths = ctx.int_list(sizes_name, 1);
-  if (!lengths) return lengths.error();
+  NRT_TRY(in, read_split_input(ctx, 2));
+  NRT_TRY(lengths, ctx.int_list(sizes_name, 1));
   int64_t total = 0;
   for (int64_t l : *lengths) {
     if (l < 0) return ctx.error("split sizes must be non-negative, got " + shape_string(*lengths));
@@ -170,10 +152,8 @@ Status split_with_sizes(KernelContext& ctx, std::string_view sizes_name) {
 
 // chunk(Tensor self, int chunks, int dim=0) -> Tensor[]
 Status chunk(KernelContext& ctx) {
-  auto in = read_split_input(ctx, 2);
-  if (!in) return in.error();
-  auto chunks = ctx.int64("chunks", 1);
-  if (!chunks) return chunks.error();
+  NRT_TRY(in, read_split_input(ctx, 2));
+  NRT_TRY(chunks, ctx.int64("chunks", 1));
   if (*chunks <= 0) return ctx.error("chunks must be positive, got " + std::to_string(*chunks));
   const int64_t split_size = (in->size + *chunks - 1) / *chunks;
   std::vector<int64_t> lengths;
@@ -187,8 +167,7 @@ Status chunk(KernelContext& ctx) {
 
 // unbind.int(Tensor self, int dim=0) -> Tensor[]
 Status unbind(KernelContext& ctx) {
-  auto in = read_split_input(ctx, 1);
-  if (!in) return in.error();
+  NRT_TRY(in, read_split_input(ctx, 1));
   std::vector<Tensor> parts;
   std::vector<int64_t> sizes = in->self.sizes(), strides = in->self.strides();
   const int64_t step = strides[in->axis];

@@ -79,10 +79,8 @@ void batched_product(const Tensor& a, const Tensor& b, const Tensor& out, const 
 enum class ProductRanks { kAny, kMatrix, kBatched };
 
 Status product(KernelContext& ctx, std::string_view a_name, std::string_view b_name, ProductRanks ranks) {
-  auto a = ctx.tensor(a_name, 0);
-  if (!a) return a.error();
-  auto b = ctx.tensor(b_name, 1);
-  if (!b) return b.error();
+  NRT_TRY(a, ctx.tensor(a_name, 0));
+  NRT_TRY(b, ctx.tensor(b_name, 1));
   if (auto s = check_dtypes(ctx, {&*a, &*b}); !s.ok()) return s;
   const int64_t required = ranks == ProductRanks::kMatrix ? 2 : ranks == ProductRanks::kBatched ? 3 : 0;
   if (required && (a->dim() != required || b->dim() != required)) {
@@ -112,8 +110,7 @@ Status product(KernelContext& ctx, std::string_view a_name, std::string_view b_n
   std::vector<int64_t> out_sizes = *batch;
   if (!a_vector) out_sizes.push_back(n);
   if (!b_vector) out_sizes.push_back(m);
-  auto slot = OutputSlot::bind(ctx, 0, a->dtype(), out_sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, a->dtype(), out_sizes));
   const ScalarType compute = compute_dtype(a->dtype());
   std::vector<int64_t> x_full = *batch, y_full = *batch;
   x_full.insert(x_full.end(), {n, k});
@@ -128,17 +125,12 @@ Status product(KernelContext& ctx, std::string_view a_name, std::string_view b_n
 
 // addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)
 Status addmm(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto a = ctx.tensor("mat1", 1);
-  if (!a) return a.error();
-  auto b = ctx.tensor("mat2", 2);
-  if (!b) return b.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(a, ctx.tensor("mat1", 1));
+  NRT_TRY(b, ctx.tensor("mat2", 2));
   if (auto s = check_dtypes(ctx, {&*self, &*a, &*b}); !s.ok()) return s;
-  auto beta = read_scalar(ctx, "beta", 3, ScalarValue::of_int(1));
-  if (!beta) return beta.error();
-  auto alpha = read_scalar(ctx, "alpha", 4, ScalarValue::of_int(1));
-  if (!alpha) return alpha.error();
+  NRT_TRY(beta, read_scalar(ctx, "beta", 3, ScalarValue::of_int(1)));
+  NRT_TRY(alpha, read_scalar(ctx, "alpha", 4, ScalarValue::of_int(1)));
   if (a->dim() != 2 || b->dim() != 2 || a->sizes()[1] != b->sizes()[0]) {
     return ctx.error("shapes " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()) + " cannot be multiplied");
   }
@@ -146,8 +138,7 @@ Status addmm(KernelContext& ctx) {
   if (!broadcasts_to(self->sizes(), out_sizes)) {
     return ctx.error("self " + shape_string(self->sizes()) + " does not broadcast to " + shape_string(out_sizes));
   }
-  auto slot = OutputSlot::bind(ctx, 0, a->dtype(), out_sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, a->dtype(), out_sizes));
   const ScalarType compute = compute_dtype(a->dtype());
   Tensor c = slot->staging(compute);
   const Tensor x = contiguous_as(*a, compute), y = contiguous_as(*b, compute);
@@ -173,12 +164,9 @@ Status addmm(KernelContext& ctx) {
 
 // linear(Tensor input, Tensor weight, Tensor? bias=None): input [..., in] @ weight[out, in]^T + bias.
 Status linear(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto weight = ctx.tensor("weight", 1);
-  if (!weight) return weight.error();
-  auto bias = ctx.optional_tensor("bias", 2);
-  if (!bias) return bias.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(weight, ctx.tensor("weight", 1));
+  NRT_TRY(bias, ctx.optional_tensor("bias", 2));
   if (auto s = check_dtypes(ctx, {&*input, &*weight}); !s.ok()) return s;
   if (*bias) {
     if (auto s = check_dtypes(ctx, {&*input, &**bias}); !s.ok()) return s;
@@ -193,8 +181,7 @@ Status linear(KernelContext& ctx) {
   if (*bias && !broadcasts_to((*bias)->sizes(), out_sizes)) {
     return ctx.error("bias " + shape_string((*bias)->sizes()) + " does not broadcast to " + shape_string(out_sizes));
   }
-  auto slot = OutputSlot::bind(ctx, 0, input->dtype(), out_sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, input->dtype(), out_sizes));
   const ScalarType compute = compute_dtype(input->dtype());
   const int64_t rows = input->numel() / std::max<int64_t>(in_features, 1);
   Tensor x = input->dtype() == compute ? *input : converted_copy(*input, compute);

@@ -19,8 +19,7 @@ ScalarType compute_dtype(ScalarType t) { return t == ScalarType::FLOAT64 ? Scala
 // A contiguous compute-dtype copy of an optional per-feature parameter with `sizes`.
 Result<std::optional<Tensor>> read_parameter(const KernelContext& ctx, std::string_view name, int position,
                                              const std::vector<int64_t>& sizes, ScalarType compute) {
-  auto t = ctx.optional_tensor(name, position);
-  if (!t) return t.error();
+  NRT_TRY(t, ctx.optional_tensor(name, position));
   if (!t->has_value()) return std::optional<Tensor>{};
   if (!is_kernel_dtype((*t)->dtype())) return unsupported_dtype(ctx, (*t)->dtype());
   if ((*t)->sizes() != sizes) {
@@ -84,31 +83,22 @@ void layer_norm_rows(const C* x, C* y, const C* weight, const C* bias, RowLayout
 // native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
 //   -> (Tensor, Tensor mean, Tensor rstd); layer_norm(..., float eps=1e-05, bool cudnn_enable=True).
 Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
   if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
-  auto shape = ctx.int_list("normalized_shape", 1);
-  if (!shape) return shape.error();
-  auto eps = ctx.real("eps", 4, 1e-5);
-  if (!eps) return eps.error();
-  auto layout = normalized_rows(ctx, *input, *shape);
-  if (!layout) return layout.error();
+  NRT_TRY(shape, ctx.int_list("normalized_shape", 1));
+  NRT_TRY(eps, ctx.real("eps", 4, 1e-5));
+  NRT_TRY(layout, normalized_rows(ctx, *input, *shape));
   const ScalarType compute = compute_dtype(input->dtype());
-  auto weight = read_parameter(ctx, "weight", 2, *shape, compute);
-  if (!weight) return weight.error();
-  auto bias = read_parameter(ctx, "bias", 3, *shape, compute);
-  if (!bias) return bias.error();
-  auto out = OutputSlot::bind(ctx, 0, input->dtype(), input->sizes());
-  if (!out) return out.error();
+  NRT_TRY(weight, read_parameter(ctx, "weight", 2, *shape, compute));
+  NRT_TRY(bias, read_parameter(ctx, "bias", 3, *shape, compute));
+  NRT_TRY(out, OutputSlot::bind(ctx, 0, input->dtype(), input->sizes()));
   std::optional<OutputSlot> mean, rstd;
   Tensor mean_staging, rstd_staging;
   if (with_statistics) {
     std::vector<int64_t> stat_sizes = input->sizes();
     for (size_t i = input->sizes().size() - shape->size(); i < stat_sizes.size(); ++i) stat_sizes[i] = 1;
-    auto m = OutputSlot::bind_secondary(ctx, 1, input->dtype(), stat_sizes);
-    if (!m) return m.error();
-    auto r = OutputSlot::bind_secondary(ctx, 2, input->dtype(), stat_sizes);
-    if (!r) return r.error();
+    NRT_TRY(m, OutputSlot::bind_secondary(ctx, 1, input->dtype(), stat_sizes));
+    NRT_TRY(r, OutputSlot::bind_secondary(ctx, 2, input->dtype(), stat_sizes));
     mean = *m;
     rstd = *r;
     mean_staging = mean->staging(compute);
@@ -147,20 +137,14 @@ double machine_epsilon(ScalarType t) {
 
 // rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None)
 Status rms_norm(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
   if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
-  auto shape = ctx.int_list("normalized_shape", 1);
-  if (!shape) return shape.error();
-  auto eps = ctx.real("eps", 3, machine_epsilon(input->dtype()));
-  if (!eps) return eps.error();
-  auto layout = normalized_rows(ctx, *input, *shape);
-  if (!layout) return layout.error();
+  NRT_TRY(shape, ctx.int_list("normalized_shape", 1));
+  NRT_TRY(eps, ctx.real("eps", 3, machine_epsilon(input->dtype())));
+  NRT_TRY(layout, normalized_rows(ctx, *input, *shape));
   const ScalarType compute = compute_dtype(input->dtype());
-  auto weight = read_parameter(ctx, "weight", 2, *shape, compute);
-  if (!weight) return weight.error();
-  auto out = OutputSlot::bind(ctx, 0, input->dtype(), input->sizes());
-  if (!out) return out.error();
+  NRT_TRY(weight, read_parameter(ctx, "weight", 2, *shape, compute));
+  NRT_TRY(out, OutputSlot::bind(ctx, 0, input->dtype(), input->sizes()));
   const Tensor x = contiguous_as(*input, compute);
   Tensor y = out->staging(compute);
   auto run = [&](auto zero) {
@@ -192,23 +176,17 @@ Status rms_norm(KernelContext& ctx) {
 // Inference batch norm; weight/bias positions 1, 2, running stats 3, 4; eps at `eps_position`.
 // Outputs 1 and 2 (when the op has them) are empty [0] tensors, as torch's inference path returns.
 Status batch_norm_with(KernelContext& ctx, int eps_position, bool with_empty_statistics) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
   if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
   if (input->dim() < 2) return ctx.error("input must have at least 2 dimensions, got " + shape_string(input->sizes()));
   const int64_t channels = input->sizes()[1];
   const std::vector<int64_t> per_channel{channels};
-  auto weight = read_parameter(ctx, "weight", 1, per_channel, ScalarType::FLOAT64);
-  if (!weight) return weight.error();
-  auto bias = read_parameter(ctx, "bias", 2, per_channel, ScalarType::FLOAT64);
-  if (!bias) return bias.error();
-  auto running_mean = read_parameter(ctx, "running_mean", 3, per_channel, ScalarType::FLOAT64);
-  if (!running_mean) return running_mean.error();
-  auto running_var = read_parameter(ctx, "running_var", 4, per_channel, ScalarType::FLOAT64);
-  if (!running_var) return running_var.error();
+  NRT_TRY(weight, read_parameter(ctx, "weight", 1, per_channel, ScalarType::FLOAT64));
+  NRT_TRY(bias, read_parameter(ctx, "bias", 2, per_channel, ScalarType::FLOAT64));
+  NRT_TRY(running_mean, read_parameter(ctx, "running_mean", 3, per_channel, ScalarType::FLOAT64));
+  NRT_TRY(running_var, read_parameter(ctx, "running_var", 4, per_channel, ScalarType::FLOAT64));
   if (!*running_mean || !*running_var) return ctx.error("inference batch norm needs running_mean and running_var");
-  auto eps = ctx.real("eps", eps_position);
-  if (!eps) return eps.error();
+  NRT_TRY(eps, ctx.real("eps", eps_position));
   // y = x * scale[c] + shift[c]
   std::vector<double> scale(static_cast<size_t>(channels)), shift(static_cast<size_t>(channels));
   for (int64_t c = 0; c < channels; ++c) {
@@ -218,8 +196,7 @@ Status batch_norm_with(KernelContext& ctx, int eps_position, bool with_empty_sta
     scale[static_cast<size_t>(c)] = w * inv_std;
     shift[static_cast<size_t>(c)] = b - (*running_mean)->data<double>()[c] * w * inv_std;
   }
-  auto out = OutputSlot::bind(ctx, 0, input->dtype(), input->sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, OutputSlot::bind(ctx, 0, input->dtype(), input->sizes()));
   const ScalarType compute = compute_dtype(input->dtype());
   const Tensor x = contiguous_as(*input, compute);
   Tensor y = out->staging(compute);
@@ -247,8 +224,7 @@ Status batch_norm_with(KernelContext& ctx, int eps_position, bool with_empty_sta
   out->commit();
   if (with_empty_statistics) {
     for (size_t i = 1; i <= 2; ++i) {
-      auto stat = OutputSlot::bind_secondary(ctx, i, input->dtype(), {0});
-      if (!stat) return stat.error();
+      NRT_TRY(stat, OutputSlot::bind_secondary(ctx, i, input->dtype(), {0}));
     }
   }
   return Status::Ok();
@@ -257,8 +233,7 @@ Status batch_norm_with(KernelContext& ctx, int eps_position, bool with_empty_sta
 // batch_norm(input, weight, bias, running_mean, running_var, bool training, float momentum,
 //            float eps, bool cudnn_enabled)
 Status batch_norm(KernelContext& ctx) {
-  auto training = ctx.boolean("training", 5);
-  if (!training) return training.error();
+  NRT_TRY(training, ctx.boolean("training", 5));
   if (*training) return ctx.error("training-mode batch norm is not supported (inference only)");
   return batch_norm_with(ctx, 7, false);
 }

@@ -40,8 +40,7 @@ Result<const Tensor*> bind_slot(KernelContext& ctx, size_t index, ScalarType dty
       return placed;
     }
   }
-  auto fresh = allocate(ctx, dtype, sizes);
-  if (!fresh) return fresh.error();
+  NRT_TRY(fresh, allocate(ctx, dtype, sizes));
   slot = std::move(*fresh);
   return &std::get<Tensor>(slot);
 }
@@ -49,16 +48,14 @@ Result<const Tensor*> bind_slot(KernelContext& ctx, size_t index, ScalarType dty
 }  // namespace
 
 Result<OutputSlot> OutputSlot::bind(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
-  auto bound = bind_slot(ctx, index, dtype, sizes);
-  if (!bound) return bound.error();
+  NRT_TRY(bound, bind_slot(ctx, index, dtype, sizes));
   return OutputSlot(**bound);
 }
 
 Result<OutputSlot> OutputSlot::bind_secondary(KernelContext& ctx, size_t index, ScalarType dtype,
                                               std::vector<int64_t> sizes) {
   if (index < ctx.outputs().size()) return bind(ctx, index, dtype, std::move(sizes));
-  auto scratch = allocate(ctx, dtype, sizes);
-  if (!scratch) return scratch.error();
+  NRT_TRY(scratch, allocate(ctx, dtype, sizes));
   return OutputSlot(std::move(*scratch));
 }
 
@@ -74,8 +71,7 @@ void OutputSlot::commit() {
 }
 
 Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, std::vector<int64_t> sizes) {
-  auto bound = bind_slot(ctx, index, dtype, sizes);
-  if (!bound) return bound.error();
+  NRT_TRY(bound, bind_slot(ctx, index, dtype, sizes));
   return **bound;
 }
 

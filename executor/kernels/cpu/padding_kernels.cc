@@ -104,36 +104,25 @@ Status index_pad_into(KernelContext& ctx, const Tensor& self, const PadPlan& pla
 
 // constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0)
 Status constant_pad_nd(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
-  auto pad = ctx.int_list("pad", 1);
-  if (!pad) return pad.error();
-  auto value = read_scalar(ctx, "value", 2, ScalarValue::of_int(0));
-  if (!value) return value.error();
-  auto plan = plan_pad(ctx, *self, *pad);
-  if (!plan) return plan.error();
-  auto out = bind_output(ctx, 0, self->dtype(), plan->out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(pad, ctx.int_list("pad", 1));
+  NRT_TRY(value, read_scalar(ctx, "value", 2, ScalarValue::of_int(0)));
+  NRT_TRY(plan, plan_pad(ctx, *self, *pad));
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), plan->out_sizes));
   return constant_pad_into(*self, *plan, *out, *value);
 }
 
 // pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None)
 Status pad(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
-  auto pad_list = ctx.int_list("pad", 1);
-  if (!pad_list) return pad_list.error();
-  auto mode = read_optional_string(ctx, "mode", 2);
-  if (!mode) return mode.error();
-  auto value = read_optional_scalar(ctx, "value", 3);
-  if (!value) return value.error();
-  auto plan = plan_pad(ctx, *self, *pad_list);
-  if (!plan) return plan.error();
+  NRT_TRY(pad_list, ctx.int_list("pad", 1));
+  NRT_TRY(mode, read_optional_string(ctx, "mode", 2));
+  NRT_TRY(value, read_optional_scalar(ctx, "value", 3));
+  NRT_TRY(plan, plan_pad(ctx, *self, *pad_list));
   const std::string name = mode->value_or("constant");
-  auto out = bind_output(ctx, 0, self->dtype(), plan->out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), plan->out_sizes));
   if (name == "constant") return constant_pad_into(*self, *plan, *out, value->value_or(ScalarValue::of_int(0)));
   if (value->has_value()) return ctx.error("a fill value applies to constant padding only, mode is '" + name + "'");
   if (name == "reflect") return index_pad_into(ctx, *self, *plan, *out, PadMode::kReflect);
@@ -144,14 +133,10 @@ Status pad(KernelContext& ctx) {
 
 // roll(Tensor self, SymInt[1] shifts, int[1] dims=[]): without dims, over the flattened tensor.
 Status roll(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto shifts = ctx.int_list("shifts", 1);
-  if (!shifts) return shifts.error();
-  auto dims = ctx.int_list("dims", 2, std::vector<int64_t>{});
-  if (!dims) return dims.error();
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
-  if (!out) return out.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(shifts, ctx.int_list("shifts", 1));
+  NRT_TRY(dims, ctx.int_list("dims", 2, std::vector<int64_t>{}));
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
   Tensor current = *self;
   std::vector<int64_t> roll_dims = *dims;
   const bool flattened = roll_dims.empty();
@@ -165,8 +150,7 @@ Status roll(KernelContext& ctx) {
                      std::to_string(roll_dims.size()));
   }
   for (size_t k = 0; k < roll_dims.size(); ++k) {
-    auto dim = wrap_dim(ctx, roll_dims[k], current.dim());
-    if (!dim) return dim.error();
+    NRT_TRY(dim, wrap_dim(ctx, roll_dims[k], current.dim()));
     const int64_t n = current.sizes()[static_cast<size_t>(*dim)];
     if (n == 0) continue;
     const int64_t shift = (((*shifts)[k] % n) + n) % n;

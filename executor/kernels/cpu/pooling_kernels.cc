@@ -36,8 +36,7 @@ Result<Planes> read_planes(const KernelContext& ctx, const Tensor& self) {
 
 Result<std::vector<int64_t>> pair(const KernelContext& ctx, std::string_view name, int position,
                                   std::vector<int64_t> fallback) {
-  auto values = ctx.int_list(name, position, fallback);
-  if (!values) return values.error();
+  NRT_TRY(values, ctx.int_list(name, position, fallback));
   if (values->size() == 1) values->push_back((*values)[0]);
   if (values->size() != 2) return ctx.error(std::string(name) + " must have 1 or 2 values, got " + shape_string(*values));
   return values;
@@ -60,22 +59,16 @@ struct Window {
 
 // kernel_size, stride (empty: kernel), padding, [dilation], ceil_mode at the given positions.
 Result<Window> read_window(const KernelContext& ctx, bool with_dilation) {
-  auto kernel = pair(ctx, "kernel_size", 1, {});
-  if (!kernel) return kernel.error();
-  auto stride_list = ctx.int_list("stride", 2, std::vector<int64_t>{});
-  if (!stride_list) return stride_list.error();
-  auto stride = stride_list->empty() ? Result<std::vector<int64_t>>(*kernel) : pair(ctx, "stride", 2, {});
-  if (!stride) return stride.error();
-  auto padding = pair(ctx, "padding", 3, {0});
-  if (!padding) return padding.error();
+  NRT_TRY(kernel, pair(ctx, "kernel_size", 1, {}));
+  NRT_TRY(stride_list, ctx.int_list("stride", 2, std::vector<int64_t>{}));
+  NRT_TRY(stride, stride_list->empty() ? Result<std::vector<int64_t>>(*kernel) : pair(ctx, "stride", 2, {}));
+  NRT_TRY(padding, pair(ctx, "padding", 3, {0}));
   std::vector<int64_t> dilation{1, 1};
   if (with_dilation) {
-    auto d = pair(ctx, "dilation", 4, {1});
-    if (!d) return d.error();
+    NRT_TRY(d, pair(ctx, "dilation", 4, {1}));
     dilation = *d;
   }
-  auto ceil_mode = ctx.boolean("ceil_mode", with_dilation ? 5 : 4, false);
-  if (!ceil_mode) return ceil_mode.error();
+  NRT_TRY(ceil_mode, ctx.boolean("ceil_mode", with_dilation ? 5 : 4, false));
   Window w;
   for (size_t i = 0; i < 2; ++i) {
     w.kernel[i] = (*kernel)[i];
@@ -103,23 +96,18 @@ std::vector<int64_t> output_sizes(const Planes& p, int64_t out_h, int64_t out_w)
 // max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1,
 //            bool ceil_mode=False); with_indices also returns the int64 positions.
 Status max_pool2d(KernelContext& ctx, bool with_indices) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto planes = read_planes(ctx, *self);
-  if (!planes) return planes.error();
-  auto w = read_window(ctx, true);
-  if (!w) return w.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(planes, read_planes(ctx, *self));
+  NRT_TRY(w, read_window(ctx, true));
   const int64_t out_h = pooled_size(planes->height, w->kernel[0], w->pad[0], w->stride[0], w->dilation[0], w->ceil_mode);
   const int64_t out_w = pooled_size(planes->width, w->kernel[1], w->pad[1], w->stride[1], w->dilation[1], w->ceil_mode);
   if (out_h <= 0 || out_w <= 0) return ctx.error("the output would be empty: the input is too small for the window");
   const std::vector<int64_t> sizes = output_sizes(*planes, out_h, out_w);
-  auto slot = OutputSlot::bind(ctx, 0, self->dtype(), sizes);
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, self->dtype(), sizes));
   std::optional<OutputSlot> index_slot;
   Tensor index_staging;
   if (with_indices) {
-    auto s = OutputSlot::bind_secondary(ctx, 1, ScalarType::INT64, sizes);
-    if (!s) return s.error();
+    NRT_TRY(s, OutputSlot::bind_secondary(ctx, 1, ScalarType::INT64, sizes));
     index_slot = *s;
     index_staging = index_slot->staging(ScalarType::INT64);
   }
@@ -170,26 +158,20 @@ Status max_pool2d(KernelContext& ctx, bool with_indices) {
 // avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False,
 //            bool count_include_pad=True, int? divisor_override=None)
 Status avg_pool2d(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto planes = read_planes(ctx, *self);
-  if (!planes) return planes.error();
-  auto w = read_window(ctx, false);
-  if (!w) return w.error();
-  auto include_pad = ctx.boolean("count_include_pad", 5, true);
-  if (!include_pad) return include_pad.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(planes, read_planes(ctx, *self));
+  NRT_TRY(w, read_window(ctx, false));
+  NRT_TRY(include_pad, ctx.boolean("count_include_pad", 5, true));
   std::optional<int64_t> divisor;
   if (const RuntimeValue* v = ctx.find("divisor_override", 6); v && !std::holds_alternative<std::monostate>(*v)) {
-    auto d = ctx.int64("divisor_override", 6);
-    if (!d) return d.error();
+    NRT_TRY(d, ctx.int64("divisor_override", 6));
     if (*d == 0) return ctx.error("divisor_override must be nonzero");
     divisor = *d;
   }
   const int64_t out_h = pooled_size(planes->height, w->kernel[0], w->pad[0], w->stride[0], 1, w->ceil_mode);
   const int64_t out_w = pooled_size(planes->width, w->kernel[1], w->pad[1], w->stride[1], 1, w->ceil_mode);
   if (out_h <= 0 || out_w <= 0) return ctx.error("the output would be empty: the input is too small for the window");
-  auto slot = OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w));
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w)));
   Tensor staging = slot->staging(planes->input.dtype());
   const int64_t H = planes->height, W = planes->width;
   auto run = [&](auto zero) {
@@ -233,19 +215,15 @@ Status avg_pool2d(KernelContext& ctx) {
 
 // adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
 Status adaptive_avg_pool2d(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto planes = read_planes(ctx, *self);
-  if (!planes) return planes.error();
-  auto size = pair(ctx, "output_size", 1, {});
-  if (!size) return size.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(planes, read_planes(ctx, *self));
+  NRT_TRY(size, pair(ctx, "output_size", 1, {}));
   const int64_t out_h = (*size)[0], out_w = (*size)[1];
   if (out_h < 0 || out_w < 0) return ctx.error("output_size must be non-negative");
   if ((planes->height == 0 || planes->width == 0) && out_h * out_w > 0) {
     return ctx.error("cannot pool an empty plane to a non-empty output");
   }
-  auto slot = OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w));
-  if (!slot) return slot.error();
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w)));
   Tensor staging = slot->staging(planes->input.dtype());
   const int64_t H = planes->height, W = planes->width;
   auto run = [&](auto zero) {

@@ -23,21 +23,17 @@ struct ReductionArguments {
 // (self, *, dtype) when dim_position < 0, else (self, dim, keepdim, *, dtype).
 Result<ReductionArguments> read_reduction(const KernelContext& ctx, int dim_position, bool with_dtype) {
   ReductionArguments args;
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
   args.self = *self;
   if (dim_position >= 0) {
-    auto dims = ctx.int_list("dim", dim_position, std::vector<int64_t>{});
-    if (!dims) return dims.error();
+    NRT_TRY(dims, ctx.int_list("dim", dim_position, std::vector<int64_t>{}));
     args.dims = *dims;
-    auto keepdim = ctx.boolean("keepdim", dim_position + 1, false);
-    if (!keepdim) return keepdim.error();
+    NRT_TRY(keepdim, ctx.boolean("keepdim", dim_position + 1, false));
     args.keepdim = *keepdim;
   }
   if (with_dtype) {
-    auto dtype = ctx.scalar_type("dtype", dim_position >= 0 ? dim_position + 2 : 1);
-    if (!dtype) return dtype.error();
+    NRT_TRY(dtype, ctx.scalar_type("dtype", dim_position >= 0 ? dim_position + 2 : 1));
     args.dtype = *dtype;
     if (args.dtype && !is_kernel_dtype(*args.dtype)) return unsupported_dtype(ctx, *args.dtype);
   }
@@ -47,8 +43,7 @@ Result<ReductionArguments> read_reduction(const KernelContext& ctx, int dim_posi
 enum class Average { kSum, kMean };
 
 Status sum_or_mean(KernelContext& ctx, int dim_position, Average average) {
-  auto args = read_reduction(ctx, dim_position, true);
-  if (!args) return args.error();
+  NRT_TRY(args, read_reduction(ctx, dim_position, true));
   // An explicit dtype converts the input first, as torch does.
   const Tensor input = args->dtype && *args->dtype != args->self.dtype() ? converted_copy(args->self, *args->dtype)
                                                                          : args->self;
@@ -57,11 +52,9 @@ Status sum_or_mean(KernelContext& ctx, int dim_position, Average average) {
     return ctx.error("mean needs a floating input or dtype, got " + std::string(short_name(out_dtype)));
   }
   if (average == Average::kSum && !is_floating_dtype(out_dtype) && !args->dtype) out_dtype = ScalarType::INT64;
-  auto mask = reduction_mask(ctx, args->dims, input.dim());
-  if (!mask) return mask.error();
+  NRT_TRY(mask, reduction_mask(ctx, args->dims, input.dim()));
   const ReductionPlan plan = plan_reduction(input, std::move(*mask), args->keepdim);
-  auto out = bind_output(ctx, 0, out_dtype, plan.out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, out_dtype, plan.out_sizes));
   return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
     using In = typename decltype(tag)::type;
     if constexpr (is_floating_v<In>) {
@@ -93,17 +86,14 @@ Status mean_dim(KernelContext& ctx) { return sum_or_mean(ctx, 1, Average::kMean)
 
 template <bool kMaximum>
 Status extreme_value(KernelContext& ctx, int dim_position) {
-  auto args = read_reduction(ctx, dim_position, false);
-  if (!args) return args.error();
+  NRT_TRY(args, read_reduction(ctx, dim_position, false));
   const Tensor& input = args->self;
-  auto mask = reduction_mask(ctx, args->dims, input.dim());
-  if (!mask) return mask.error();
+  NRT_TRY(mask, reduction_mask(ctx, args->dims, input.dim()));
   const ReductionPlan plan = plan_reduction(input, std::move(*mask), args->keepdim);
   if (plan.reduced_numel == 0 && product(plan.out_sizes) != 0) {
     return ctx.error("the reduced dimensions are empty and the reduction has no identity");
   }
-  auto out = bind_output(ctx, 0, input.dtype(), plan.out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, input.dtype(), plan.out_sizes));
   return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
@@ -137,32 +127,26 @@ enum class Logical { kAny, kAll };
 enum class LogicalDims { kAll, kOne, kList };
 template <Logical kOp, LogicalDims kDims>
 Status logical_reduction(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
   std::vector<int64_t> dims;
   bool keepdim = false;
   if constexpr (kDims != LogicalDims::kAll) {
     if constexpr (kDims == LogicalDims::kOne) {
-      auto dim = ctx.int64("dim", 1);
-      if (!dim) return dim.error();
+      NRT_TRY(dim, ctx.int64("dim", 1));
       dims.push_back(*dim);
     } else {
-      auto list = ctx.int_list("dim", 1, std::vector<int64_t>{});
-      if (!list) return list.error();
+      NRT_TRY(list, ctx.int_list("dim", 1, std::vector<int64_t>{}));
       dims = *list;
     }
-    auto keep = ctx.boolean("keepdim", 2, false);
-    if (!keep) return keep.error();
+    NRT_TRY(keep, ctx.boolean("keepdim", 2, false));
     keepdim = *keep;
   }
   const Tensor& input = *self;
-  auto mask = reduction_mask(ctx, dims, input.dim());
-  if (!mask) return mask.error();
+  NRT_TRY(mask, reduction_mask(ctx, dims, input.dim()));
   const ReductionPlan plan = plan_reduction(input, std::move(*mask), keepdim);
   const ScalarType out_dtype = input.dtype() == ScalarType::UINT8 ? ScalarType::UINT8 : ScalarType::BOOL;
-  auto out = bind_output(ctx, 0, out_dtype, plan.out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, out_dtype, plan.out_sizes));
   return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;

@@ -36,38 +36,28 @@ struct RnnArguments {
 
 Result<RnnArguments> read_arguments(KernelContext& ctx, Cell cell) {
   RnnArguments args;
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
   args.input = *input;
   if (cell == Cell::kLstm) {
-    auto hx = ctx.tensor_list("hx", 1);
-    if (!hx) return hx.error();
+    NRT_TRY(hx, ctx.tensor_list("hx", 1));
     if (hx->size() != 2) return ctx.error("hx must hold (h0, c0), got " + std::to_string(hx->size()) + " tensors");
     args.hx = *hx;
   } else {
-    auto hx = ctx.tensor("hx", 1);
-    if (!hx) return hx.error();
+    NRT_TRY(hx, ctx.tensor("hx", 1));
     args.hx = {*hx};
   }
-  auto params = ctx.tensor_list("params", 2);
-  if (!params) return params.error();
+  NRT_TRY(params, ctx.tensor_list("params", 2));
   args.params = *params;
-  auto has_biases = ctx.boolean("has_biases", 3);
-  if (!has_biases) return has_biases.error();
+  NRT_TRY(has_biases, ctx.boolean("has_biases", 3));
   args.has_biases = *has_biases;
-  auto layers = ctx.int64("num_layers", 4);
-  if (!layers) return layers.error();
+  NRT_TRY(layers, ctx.int64("num_layers", 4));
   args.layers = *layers;
-  auto dropout = ctx.real("dropout", 5);
-  if (!dropout) return dropout.error();
-  auto train = ctx.boolean("train", 6);
-  if (!train) return train.error();
+  NRT_TRY(dropout, ctx.real("dropout", 5));
+  NRT_TRY(train, ctx.boolean("train", 6));
   if (*train && *dropout > 0) return ctx.error("training-mode dropout between layers is not supported (inference only)");
-  auto bidirectional = ctx.boolean("bidirectional", 7);
-  if (!bidirectional) return bidirectional.error();
+  NRT_TRY(bidirectional, ctx.boolean("bidirectional", 7));
   args.bidirectional = *bidirectional;
-  auto batch_first = ctx.boolean("batch_first", 8);
-  if (!batch_first) return batch_first.error();
+  NRT_TRY(batch_first, ctx.boolean("batch_first", 8));
   args.batch_first = *batch_first;
   return args;
 }
@@ -208,13 +198,11 @@ Status run_rnn(KernelContext& ctx, Cell cell, const RnnArguments& args, ScalarTy
   } else if (args.batch_first) {
     result = result.as_strided({B, T, directions * H}, {directions * H, B * directions * H, 1}, 0);
   }
-  auto out = bind_output(ctx, 0, dtype, result.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, dtype, result.sizes()));
   copy_into(*out, result);
   auto write_state = [&](size_t index, const Tensor& value) -> Status {
     const Tensor shaped = batched ? value : value.as_strided(state_sizes, {H, 1}, 0);
-    auto slot = OutputSlot::bind_secondary(ctx, index, dtype, state_sizes);
-    if (!slot) return slot.error();
+    NRT_TRY(slot, OutputSlot::bind_secondary(ctx, index, dtype, state_sizes));
     copy_into(slot->tensor(), shaped);
     return Status::Ok();
   };
@@ -225,8 +213,7 @@ Status run_rnn(KernelContext& ctx, Cell cell, const RnnArguments& args, ScalarTy
 
 template <Cell kCell>
 Status rnn(KernelContext& ctx) {
-  auto args = read_arguments(ctx, kCell);
-  if (!args) return args.error();
+  NRT_TRY(args, read_arguments(ctx, kCell));
   if (args->input.dim() != 2 && args->input.dim() != 3) {
     return ctx.error("input must be 2-D (unbatched) or 3-D, got " + args->input.type_string());
   }

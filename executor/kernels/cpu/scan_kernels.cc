@@ -33,23 +33,18 @@ enum class Scan { kSum, kProduct };
 // cumsum / cumprod(Tensor self, int dim, *, ScalarType? dtype=None)
 template <Scan kScan>
 Status cumulative(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
-  auto dim_arg = ctx.int64("dim", 1);
-  if (!dim_arg) return dim_arg.error();
-  auto dtype = ctx.scalar_type("dtype", 2);
-  if (!dtype) return dtype.error();
+  NRT_TRY(dim_arg, ctx.int64("dim", 1));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 2));
   if (*dtype && !is_kernel_dtype(**dtype)) return unsupported_dtype(ctx, **dtype);
   // A 0-d tensor scans as one element along dim 0 or -1.
   const Tensor input = self->dim() == 0 ? self->as_strided({1}, {1}, self->storage_offset()) : *self;
-  auto dim = wrap_dim(ctx, *dim_arg, input.dim());
-  if (!dim) return dim.error();
+  NRT_TRY(dim, wrap_dim(ctx, *dim_arg, input.dim()));
   const ScalarType out_dtype = dtype->value_or(is_floating_dtype(self->dtype()) ? self->dtype() : ScalarType::INT64);
   // The input in the dtype the scan stores (torch converts first when dtype is given).
   const Tensor source = input.dtype() == out_dtype ? input : converted_copy(input, out_dtype);
-  auto bound = bind_output(ctx, 0, out_dtype, self->sizes());
-  if (!bound) return bound.error();
+  NRT_TRY(bound, bind_output(ctx, 0, out_dtype, self->sizes()));
   const Tensor out = self->dim() == 0 ? bound->as_strided({1}, {1}, bound->storage_offset()) : *bound;
   const int64_t length = input.size(*dim);
   return dispatch_dtype<kAllDtypes>(ctx, out_dtype, [&](auto tag) {
@@ -74,21 +69,15 @@ Status cumulative(KernelContext& ctx) {
 
 // diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None)
 Status diff(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
   if (self->dim() == 0) return ctx.error("diff expects a tensor of at least one dimension");
-  auto n = ctx.int64("n", 1, 1);
-  if (!n) return n.error();
+  NRT_TRY(n, ctx.int64("n", 1, 1));
   if (*n < 0) return ctx.error("order must be non-negative, got " + std::to_string(*n));
-  auto dim_arg = ctx.int64("dim", 2, -1);
-  if (!dim_arg) return dim_arg.error();
-  auto dim = wrap_dim(ctx, *dim_arg, self->dim());
-  if (!dim) return dim.error();
-  auto prepend = ctx.optional_tensor("prepend", 3);
-  if (!prepend) return prepend.error();
-  auto append = ctx.optional_tensor("append", 4);
-  if (!append) return append.error();
+  NRT_TRY(dim_arg, ctx.int64("dim", 2, -1));
+  NRT_TRY(dim, wrap_dim(ctx, *dim_arg, self->dim()));
+  NRT_TRY(prepend, ctx.optional_tensor("prepend", 3));
+  NRT_TRY(append, ctx.optional_tensor("append", 4));
 
   // The line to difference: prepend, self and append joined along dim, in self's dtype.
   std::vector<Tensor> parts;
@@ -118,8 +107,7 @@ Status diff(KernelContext& ctx) {
   const int64_t out_length = std::max<int64_t>(length - *n, 0);
   std::vector<int64_t> out_sizes = joined_sizes;
   out_sizes[static_cast<size_t>(*dim)] = out_length;
-  auto out = bind_output(ctx, 0, self->dtype(), out_sizes);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), out_sizes));
   if (out_length == 0) return Status::Ok();
   return dispatch_dtype<kAllDtypes>(ctx, self->dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

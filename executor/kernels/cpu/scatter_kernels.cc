@@ -16,17 +16,13 @@ enum class Scatter { kSlice, kSelect };
 // select_scatter(Tensor self, Tensor src, int dim, SymInt index)
 template <Scatter kScatter>
 Status scatter_into_view(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto src = ctx.tensor("src", 1);
-  if (!src) return src.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(src, ctx.tensor("src", 1));
   if (!is_kernel_dtype(self->dtype()) || !is_kernel_dtype(src->dtype())) {
     return unsupported_dtype(ctx, is_kernel_dtype(self->dtype()) ? src->dtype() : self->dtype());
   }
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
-  if (!out) return out.error();
-  auto view = kScatter == Scatter::kSlice ? slice_view(ctx, *out, 2) : select_view(ctx, *out, 2);
-  if (!view) return view.error();
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
+  NRT_TRY(view, kScatter == Scatter::kSlice ? slice_view(ctx, *out, 2) : select_view(ctx, *out, 2));
   if (view->sizes() != src->sizes()) {
     return ctx.error("src " + src->type_string() + " does not have the shape of the view it is written into, " +
                      shape_string(view->sizes()));

@@ -16,8 +16,7 @@ namespace nrt::exec::cpu {
 namespace {
 
 Status where(KernelContext& ctx) {
-  auto cond = read_tensor(ctx, "condition", 0);
-  if (!cond) return cond.error();
+  NRT_TRY(cond, read_tensor(ctx, "condition", 0));
   if ((*cond)->dtype() != ScalarType::BOOL && (*cond)->dtype() != ScalarType::UINT8) {
     return ctx.error("condition must be bool, got " + std::string(short_name((*cond)->dtype())));
   }
@@ -25,8 +24,7 @@ Status where(KernelContext& ctx) {
   NRT_RETURN_IF_ERROR(read_elementwise(ctx, {{"condition", 0}, {"self", 1}, {"other", 2}}, ops));
   const ScalarType dtype = operands_result_type(ops.operands().subspan(1));
   if (dtype == ScalarType::UNKNOWN) return ctx.error("operand dtypes have no common type");
-  auto out = bind_output_ref(ctx, 0, dtype, ops.shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, dtype, ops.shape));
   const LoopOperand o = LoopOperand::of(**out);
   const LoopOperand c = ops.as(0, ScalarType::BOOL), a = ops.as(1, dtype), b = ops.as(2, dtype);
   return dispatch_dtype<kAllDtypes>(ctx, dtype, [&](auto tag) {
@@ -45,16 +43,13 @@ Status where(KernelContext& ctx) {
 // masked_fill.Scalar(Tensor self, Tensor mask, Scalar value); masked_fill.Tensor(..., Tensor value) with
 // a 0-d value.
 Status masked_fill(KernelContext& ctx) {
-  auto self_arg = read_tensor(ctx, "self", 0);
-  if (!self_arg) return self_arg.error();
+  NRT_TRY(self_arg, read_tensor(ctx, "self", 0));
   const Tensor& self = **self_arg;
   if (!is_kernel_dtype(self.dtype())) return unsupported_dtype(ctx, self.dtype());
-  auto mask_arg = read_tensor(ctx, "mask", 1);
-  if (!mask_arg) return mask_arg.error();
+  NRT_TRY(mask_arg, read_tensor(ctx, "mask", 1));
   const Tensor& mask = **mask_arg;
   if (mask.dtype() != ScalarType::BOOL) return ctx.error("mask must be bool, got " + std::string(short_name(mask.dtype())));
-  auto value = read_operand(ctx, "value", 2);
-  if (!value) return value.error();
+  NRT_TRY(value, read_operand(ctx, "value", 2));
   if (value->tensor != nullptr && value->tensor->dim() != 0) {
     return ctx.error("value must be a 0-d tensor, got " + shape_string(value->tensor->sizes()));
   }
@@ -62,8 +57,7 @@ Status masked_fill(KernelContext& ctx) {
   if (!broadcast_into(shape, mask.sizes())) {
     return ctx.error("shapes " + shape_string(self.sizes()) + " and " + shape_string(mask.sizes()) + " do not broadcast");
   }
-  auto out = bind_output_ref(ctx, 0, self.dtype(), shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, self.dtype(), shape));
   const LoopOperand o = LoopOperand::of(**out);
   const LoopOperand m = LoopOperand::broadcast(mask, mask.dtype(), shape);
   const LoopOperand x = LoopOperand::broadcast(self, self.dtype(), shape);
@@ -84,13 +78,10 @@ Status masked_fill(KernelContext& ctx) {
 // last two dims.
 template <bool kLower>
 Status triangle(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (self->dim() < 2) return ctx.error("expects at least 2 dimensions, got " + shape_string(self->sizes()));
-  auto diagonal = ctx.int64("diagonal", 1, 0);
-  if (!diagonal) return diagonal.error();
-  auto out = bind_output(ctx, 0, self->dtype(), self->sizes());
-  if (!out) return out.error();
+  NRT_TRY(diagonal, ctx.int64("diagonal", 1, 0));
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
   if (!copy_into(*out, *self)) return unsupported_dtype(ctx, self->dtype());
   const int64_t rows = self->sizes()[self->sizes().size() - 2], cols = self->sizes().back();
   const int64_t matrices = self->numel() / std::max<int64_t>(rows * cols, 1);
@@ -132,16 +123,14 @@ C clamp_value(C x, C low, C high, bool has_low, bool has_high) {
 Status clamp_with(KernelContext& ctx, std::string_view low_name, std::string_view high_name) {
   std::array<Operand, 3> operand_slots;  // self, then the bounds given
   size_t count = 0;
-  auto self = read_operand(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_operand(ctx, "self", 0));
   operand_slots[count++] = *self;
   bool has_low = false, has_high = false;
   auto add_bound = [&](std::string_view name, int position, bool* has) -> Status {
     if (name.empty()) return Status::Ok();
     const RuntimeValue* v = ctx.find(name, position);
     if (v == nullptr || std::holds_alternative<std::monostate>(*v)) return Status::Ok();
-    auto op = read_operand(ctx, name, position);
-    if (!op) return op.error();
+    NRT_TRY(op, read_operand(ctx, name, position));
     operand_slots[count++] = *op;
     *has = true;
     return Status::Ok();
@@ -155,8 +144,7 @@ Status clamp_with(KernelContext& ctx, std::string_view low_name, std::string_vie
   const ScalarType dtype = operands_result_type(operands);
   if (dtype == ScalarType::UNKNOWN) return ctx.error("operand dtypes have no common type");
   if (dtype == ScalarType::BOOL) return ctx.error("clamp of bool tensors is not supported");
-  auto out = bind_output_ref(ctx, 0, dtype, shape);
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, dtype, shape));
   // An absent bound is never used (clamp_value skips it); a scalar zero stands in for it.
   const Operand absent{};
   const LoopOperand x = LoopOperand::read(operands[0], dtype, shape);

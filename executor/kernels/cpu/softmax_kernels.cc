@@ -54,10 +54,8 @@ Status softmax_with(KernelContext& ctx, const Tensor& self, int64_t dim, ScalarT
   if (!is_kernel_dtype(self.dtype()) || !is_floating_dtype(out_dtype)) {
     return ctx.error("softmax needs a floating input or dtype, got " + std::string(short_name(self.dtype())));
   }
-  auto d = wrap_dim(ctx, dim, self.dim());
-  if (!d) return d.error();
-  auto slot = OutputSlot::bind(ctx, 0, out_dtype, self.sizes());
-  if (!slot) return slot.error();
+  NRT_TRY(d, wrap_dim(ctx, dim, self.dim()));
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, out_dtype, self.sizes()));
   int64_t outer = 1, extent = 1, inner = 1;
   for (int64_t i = 0; i < self.dim(); ++i) {
     const int64_t s = self.sizes()[static_cast<size_t>(i)];
@@ -79,24 +77,18 @@ Status softmax_with(KernelContext& ctx, const Tensor& self, int64_t dim, ScalarT
 
 // _softmax(Tensor self, int dim, bool half_to_float)
 Status softmax_internal(KernelContext& ctx, Softmax kind) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto half_to_float = ctx.boolean("half_to_float", 2, false);
-  if (!half_to_float) return half_to_float.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(half_to_float, ctx.boolean("half_to_float", 2, false));
   const bool widen = *half_to_float && (self->dtype() == ScalarType::FLOAT16 || self->dtype() == ScalarType::BFLOAT16);
   return softmax_with(ctx, *self, *dim, widen ? ScalarType::FLOAT32 : self->dtype(), kind);
 }
 
 // softmax.int(Tensor self, int dim, ScalarType? dtype=None); _safe_softmax likewise.
 Status softmax_public(KernelContext& ctx, Softmax kind) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto dtype = ctx.scalar_type("dtype", 2);
-  if (!dtype) return dtype.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 2));
   return softmax_with(ctx, *self, *dim, dtype->value_or(self->dtype()), kind);
 }
 

@@ -20,44 +20,35 @@ namespace {
 
 // sym_size.int(Tensor self, int dim) -> SymInt
 Status sym_size(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
   if (self->dim() == 0) return ctx.error("a 0-d tensor has no sizes");
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
   return set_output(ctx, 0, RuntimeValue(self->sizes()[static_cast<size_t>(*d)]));
 }
 
 // sym_stride.int(Tensor self, int dim) -> SymInt
 Status sym_stride(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
   if (self->dim() == 0) return ctx.error("a 0-d tensor has no strides");
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
   return set_output(ctx, 0, RuntimeValue(self->strides()[static_cast<size_t>(*d)]));
 }
 
 Status sym_numel(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   return set_output(ctx, 0, RuntimeValue(self->numel()));
 }
 
 Status sym_storage_offset(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   return set_output(ctx, 0, RuntimeValue(self->storage_offset()));
 }
 
 // _local_scalar_dense(Tensor self) -> Scalar
 Status local_scalar(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (self->numel() != 1) {
     return ctx.error("a tensor with " + std::to_string(self->numel()) + " elements cannot be converted to a number");
   }
@@ -88,10 +79,8 @@ Result<ScalarValue> number_at(const KernelContext& ctx, size_t i) {
 }
 
 Result<std::pair<ScalarValue, ScalarValue>> number_pair(const KernelContext& ctx) {
-  auto a = number_at(ctx, 0);
-  if (!a) return a.error();
-  auto b = number_at(ctx, 1);
-  if (!b) return b.error();
+  NRT_TRY(a, number_at(ctx, 0));
+  NRT_TRY(b, number_at(ctx, 1));
   return std::make_pair(*a, *b);
 }
 
@@ -104,8 +93,7 @@ enum class Arithmetic { kAdd, kSub, kMul, kFloorDiv, kMod, kTrueDiv, kPow, kMax,
 
 template <Arithmetic kOp>
 Status arithmetic(KernelContext& ctx) {
-  auto operands = number_pair(ctx);
-  if (!operands) return operands.error();
+  NRT_TRY(operands, number_pair(ctx));
   const auto [a, b] = *operands;
   const bool floating = a.is_floating() || b.is_floating();
   if (kOp == Arithmetic::kTrueDiv || floating) {
@@ -209,8 +197,7 @@ enum class Comparison { kEq, kNe, kLt, kLe, kGt, kGe };
 
 template <Comparison kOp>
 Status compare(KernelContext& ctx) {
-  auto operands = number_pair(ctx);
-  if (!operands) return operands.error();
+  NRT_TRY(operands, number_pair(ctx));
   const auto [a, b] = *operands;
   int order = 0;  // -1, 0, 1; NaN compares unordered (all false except !=)
   bool unordered = false;
@@ -236,8 +223,7 @@ Status compare(KernelContext& ctx) {
 // and_/or_: bool with bool gives bool, otherwise bitwise on ints (floats are an error, as in Python).
 template <bool kAnd>
 Status bitwise(KernelContext& ctx) {
-  auto operands = number_pair(ctx);
-  if (!operands) return operands.error();
+  NRT_TRY(operands, number_pair(ctx));
   const auto [a, b] = *operands;
   if (a.is_floating() || b.is_floating()) return ctx.error("bitwise operations need ints or bools");
   const int64_t r = kAnd ? (a.integer & b.integer) : (a.integer | b.integer);
@@ -248,22 +234,19 @@ Status bitwise(KernelContext& ctx) {
 }
 
 Status negate(KernelContext& ctx) {
-  auto a = number_at(ctx, 0);
-  if (!a) return a.error();
+  NRT_TRY(a, number_at(ctx, 0));
   if (a->is_floating()) return set_output(ctx, 0, RuntimeValue(-a->real));
   if (a->integer == std::numeric_limits<int64_t>::min()) return ctx.error("integer overflow");
   return set_output(ctx, 0, RuntimeValue(-a->integer));
 }
 
 Status logical_not(KernelContext& ctx) {
-  auto a = number_at(ctx, 0);
-  if (!a) return a.error();
+  NRT_TRY(a, number_at(ctx, 0));
   return set_output(ctx, 0, RuntimeValue(a->is_floating() ? a->real == 0.0 : a->integer == 0));
 }
 
 Status to_float(KernelContext& ctx) {
-  auto a = number_at(ctx, 0);
-  if (!a) return a.error();
+  NRT_TRY(a, number_at(ctx, 0));
   return set_output(ctx, 0, RuntimeValue(a->to_double()));
 }
 
@@ -272,8 +255,7 @@ enum class Rounding { kCeil, kFloor, kTrunc };
 
 template <Rounding kMode>
 Status to_int(KernelContext& ctx) {
-  auto a = number_at(ctx, 0);
-  if (!a) return a.error();
+  NRT_TRY(a, number_at(ctx, 0));
   if (!a->is_floating()) return set_output(ctx, 0, RuntimeValue(a->integer));
   const double x = kMode == Rounding::kCeil ? std::ceil(a->real) : kMode == Rounding::kFloor ? std::floor(a->real)
                                                                                             : std::trunc(a->real);
@@ -285,8 +267,7 @@ Status to_int(KernelContext& ctx) {
 
 // _assert_scalar(Scalar self, str assert_msg): fails the run when false.
 Status assert_scalar(KernelContext& ctx) {
-  auto value = read_scalar(ctx, "self", 0);
-  if (!value) return value.error();
+  NRT_TRY(value, read_scalar(ctx, "self", 0));
   const bool holds = value->is_floating() ? value->real != 0.0 : value->integer != 0;
   if (holds) return Status::Ok();
   auto message = read_optional_string(ctx, "assert_msg", 1);
@@ -299,14 +280,12 @@ Status no_op(KernelContext&) { return Status::Ok(); }
 
 // _assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None, ScalarType? dtype=None, ...)
 Status assert_tensor_metadata(KernelContext& ctx) {
-  auto a = ctx.tensor("a", 0);
-  if (!a) return a.error();
+  NRT_TRY(a, ctx.tensor("a", 0));
   const RuntimeValue* size = ctx.find("size", 1);
   if (const auto* sizes = size ? std::get_if<std::vector<int64_t>>(size) : nullptr; sizes && *sizes != a->sizes()) {
     return ctx.error("tensor sizes differ from the exported ones");
   }
-  auto dtype = ctx.scalar_type("dtype", 3);
-  if (!dtype) return dtype.error();
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 3));
   if (*dtype && **dtype != a->dtype()) return ctx.error("tensor dtype differs from the exported one");
   return Status::Ok();
 }

@@ -75,11 +75,9 @@ struct Trunc {
 // Dtype-preserving ops.
 template <class Op>
 Status same_dtype_unary(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   const Tensor& input = **self;
-  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, input.dtype(), input.sizes()));
   return dispatch_dtype<Op::kGroups>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     map_unary<T, T>(**out, input, [](compute_t<T> x) { return Op{}(x); });
@@ -142,14 +140,12 @@ struct Silu {
 // Floating results; integer and bool inputs compute in float32 (torch's default dtype).
 template <class Op, bool kPromoteIntegers = true>
 Status floating_unary(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   const Tensor& source = **self;
   if (!is_kernel_dtype(source.dtype())) return unsupported_dtype(ctx, source.dtype());
   if (!kPromoteIntegers && !is_floating_dtype(source.dtype())) return unsupported_dtype(ctx, source.dtype());
   const ScalarType dtype = is_floating_dtype(source.dtype()) ? source.dtype() : ScalarType::FLOAT32;
-  auto out = bind_output_ref(ctx, 0, dtype, source.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, dtype, source.sizes()));
   if constexpr (requires { Op::kFloatLoop; }) {
     if (dtype == ScalarType::FLOAT32 && source.dtype() == dtype && source.is_contiguous() && (*out)->is_contiguous()) {
       run_float_activation(*Op::kFloatLoop, (*out)->template data<float>(), source.data<float>(), source.numel());
@@ -164,15 +160,12 @@ Status floating_unary(KernelContext& ctx) {
 }
 
 Status gelu(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   const Tensor& input = **self;
-  auto approximate = read_optional_string(ctx, "approximate", 1);
-  if (!approximate) return approximate.error();
+  NRT_TRY(approximate, read_optional_string(ctx, "approximate", 1));
   const std::string mode = approximate->value_or("none");
   if (mode != "none" && mode != "tanh") return ctx.error("approximate must be 'none' or 'tanh', got '" + mode + "'");
-  auto out = bind_output_ref(ctx, 0, input.dtype(), input.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, input.dtype(), input.sizes()));
   const bool tanh_form = mode == "tanh";
   if (input.dtype() == ScalarType::FLOAT32 && input.is_contiguous() && (*out)->is_contiguous()) {
     run_float_activation(tanh_form ? FloatActivation::kGeluTanh : FloatActivation::kGelu, (*out)->data<float>(),
@@ -199,11 +192,9 @@ Status gelu(KernelContext& ctx) {
 }
 
 Status logical_not(KernelContext& ctx) {
-  auto self = read_tensor(ctx, "self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, read_tensor(ctx, "self", 0));
   const Tensor& input = **self;
-  auto out = bind_output_ref(ctx, 0, ScalarType::BOOL, input.sizes());
-  if (!out) return out.error();
+  NRT_TRY(out, bind_output_ref(ctx, 0, ScalarType::BOOL, input.sizes()));
   return dispatch_dtype<kAllDtypes>(ctx, input.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     map_unary<bool, T>(**out, input, [](compute_t<T> x) { return !(x != compute_t<T>(0)); });

@@ -18,8 +18,7 @@ namespace nrt::exec::cpu {
 namespace {
 
 Status view_or_copy(KernelContext& ctx, const Tensor& self, const std::vector<int64_t>& requested, bool may_copy) {
-  auto sizes = infer_view_sizes(ctx, requested, self.numel());
-  if (!sizes) return sizes.error();
+  NRT_TRY(sizes, infer_view_sizes(ctx, requested, self.numel()));
   if (auto strides = view_strides(self.sizes(), self.strides(), *sizes)) {
     return set_output(ctx, 0, self.as_strided(*sizes, *strides, self.storage_offset()));
   }
@@ -33,26 +32,19 @@ Status view_or_copy(KernelContext& ctx, const Tensor& self, const std::vector<in
 
 // view(Tensor self, SymInt[] size); _unsafe_view(Tensor self, SymInt[] size); reshape(Tensor self, SymInt[] shape)
 Status view(KernelContext& ctx, std::string_view size_name, bool may_copy) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto size = ctx.int_list(size_name, 1);
-  if (!size) return size.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(size, ctx.int_list(size_name, 1));
   return view_or_copy(ctx, *self, *size, may_copy);
 }
 
 // flatten.using_ints(Tensor self, int start_dim=0, int end_dim=-1)
 Status flatten(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto start = ctx.int64("start_dim", 1, 0);
-  if (!start) return start.error();
-  auto end = ctx.int64("end_dim", 2, -1);
-  if (!end) return end.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(start, ctx.int64("start_dim", 1, 0));
+  NRT_TRY(end, ctx.int64("end_dim", 2, -1));
   if (self->dim() == 0) return view_or_copy(ctx, *self, {1}, true);
-  auto s = wrap_dim(ctx, *start, self->dim());
-  if (!s) return s.error();
-  auto e = wrap_dim(ctx, *end, self->dim());
-  if (!e) return e.error();
+  NRT_TRY(s, wrap_dim(ctx, *start, self->dim()));
+  NRT_TRY(e, wrap_dim(ctx, *end, self->dim()));
   if (*s > *e) return ctx.error("start_dim must not come after end_dim");
   if (*s == *e) return set_output(ctx, 0, *self);
   std::vector<int64_t> sizes(self->sizes().begin(), self->sizes().begin() + *s);
@@ -65,17 +57,12 @@ Status flatten(KernelContext& ctx) {
 
 // unflatten.int(Tensor self, int dim, SymInt[] sizes)
 Status unflatten(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto parts = ctx.int_list("sizes", 2);
-  if (!parts) return parts.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(parts, ctx.int_list("sizes", 2));
   if (self->dim() == 0) return ctx.error("cannot unflatten a 0-d tensor");
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
-  auto inferred = infer_view_sizes(ctx, *parts, self->sizes()[static_cast<size_t>(*d)]);
-  if (!inferred) return inferred.error();
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
+  NRT_TRY(inferred, infer_view_sizes(ctx, *parts, self->sizes()[static_cast<size_t>(*d)]));
   std::vector<int64_t> sizes(self->sizes().begin(), self->sizes().begin() + *d);
   sizes.insert(sizes.end(), inferred->begin(), inferred->end());
   sizes.insert(sizes.end(), self->sizes().begin() + *d + 1, self->sizes().end());
@@ -83,25 +70,21 @@ Status unflatten(KernelContext& ctx) {
 }
 
 Status contiguous(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   return set_output(ctx, 0, self->is_contiguous() ? *self : converted_copy(*self, self->dtype()));
 }
 
 // permute(Tensor self, int[] dims)
 Status permute(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dims = ctx.int_list("dims", 1);
-  if (!dims) return dims.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dims, ctx.int_list("dims", 1));
   if (static_cast<int64_t>(dims->size()) != self->dim()) {
     return ctx.error("dims " + shape_string(*dims) + " do not match the input's rank " + std::to_string(self->dim()));
   }
   std::vector<int64_t> sizes, strides;
   std::vector<bool> seen(dims->size(), false);
   for (int64_t d : *dims) {
-    auto w = wrap_dim(ctx, d, self->dim());
-    if (!w) return w.error();
+    NRT_TRY(w, wrap_dim(ctx, d, self->dim()));
     const auto i = static_cast<size_t>(*w);
     if (seen[i]) return ctx.error("dims " + shape_string(*dims) + " repeat a dimension");
     seen[i] = true;
@@ -112,10 +95,8 @@ Status permute(KernelContext& ctx) {
 }
 
 Status transpose_dims(KernelContext& ctx, const Tensor& self, int64_t dim0, int64_t dim1) {
-  auto a = wrap_dim(ctx, dim0, self.dim());
-  if (!a) return a.error();
-  auto b = wrap_dim(ctx, dim1, self.dim());
-  if (!b) return b.error();
+  NRT_TRY(a, wrap_dim(ctx, dim0, self.dim()));
+  NRT_TRY(b, wrap_dim(ctx, dim1, self.dim()));
   if (self.dim() == 0) return set_output(ctx, 0, self);
   std::vector<int64_t> sizes = self.sizes(), strides = self.strides();
   std::swap(sizes[static_cast<size_t>(*a)], sizes[static_cast<size_t>(*b)]);
@@ -125,19 +106,15 @@ Status transpose_dims(KernelContext& ctx, const Tensor& self, int64_t dim0, int6
 
 // transpose.int(Tensor self, int dim0, int dim1)
 Status transpose(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim0 = ctx.int64("dim0", 1);
-  if (!dim0) return dim0.error();
-  auto dim1 = ctx.int64("dim1", 2);
-  if (!dim1) return dim1.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim0, ctx.int64("dim0", 1));
+  NRT_TRY(dim1, ctx.int64("dim1", 2));
   return transpose_dims(ctx, *self, *dim0, *dim1);
 }
 
 // t(Tensor self): transposes a 2-D tensor, returns 0-D and 1-D ones as they are.
 Status t(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (self->dim() > 2) return ctx.error("t() expects a tensor with at most 2 dimensions, got " + shape_string(self->sizes()));
   if (self->dim() < 2) return set_output(ctx, 0, *self);
   return transpose_dims(ctx, *self, 0, 1);
@@ -148,14 +125,10 @@ Status t(KernelContext& ctx) {
 // the view sees the storage as nrt laid it out, which is torch's layout for inputs and weights and
 // for planned values whose graph records dense strides.
 Status as_strided(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto sizes = ctx.int_list("size", 1);
-  if (!sizes) return sizes.error();
-  auto strides = ctx.int_list("stride", 2);
-  if (!strides) return strides.error();
-  auto offset = ctx.int64("storage_offset", 3, self->storage_offset());
-  if (!offset) return offset.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(sizes, ctx.int_list("size", 1));
+  NRT_TRY(strides, ctx.int_list("stride", 2));
+  NRT_TRY(offset, ctx.int64("storage_offset", 3, self->storage_offset()));
   if (sizes->size() != strides->size()) {
     return ctx.error("size and stride must have the same length, got " + std::to_string(sizes->size()) + " and " +
                      std::to_string(strides->size()));
@@ -183,10 +156,8 @@ Status as_strided(KernelContext& ctx) {
 
 // expand(Tensor self, SymInt[] size, *, bool implicit=False)
 Status expand(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto size = ctx.int_list("size", 1);
-  if (!size) return size.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(size, ctx.int_list("size", 1));
   if (static_cast<int64_t>(size->size()) < self->dim()) {
     return ctx.error("size " + shape_string(*size) + " has fewer dimensions than the input " +
                      shape_string(self->sizes()));
@@ -215,12 +186,9 @@ Status expand(KernelContext& ctx) {
 
 // unsqueeze(Tensor self, int dim)
 Status unsqueeze(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self->dim() + 1);
-  if (!d) return d.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim() + 1));
   const auto i = static_cast<size_t>(*d);
   std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
   const int64_t stride = i >= sizes.size() ? 1 : sizes[i] * strides[i];
@@ -241,15 +209,12 @@ Status squeeze_mask(KernelContext& ctx, const Tensor& self, const std::vector<bo
 
 // squeeze(Tensor self); squeeze.dim(Tensor self, int dim); squeeze.dims(Tensor self, int[] dim)
 Status squeeze(KernelContext& ctx, bool with_dims) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   std::vector<bool> mask(static_cast<size_t>(self->dim()), !with_dims);
   if (with_dims) {
-    auto dims = ctx.int_list("dim", 1);
-    if (!dims) return dims.error();
+    NRT_TRY(dims, ctx.int_list("dim", 1));
     for (int64_t d : *dims) {
-      auto w = wrap_dim(ctx, d, self->dim());
-      if (!w) return w.error();
+      NRT_TRY(w, wrap_dim(ctx, d, self->dim()));
       if (self->dim() > 0) mask[static_cast<size_t>(*w)] = true;
     }
   }
@@ -258,27 +223,20 @@ Status squeeze(KernelContext& ctx, bool with_dims) {
 
 // slice.Tensor(Tensor self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)
 Status slice(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto view = slice_view(ctx, *self, 1);
-  if (!view) return view.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(view, slice_view(ctx, *self, 1));
   return set_output(ctx, 0, std::move(*view));
 }
 
 // narrow(Tensor self, int dim, SymInt start, SymInt length)
 Status narrow(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   if (self->dim() == 0) return ctx.error("narrow() cannot be applied to a 0-d tensor");
-  auto dim = ctx.int64("dim", 1);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self->dim());
-  if (!d) return d.error();
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(d, wrap_dim(ctx, *dim, self->dim()));
   const auto i = static_cast<size_t>(*d);
-  auto start = ctx.int64("start", 2);
-  if (!start) return start.error();
-  auto length = ctx.int64("length", 3);
-  if (!length) return length.error();
+  NRT_TRY(start, ctx.int64("start", 2));
+  NRT_TRY(length, ctx.int64("length", 3));
   const int64_t size = self->sizes()[i];
   const int64_t from = *start < 0 ? *start + size : *start;
   if (from < 0 || from > size || *length < 0 || from + *length > size) {
@@ -290,28 +248,22 @@ Status narrow(KernelContext& ctx) {
 
 // select.int(Tensor self, int dim, SymInt index)
 Status select(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
-  auto view = select_view(ctx, *self, 1);
-  if (!view) return view.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(view, select_view(ctx, *self, 1));
   return set_output(ctx, 0, std::move(*view));
 }
 
 // alias(Tensor self), detach(Tensor self): the same view.
 Status alias(KernelContext& ctx) {
-  auto self = ctx.tensor("self", 0);
-  if (!self) return self.error();
+  NRT_TRY(self, ctx.tensor("self", 0));
   return set_output(ctx, 0, *self);
 }
 
 // dropout(Tensor input, float p, bool train): the identity in inference.
 Status dropout(KernelContext& ctx) {
-  auto input = ctx.tensor("input", 0);
-  if (!input) return input.error();
-  auto p = ctx.real("p", 1);
-  if (!p) return p.error();
-  auto train = ctx.boolean("train", 2);
-  if (!train) return train.error();
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(p, ctx.real("p", 1));
+  NRT_TRY(train, ctx.boolean("train", 2));
   if (*train && *p > 0.0) return ctx.error("training-mode dropout is not supported (inference only)");
   return set_output(ctx, 0, *input);
 }

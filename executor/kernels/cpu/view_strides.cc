@@ -72,17 +72,12 @@ Result<std::vector<int64_t>> infer_view_sizes(const KernelContext& ctx, std::vec
 
 Result<Tensor> slice_view(const KernelContext& ctx, const Tensor& self, int first) {
   if (self.dim() == 0) return ctx.error("slice() cannot be applied to a 0-d tensor");
-  auto dim = ctx.int64("dim", first, 0);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self.dim());
-  if (!d) return d.error();
+  NRT_TRY(dim, ctx.int64("dim", first, 0));
+  NRT_TRY(d, wrap_dim(ctx, *dim, self.dim()));
   const int64_t size = self.sizes()[static_cast<size_t>(*d)];
-  auto start = ctx.int64("start", first + 1, 0);
-  if (!start) return start.error();
-  auto end = ctx.int64("end", first + 2, size);
-  if (!end) return end.error();
-  auto step = ctx.int64("step", first + 3, 1);
-  if (!step) return step.error();
+  NRT_TRY(start, ctx.int64("start", first + 1, 0));
+  NRT_TRY(end, ctx.int64("end", first + 2, size));
+  NRT_TRY(step, ctx.int64("step", first + 3, 1));
   if (*step <= 0) return ctx.error("slice step must be positive, got " + std::to_string(*step));
   auto clamp_index = [size](int64_t i) {
     if (i < 0) i += size;
@@ -107,12 +102,9 @@ Tensor narrow_view(const Tensor& t, int64_t dim, int64_t begin, int64_t length) 
 
 Result<Tensor> select_view(const KernelContext& ctx, const Tensor& self, int first) {
   if (self.dim() == 0) return ctx.error("select() cannot be applied to a 0-d tensor");
-  auto dim = ctx.int64("dim", first);
-  if (!dim) return dim.error();
-  auto d = wrap_dim(ctx, *dim, self.dim());
-  if (!d) return d.error();
-  auto index = ctx.int64("index", first + 1);
-  if (!index) return index.error();
+  NRT_TRY(dim, ctx.int64("dim", first));
+  NRT_TRY(d, wrap_dim(ctx, *dim, self.dim()));
+  NRT_TRY(index, ctx.int64("index", first + 1));
   const auto i = static_cast<size_t>(*d);
   const int64_t size = self.sizes()[i];
   if (*index < -size || *index >= size) {
