@@ -84,7 +84,9 @@ namespace nrt {
   X(MemoryBudgetExceeded, 1008, "a run would need more memory than its budget, or an allocation failed") \
   X(RankMismatch, 1009, "the ranks of one job hold different programs")                         \
   X(NotSupported, 1010, "the program is valid, but uses something this build cannot do")         \
-  X(Internal, 1011, "nrt broke one of its own invariants (a bug to report)")
+  X(Internal, 1011, "nrt broke one of its own invariants (a bug to report)")                    \
+  X(CollectiveTimeout, 1012, "a collective did not complete within its timeout")                  \
+  X(NanInCollective, 1013, "a collective's send buffer holds a NaN (NRT_NAN_CHECK=1)")
 
 enum class ErrorCode : int {
 #define NRT_ERROR_ENUM(name, number, summary) name = number,

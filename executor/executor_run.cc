@@ -247,8 +247,12 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   }
   KernelContext context(node.target, frame.arguments(n),
                         std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_->device);
+  std::optional<CollectiveOrigin> origin;
   if (node.context_extras) {
-    if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+    if (node.collective) {
+      context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+      origin.emplace(plan_->nodes[n].name);
+    }
     context.set_device_context(device_context_);
   }
   if (Status s = call_kernel(node.fn, context); !s) {
@@ -437,7 +441,11 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
   KernelContext context(node.target, frame.arguments(n),
                         std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
                         plan_->device);
-  if (node.collective) context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+  std::optional<CollectiveOrigin> origin;
+  if (node.collective) {
+    context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
+    origin.emplace(node.name);
+  }
   if (device_context_ != nullptr) context.set_device_context(device_context_);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
   if (node.in_place) {

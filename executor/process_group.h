@@ -75,6 +75,21 @@ class ProcessGroup {
   virtual WorkResult barrier() = 0;
 };
 
+// Names the program node whose kernel issues collectives on this thread while it lives (the
+// executor sets it around collective nodes); the flight recorder writes it beside each collective.
+class CollectiveOrigin {
+ public:
+  explicit CollectiveOrigin(std::string_view node) : previous_(current_) { current_ = node; }
+  ~CollectiveOrigin() { current_ = previous_; }
+  CollectiveOrigin(const CollectiveOrigin&) = delete;
+  CollectiveOrigin& operator=(const CollectiveOrigin&) = delete;
+  static std::string_view current() { return current_; }
+
+ private:
+  inline static thread_local std::string_view current_;
+  std::string_view previous_;
+};
+
 // Binds group names to ProcessGroups. The executor consults it once, at load time.
 class ProcessGroupRegistry {
  public:
@@ -84,6 +99,11 @@ class ProcessGroupRegistry {
     return it == groups_.end() ? nullptr : it->second.get();
   }
   size_t size() const { return groups_.size(); }
+  // Replaces every group by wrap(group) (the reliability hooks: executor/traced_process_group.h).
+  template <typename Wrap>
+  void wrap_each(Wrap wrap) {
+    for (auto& [name, group] : groups_) group = wrap(std::move(group));
+  }
 
  private:
   std::map<std::string, std::shared_ptr<ProcessGroup>, std::less<>> groups_;

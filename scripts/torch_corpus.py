@@ -221,6 +221,20 @@ def build_zoo():
             return funcol.all_gather_single(y, 0, dist.group.WORLD) * 2
 
     zoo["collectives"] = (Collectives(), (torch.randn(2, 3),), {"no_eager_reference": True})
+
+    # A collective under data-dependent control flow: ranks whose inputs take different branches
+    # leave the all_reduce waiting on the others (the watchdog's test, docs/COLLECTIVES.md).
+    class CondCollective(nn.Module):
+        def forward(self, x):
+            def reduce(x):
+                return funcol.all_reduce(x, "sum", dist.group.WORLD) * 1
+
+            def keep(x):
+                return x * 1
+
+            return torch.cond(x.sum() > 0, reduce, keep, (x,))
+
+    zoo["cond_collective"] = (CondCollective(), (torch.randn(2, 3).abs(),), {"no_eager_reference": True})
     return zoo
 
 

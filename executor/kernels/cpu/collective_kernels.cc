@@ -124,10 +124,17 @@ Status check_source(const KernelContext& ctx, const ProcessGroup& group, int64_t
   return Status::Ok();
 }
 
-// What the group reported, as this kernel's error.
+// What the group reported, as this kernel's error: CollectiveFailed, except the reliability hooks'
+// own codes (a NaN in a send buffer, a timeout), which stay what they are.
+Error group_error(const KernelContext& ctx, const Error& reported) {
+  Error e = collective_error(ctx, reported.message);
+  if (reported.code == ErrorCode::NanInCollective || reported.code == ErrorCode::CollectiveTimeout) e.code = reported.code;
+  return e;
+}
+
 Status collective_status(const KernelContext& ctx, Status s) {
   if (s) return s;
-  return collective_error(ctx, s.error().message);
+  return group_error(ctx, s.error());
 }
 
 // The kernel may return with its collective in flight (the plan allows it for this node).
@@ -136,7 +143,7 @@ bool defers_wait(const KernelContext& ctx) { return ctx.may_defer_wait() && ctx.
 // An issued collective writing `output`: left in flight for wait_tensor when the kernel defers its
 // wait, else waited for here.
 Status issued(KernelContext& ctx, WorkResult work, const Tensor& output) {
-  if (!work) return collective_error(ctx, work.error().message);
+  if (!work) return group_error(ctx, work.error());
   if (defers_wait(ctx)) {
     ctx.pending_collectives()->add(output, std::move(*work));
     return {};
