@@ -9,6 +9,7 @@
 #include "cli/diff_command.h"
 #include "cli/exit_status.h"
 #include "cli/flag_checks.h"
+#include "cli/fr_analyze_command.h"
 #include "cli/hash_command.h"
 #include "cli/info_command.h"
 #include "cli/log_level.h"
@@ -28,7 +29,8 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
   using namespace nrt::cli;
-  CLI::App app{"Inspect, verify, convert, hash and diff nrt programs (.nrt, .nrt.json, torch.export .pt2 and ExportedProgram JSON).\n"
+  CLI::App app{"Inspect, verify, convert, hash and diff nrt programs (.nrt, .nrt.json, torch.export .pt2 and ExportedProgram JSON);\n"
+               "analyze the flight recorder dumps of nrt-run (fr-analyze).\n"
                "Exit status: 0 ok/valid/same, 1 invalid input/different, 2 usage or I/O trouble.",
                "nrt-inspect"};
   app.set_version_flag("--version", version_text(), "Print the version and exit");
@@ -47,12 +49,14 @@ int main(int argc, char** argv) {
   ConvertCommand convert;
   HashCommand hash;
   DiffCommand diff;
+  FrAnalyzeCommand fr_analyze;
   CLI::App* info_app = add_info_command(app, info);
   CLI::App* print_app = add_print_command(app, print);
   CLI::App* verify_app = add_verify_command(app, verify);
   CLI::App* convert_app = add_convert_command(app, convert);
   CLI::App* hash_app = add_hash_command(app, hash);
   CLI::App* diff_app = add_diff_command(app, diff);
+  CLI::App* fr_analyze_app = add_fr_analyze_command(app, fr_analyze);
   app.footer("Diagnostics go to stderr (level: warn, NRT_LOG_LEVEL, -v/-q). Color only on a terminal, "
              "never with NO_COLOR set.");
 
@@ -73,6 +77,7 @@ int main(int argc, char** argv) {
     if (convert_app->parsed()) return run_convert_command(convert);
     if (hash_app->parsed()) return run_hash_command(hash, style);
     if (diff_app->parsed()) return run_diff_command(diff, style);
+    if (fr_analyze_app->parsed()) return run_fr_analyze_command(fr_analyze);
   } catch (const std::bad_alloc& failure) {
     report_escaped_bad_alloc("nrt-inspect", failure);
     return kExitUsage;

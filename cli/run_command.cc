@@ -12,12 +12,14 @@
 #include "cli/run_inputs.h"
 #include "cli/run_program_input.h"
 #include "cli/run_report.h"
+#include "executor/dump_on_signal.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
 #include "executor/memory_budget.h"
 #include "executor/mpi_process_group.h"
 #include "executor/npy.h"
 #include "executor/rank_world.h"
+#include "executor/traced_process_group.h"
 #include "serializer/atomic_file.h"
 
 namespace nrt::cli {
@@ -52,6 +54,52 @@ RankOutcome failure(const RunOptions& options, const RunWorld& world, const Erro
   std::fflush(stderr);
   exec::abort_mpi_world(outcome.exit_code);
 }
+
+bool is_collective_failure(ErrorCode code) {
+  return code == ErrorCode::CollectiveFailed || code == ErrorCode::NanInCollective ||
+         code == ErrorCode::CollectiveTimeout;
+}
+
+void dump_flight_recorder(const exec::CollectiveTracing& tracing, const char* reason) {
+  auto path = tracing.write_dump(reason);
+  if (path) {
+    spdlog::log(std::string_view(reason) == "exit" ? spdlog::level::info : spdlog::level::warn,
+                "flight recorder dump ({}): {}", reason, *path);
+  } else {
+    spdlog::error("flight recorder ({}): {}", reason, path.error().to_string());
+  }
+}
+
+// The reliability hooks of this rank's collectives (docs/COLLECTIVES.md): traced groups share
+// `tracing`; its watchdog logs a timeout, dumps and ends the job; SIGTERM and SIGUSR1 dump.
+std::shared_ptr<exec::CollectiveTracing> start_collective_hooks(const exec::CollectiveHooksOptions& hooks,
+                                                                const RunWorld& world) {
+  auto tracing = std::make_shared<exec::CollectiveTracing>(hooks, world.rank, world.size);
+  exec::CollectiveTracing* owner = tracing.get();  // outlives its watchdog, which it owns
+  tracing->watchdog = std::make_unique<exec::CollectiveWatchdog>([owner](const Error& timeout) {
+    spdlog::error("{}", timeout.to_string());
+    dump_flight_recorder(*owner, "timeout");
+    std::fflush(stdout);
+    std::fflush(stderr);
+    exec::abort_mpi_world(kRunFailed);
+  });
+  auto dump = [owner](const char* reason) { dump_flight_recorder(*owner, reason); };
+  if (Status s = exec::dump_on_signals(dump, std::chrono::seconds(2)); !s) {
+    spdlog::warn("no flight recorder dumps on signals: {}", s.error().to_string());
+  }
+  return tracing;
+}
+
+// NRT_FR_DUMP_ON_EXIT=1: the recorder is dumped when the rank's run ends; the signal dumps stop
+// with it (the recorder goes away).
+struct DumpAtExit {
+  const exec::CollectiveTracing* tracing;
+  ~DumpAtExit() {
+    if (tracing == nullptr) return;
+    (void)exec::dump_on_signals({});
+    if (tracing->options.fr_dump_on_exit) dump_flight_recorder(*tracing, "exit");
+  }
+};
 
 // Under a launcher every rank learns whether any failed `stage` (collective), so that all stop
 // together before the run instead of some waiting forever in their first collective. Returns the
@@ -166,14 +214,19 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
   if (options.poison_freed) executor_options.poison_freed = true;
+  std::shared_ptr<exec::CollectiveTracing> tracing;
   if (world.launched()) {
-    auto registry = exec::mpi_process_registry(file->program());
+    auto hooks = exec::collective_hooks_from_env();
+    auto registry = hooks ? exec::mpi_process_registry(file->program()) : Result<exec::ProcessGroupRegistry>(hooks.error());
     if (registry) {
+      tracing = start_collective_hooks(*hooks, world);
+      exec::trace_process_groups(*registry, tracing);
       executor_options.process_groups = std::make_shared<const exec::ProcessGroupRegistry>(std::move(*registry));
     } else {
       problem = registry.error();
     }
   }
+  const DumpAtExit dump_at_exit{tracing.get()};
   std::unique_ptr<exec::Executor> executor;
   if (!problem) {
     auto loaded = exec::Executor::load(std::move(*file), executor_options);
@@ -218,6 +271,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
     const auto stop = std::chrono::steady_clock::now();
     if (!result) {
       RankOutcome outcome = failure(options, world, result.error());
+      if (tracing && is_collective_failure(result.error().code)) dump_flight_recorder(*tracing, "collective failed");
       if (world.size > 1) abandon_job(options, outcome);
       return outcome;
     }

@@ -191,7 +191,7 @@ std::string to_json(const FlightRecorderDump& dump) {
          {"dump_time_ns", dump.dump_time_ns},
          {"recorded", dump.recorded},
          {"entries", std::move(entries)}};
-  return j.dump(1) + "\n";
+  return j.dump() + "\n";  // one line: a dump on SIGTERM races the launcher's SIGKILL
 }
 
 Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& text) {

@@ -136,10 +136,11 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
       std::vector<int> absent, present;
       for (int rank : members) (records.count(rank) ? present : absent).push_back(rank);
       if (!absent.empty()) {
-        std::string state;
+        std::vector<int> waiting;  // entered and never saw it complete
         for (const auto& [rank, r] : records) {
-          if (r->state != CollectiveState::kCompleted) state = " and wait in it (" + std::string(collective_state_name(r->state)) + ")";
+          if (r->state != CollectiveState::kCompleted) waiting.push_back(rank);
         }
+        const std::string state = waiting.empty() ? "" : "; it never completed on ranks " + rank_list_text(waiting);
         finding("not_entered", absent, present,
                 "ranks " + rank_list_text(absent) + " never entered " + first.op + " SeqNum=" + std::to_string(seq) +
                     " of process group '" + name + "'" + (first.node.empty() ? "" : " (node '" + first.node + "')") +

@@ -60,6 +60,12 @@ FlightRecorderDump CollectiveTracing::dump(std::string reason) const {
   return d;
 }
 
+Result<std::string> CollectiveTracing::write_dump(std::string reason) const {
+  const std::string path = options.dump_path(rank);
+  NRT_RETURN_IF_ERROR(write_flight_recorder_dump(dump(std::move(reason)), path));
+  return path;
+}
+
 Result<TracedProcessGroup::Issue> TracedProcessGroup::begin(const char* op, const char* op_type,
                                                            const std::vector<const Tensor*>& inputs,
                                                            const std::vector<const Tensor*>& outputs,

@@ -36,6 +36,8 @@ struct CollectiveTracing {
 
   // The recorder's contents as a dump, with `reason`.
   FlightRecorderDump dump(std::string reason) const;
+  // Writes that dump to options.dump_path(rank); returns the path written.
+  Result<std::string> write_dump(std::string reason) const;
 };
 
 class TracedProcessGroup final : public ProcessGroup {

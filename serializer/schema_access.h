@@ -15,6 +15,38 @@ uint32_t vector_size(const flatbuffers::Vector<T>* vector) {
   return vector ? vector->size() : 0;
 }
 
+// A vector field's elements for a range-for: none when the field is absent (a null vector is
+// never dereferenced). `for (int32_t r : elements(group->ranks()))`.
+template <typename T>
+class Elements {
+ public:
+  explicit Elements(const flatbuffers::Vector<T>* vector) : vector_(vector) {}
+  class iterator {
+   public:
+    iterator(const flatbuffers::Vector<T>* vector, uint32_t index) : vector_(vector), index_(index) {}
+    auto operator*() const { return vector_->Get(index_); }
+    iterator& operator++() {
+      ++index_;
+      return *this;
+    }
+    bool operator!=(const iterator& other) const { return index_ != other.index_; }
+
+   private:
+    const flatbuffers::Vector<T>* vector_;
+    uint32_t index_;
+  };
+  iterator begin() const { return {vector_, 0}; }
+  iterator end() const { return {vector_, vector_size(vector_)}; }
+
+ private:
+  const flatbuffers::Vector<T>* vector_;
+};
+
+template <typename T>
+Elements<T> elements(const flatbuffers::Vector<T>* vector) {
+  return Elements<T>(vector);
+}
+
 // TENSOR, DTENSOR and OPTIONAL_TENSOR values carry TensorMeta and bind tensors.
 inline bool is_tensor_kind(fb::ValueKind kind) {
   return kind == fb::ValueKind::TENSOR || kind == fb::ValueKind::DTENSOR || kind == fb::ValueKind::OPTIONAL_TENSOR;

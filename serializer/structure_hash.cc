@@ -40,7 +40,7 @@ class StructureHasher {
     h.u64(kTagProgram);
     // Entry points by name: their order in the file is layout, their names are how callers pick them.
     std::vector<std::pair<std::string, uint32_t>> entries;
-    for (uint32_t g : *program_.entry_points()) entries.emplace_back(program_.graphs()->Get(g)->name()->str(), g);
+    for (uint32_t g : elements(program_.entry_points())) entries.emplace_back(program_.graphs()->Get(g)->name()->str(), g);
     std::sort(entries.begin(), entries.end());
     h.u64(entries.size());
     for (const auto& [name, g] : entries) {
@@ -155,11 +155,11 @@ class StructureHasher {
     h.u64(kTagMesh);
     h.i64(static_cast<int64_t>(m->device_type()));
     h.u64(vector_size(m->shape()));
-    for (int64_t e : *m->shape()) h.i64(e);
+    for (int64_t e : elements(m->shape())) h.i64(e);
     h.u64(vector_size(m->dim_names()));
     for (uint32_t i = 0; i < vector_size(m->dim_names()); ++i) string(h, m->dim_names()->Get(i));
     h.u64(vector_size(m->ranks()));
-    for (int32_t r : *m->ranks()) h.i64(r);
+    for (int32_t r : elements(m->ranks())) h.i64(r);
     return h.finish();  // the mesh's own name is a label, not structure
   }
 
@@ -169,7 +169,7 @@ class StructureHasher {
     h.u64(kTagGroup);
     string(h, g->name());  // collectives find their group by this name
     h.u64(vector_size(g->ranks()));
-    for (int32_t r : *g->ranks()) h.i64(r);
+    for (int32_t r : elements(g->ranks())) h.i64(r);  // absent: the whole world
     string(h, g->backend());
     if (g->mesh() >= 0) {
       h.u64(1);
@@ -189,7 +189,7 @@ class StructureHasher {
       h.u64(1);
       h.digest(mesh_digest(d->mesh()));
       h.u64(vector_size(d->placements()));
-      for (const auto* p : *d->placements()) {
+      for (const auto* p : elements(d->placements())) {
         h.i64(static_cast<int64_t>(p->kind()));
         h.i64(static_cast<int64_t>(p->reduce_op()));
         h.i64(p->dim());
@@ -511,14 +511,14 @@ class StructureHasher {
     if (const auto* signature = g.signature()) {
       sig.u64(1);
       sig.u64(vector_size(signature->inputs()));
-      for (const auto* spec : *signature->inputs()) {
+      for (const auto* spec : elements(signature->inputs())) {
         sig.i64(static_cast<int64_t>(spec->kind()));
         string(sig, spec->target());
         sig.u64(spec->kind() == fb::InputKind::BUFFER ? spec->persistent() : 0);
         if (spec->constant()) argument(sig, s, spec->constant()->arg_type(), spec->constant()->arg());
       }
       sig.u64(vector_size(signature->outputs()));
-      for (const auto* spec : *signature->outputs()) {
+      for (const auto* spec : elements(signature->outputs())) {
         sig.i64(static_cast<int64_t>(spec->kind()));
         string(sig, spec->target());
       }

@@ -96,8 +96,9 @@ Status check_process_groups(const fb::Program& program, WorkBudget& budget) {
                             std::to_string(mesh->shape()->Get(static_cast<uint32_t>(group->mesh_dim()))));
     }
     NRT_RETURN_IF_ERROR(budget.charge(vector_size(mesh->ranks())));
-    std::unordered_set<int32_t> mesh_ranks(mesh->ranks()->begin(), mesh->ranks()->end());
-    for (int32_t rank : *group->ranks()) {
+    std::unordered_set<int32_t> mesh_ranks;
+    for (int32_t rank : elements(mesh->ranks())) mesh_ranks.insert(rank);
+    for (int32_t rank : elements(group->ranks())) {
       if (!mesh_ranks.count(rank)) {
         return make_error(ErrorCode::InvalidProcessGroup, at + "rank " + std::to_string(rank) + " is not in its mesh");
       }

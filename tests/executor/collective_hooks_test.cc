@@ -452,7 +452,7 @@ TEST(FlightRecorderAnalysis, NamesTheRankThatNeverEnteredACollective) {
   EXPECT_EQ(f.seq, 2);
   EXPECT_EQ(f.message,
             "ranks [1] never entered all_reduce SeqNum=2 of process group 'world' (node 'all_reduce_1'), which ranks [0] "
-            "entered and wait in it (failed)");
+            "entered; it never completed on ranks [0]");
   EXPECT_NE(analysis_json(*a).find("\"first_mismatch\": \"ranks [1] never entered"), std::string::npos);
 }
 
