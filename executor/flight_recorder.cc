@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <type_traits>
 
 #include <nlohmann/json.hpp>
 
@@ -51,16 +52,58 @@ Error malformed(const std::string& what) {
   return make_error(ErrorCode::InvalidArgument, "flight recorder dump: " + what);
 }
 
+// A JSON integer that fits T (a float, or a number out of T's range, is no integer field).
+template <typename T>
+bool integer_of(const Json& j, T& out) {
+  if (!j.is_number_integer()) return false;
+  if (j.is_number_unsigned()) {
+    const auto v = j.get<uint64_t>();
+    if (v > static_cast<uint64_t>(std::numeric_limits<T>::max())) return false;
+    out = static_cast<T>(v);
+    return true;
+  }
+  const auto v = j.get<int64_t>();
+  if constexpr (std::is_unsigned_v<T>) {
+    if (v < 0) return false;
+  } else {
+    if (v < static_cast<int64_t>(std::numeric_limits<T>::min()) || v > static_cast<int64_t>(std::numeric_limits<T>::max())) {
+      return false;
+    }
+  }
+  out = static_cast<T>(v);
+  return true;
+}
+
+bool value_of(const Json& j, std::string& out) {
+  if (!j.is_string()) return false;
+  out = j.get<std::string>();
+  return true;
+}
+
+template <typename T, typename = std::enable_if_t<std::is_integral_v<T>>>
+bool value_of(const Json& j, T& out) {
+  return integer_of(j, out);
+}
+
+template <typename T>
+bool value_of(const Json& j, std::vector<T>& out) {
+  if (!j.is_array()) return false;
+  out.clear();
+  out.reserve(j.size());
+  for (const auto& element : j) {
+    T value{};
+    if (!value_of(element, value)) return false;
+    out.push_back(std::move(value));
+  }
+  return true;
+}
+
 // Reads field `key` of `object` into `out`; a missing field or one of the wrong type is an error.
 template <typename T>
 Status read(const Json& object, const char* key, T& out, const std::string& where) {
   auto it = object.find(key);
   if (it == object.end()) return malformed(where + ": missing field '" + key + "'");
-  try {
-    out = it->get<T>();
-  } catch (const Json::exception&) {
-    return malformed(where + ": field '" + key + "' has the wrong type");
-  }
+  if (!value_of(*it, out)) return malformed(where + ": field '" + key + "' has the wrong type");
   return Status::Ok();
 }
 
@@ -91,7 +134,7 @@ Result<CollectiveRecord> record_from_json(const Json& j, size_t index) {
   auto duration = j.find("duration_ms");
   if (duration == j.end()) return malformed(where + ": missing field 'duration_ms'");
   if (duration->is_number()) {
-    r.duration_ms = duration->get<double>();
+    r.duration_ms = duration->get<double>();  // any JSON number is a double
   } else if (!duration->is_null()) {
     return malformed(where + ": field 'duration_ms' has the wrong type");
   }
@@ -213,6 +256,12 @@ Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& tex
   NRT_RETURN_IF_ERROR(read(j, "reason", dump.reason, "the dump"));
   NRT_RETURN_IF_ERROR(read(j, "dump_time_ns", dump.dump_time_ns, "the dump"));
   NRT_RETURN_IF_ERROR(read(j, "recorded", dump.recorded, "the dump"));
+  // Bounds keep an analysis of a hostile dump from listing billions of absent ranks.
+  constexpr int kMaxWorld = 1 << 20;
+  if (dump.world_size < 1 || dump.world_size > kMaxWorld || dump.rank < 0 || dump.rank >= dump.world_size) {
+    return malformed("rank " + std::to_string(dump.rank) + " of world size " + std::to_string(dump.world_size) +
+                     " is not a rank of a world of 1 to " + std::to_string(kMaxWorld) + " ranks");
+  }
   auto entries = j.find("entries");
   if (entries == j.end() || !entries->is_array()) return malformed("missing array 'entries'");
   for (size_t i = 0; i < entries->size(); ++i) {

@@ -103,7 +103,9 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
   }
 
   std::vector<std::pair<int64_t, FlightRecorderFinding>> timed;  // (time created, finding)
-  for (const auto& [name, g] : groups) {
+  for (const auto& group_entry : groups) {
+    const std::string& name = group_entry.first;  // not structured bindings: lambdas below capture them
+    const GroupState& g = group_entry.second;
     FlightRecorderGroupSummary summary{name, g.size, {}, g.incomplete};
     // Members: ranks that recorded the group; every dumped rank when it spans the world.
     std::set<int> members;
@@ -118,7 +120,9 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
       }
     }
     analysis.groups.push_back(std::move(summary));
-    for (const auto& [seq, records] : g.by_seq) {
+    for (const auto& seq_entry : g.by_seq) {
+      const int64_t seq = seq_entry.first;
+      const auto& records = seq_entry.second;
       if (seq < oldest_common) continue;
       const CollectiveRecord& first = *records.begin()->second;
       auto finding = [&](const char* kind, std::vector<int> ranks, std::vector<int> others, std::string what) {

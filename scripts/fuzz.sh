@@ -14,7 +14,8 @@
 # Seeds: open_verify_fuzzer testdata/*.nrt, json_form_fuzzer testdata/*.nrt.json (both also the
 # verifier tests' sample program), execution_plan_fuzzer testdata/*.nrt.json and the torch corpus
 # converted to .nrt.json, pt2_archive_fuzzer testdata/torch/*/model.pt2,
-# torch_json_fuzzer ../shared/conformance/torch_export/*.json; every target also tests/fuzz/seeds/<target>/
+# torch_json_fuzzer ../shared/conformance/torch_export/*.json, flight_recorder_dump_fuzzer dumps nrt-run
+# wrote (in its seeds folder); every target also tests/fuzz/seeds/<target>/
 # (inputs a campaign found interesting).
 #
 # Usage: scripts/fuzz.sh [SECONDS]
