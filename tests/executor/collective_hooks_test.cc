@@ -117,10 +117,19 @@ TEST(FlightRecorder, MalformedDumpsAreRefusedNamingWhat) {
   ASSERT_NE(at, std::string::npos);
   expect_refused(text.substr(0, at) + "\"exploded\"" + text.substr(at + 11), "unknown state 'exploded'");
   text = to_json(dump);
-  const auto seq = text.find("\"collective_seq_id\": 1");
-  ASSERT_NE(seq, std::string::npos);
-  expect_refused(text.substr(0, seq) + "\"collective_seq_id\": \"one\"" + text.substr(seq + 22),
-                 "entry 0: field 'collective_seq_id' has the wrong type");
+  const std::string field = "\"collective_seq_id\":1";
+  const auto seq = text.find(field);
+  ASSERT_NE(seq, std::string::npos) << text;
+  for (const char* wrong : {"\"one\"", "1.5", "1e300", "99999999999999999999"}) {
+    expect_refused(text.substr(0, seq) + "\"collective_seq_id\":" + wrong + text.substr(seq + field.size()),
+                   "entry 0: field 'collective_seq_id' has the wrong type");
+  }
+  expect_refused(R"({"format": "nrt-flight-recorder", "version": 1, "rank": 2, "world_size": 2, "reason": "",
+                     "dump_time_ns": 0, "recorded": 0, "entries": []})",
+                 "rank 2 of world size 2 is not a rank");
+  expect_refused(R"({"format": "nrt-flight-recorder", "version": 1, "rank": 0, "world_size": 2000000000,
+                     "reason": "", "dump_time_ns": 0, "recorded": 0, "entries": []})",
+                 "world size 2000000000");
 }
 
 struct ScopedEnv {
