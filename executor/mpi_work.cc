@@ -48,9 +48,13 @@ class Progress {
       if (stopped_) return;
       std::vector<std::shared_ptr<MpiWork>> batch = works_;
       lock.unlock();
-      bool completed = false;
-      for (auto& work : batch) completed = work->poll() || completed;
-      if (!completed) std::this_thread::sleep_for(std::chrono::microseconds(20));
+      bool completed = false, polled = false;
+      for (auto& work : batch) {
+        if (work->has_waiter()) continue;  // its waiter tests it: two spinning threads only slow both
+        polled = true;
+        completed = work->poll() || completed;
+      }
+      if (!completed) std::this_thread::sleep_for(std::chrono::microseconds(polled ? 20 : 200));
       lock.lock();
       std::erase_if(works_, [](const std::shared_ptr<MpiWork>& work) { return work->done(); });
     }
@@ -62,9 +66,6 @@ class Progress {
   std::thread thread_;
   bool stopped_ = false;
 };
-
-// The progress thread tests the requests in flight (else each waiter tests its own).
-bool progress_thread_polls() { return g_thread_multiple.load() && Progress::instance().running(); }
 
 }  // namespace
 
@@ -86,6 +87,10 @@ MpiWork::~MpiWork() {
 
 bool MpiWork::poll() {
   if (done()) return true;
+  // MPI forbids testing one request from two threads at once: whoever holds testing_ tests it,
+  // the other (the progress thread, or a waiter) goes on.
+  std::unique_lock<std::mutex> testing(testing_, std::try_to_lock);
+  if (!testing.owns_lock() || done()) return done();
   int flag = 0;
   int rc = MPI_SUCCESS;
   {
@@ -111,30 +116,24 @@ void MpiWork::complete(int rc) {
   done_changed_.notify_all();
 }
 
-bool MpiWork::test() {
-  if (done()) return true;
-  if (progress_thread_polls()) return false;
-  return poll();
-}
+bool MpiWork::test() { return poll(); }
 
 Status MpiWork::wait(std::optional<std::chrono::milliseconds> timeout) {
   const auto deadline = std::chrono::steady_clock::now() + timeout.value_or(std::chrono::milliseconds(0));
-  auto timed_out = [&] {
-    return make_error(ErrorCode::CollectiveFailed, what_ + ": did not complete within " +
-                                                       std::to_string(timeout->count()) + " ms");
-  };
-  if (progress_thread_polls()) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!timeout) {
-      done_changed_.wait(lock, [&] { return done_; });
-    } else if (!done_changed_.wait_until(lock, deadline, [&] { return done_; })) {
-      return timed_out();
+  // The waiter tests the request itself: a collective's rounds advance at the pace of MPI_Test
+  // calls, and waking on the progress thread's signal would add its sleep to every round.
+  struct Waiting {
+    std::atomic<int>& waiters;
+    explicit Waiting(std::atomic<int>& w) : waiters(w) { ++waiters; }
+    ~Waiting() { --waiters; }
+  } waiting(waiters_);
+  for (uint64_t spins = 0; !poll(); ++spins) {
+    if (timeout && std::chrono::steady_clock::now() >= deadline) {
+      return make_error(ErrorCode::CollectiveFailed, what_ + ": did not complete within " +
+                                                         std::to_string(timeout->count()) + " ms");
     }
-    return status_;
-  }
-  while (!poll()) {
-    if (timeout && std::chrono::steady_clock::now() >= deadline) return timed_out();
-    std::this_thread::yield();
+    // As MPI_Wait does, spin on the test; after a while, let other threads of the machine run.
+    if (spins > 1000) std::this_thread::yield();
   }
   std::lock_guard<std::mutex> lock(mutex_);
   return status_;

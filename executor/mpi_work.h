@@ -6,12 +6,15 @@
 // Progress: Open MPI advances a nonblocking collective only inside MPI calls, so with no one
 // calling MPI while the graph computes, nothing would overlap. When MPI grants
 // MPI_THREAD_MULTIPLE, one progress thread per process tests every request in flight (sleeping
-// briefly between rounds that complete nothing) and wakes the waiters; without it, the waiting
-// thread tests its own request, and every MPI call of these files is serialised by mpi_lock().
+// briefly between rounds that complete nothing); a waiter tests its own request in a loop
+// (never at the same time as the progress thread: one test at a time per request), so a waited
+// collective advances as fast as a blocking one. Without MPI_THREAD_MULTIPLE every MPI call of
+// these files is serialised by mpi_lock().
 #pragma once
 
 #include <mpi.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -57,6 +60,8 @@ class MpiWork final : public Work {
     std::lock_guard<std::mutex> lock(mutex_);
     return done_;
   }
+  // A thread is in wait(), testing the request itself.
+  bool has_waiter() const { return waiters_.load() > 0; }
 
  private:
   std::string what_;
@@ -64,6 +69,8 @@ class MpiWork final : public Work {
   std::function<Status()> finish_;
   std::shared_ptr<void> keep_alive_;
   MPI_Request request_ = MPI_REQUEST_NULL;
+  std::mutex testing_;  // held around MPI_Test of request_
+  std::atomic<int> waiters_{0};
   std::mutex mutex_;
   std::condition_variable done_changed_;
   bool done_ = false;

@@ -48,13 +48,14 @@ run_suite "tests" -- "${TESTS[@]}"
 # The tests of everything that parses untrusted bytes (serializer, verifier, torch.export import)
 # and of the executor that runs what they load (not its mpirun tests) again under ASan+UBSan, in
 # a separate output tree.
-EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test'
+EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test|collective_hooks_test'
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
   grep -E "^//tests(/core|/verify|/torch_export|/files)?:|^//tests/executor:(${EXECUTOR_SANITIZED})\$")
 run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
 
-# One loaded program run from 8 threads at once, under ThreadSanitizer (its own output tree).
-run_suite "concurrent runs under TSan" --config=tsan -- //tests/executor:concurrent_runs_test
+# One loaded program run from 8 threads at once, and the watchdog's thread beside traced groups,
+# under ThreadSanitizer (its own output tree).
+run_suite "threads under TSan" --config=tsan -- //tests/executor:concurrent_runs_test //tests/executor:collective_hooks_test
 
 step "fuzz targets"
 if [ -x scripts/fuzz.sh ]; then
@@ -72,13 +73,16 @@ for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
   bin="bazel-bin/${bench#//}"; bin="${bin/://}"
   if NRT_BENCH_SMOKE=1 "$bin" --smoke; then add 1 0; else echo "FAILED: $bench"; add 0 1; fi
 done
-# The overlap benchmark measures something only across ranks: once more under mpirun -np 2.
+# The overlap and collective benchmarks measure something only across ranks: once more under
+# mpirun -np 2.
 if command -v mpirun > /dev/null 2>&1; then
-  if timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 bazel-bin/bench/executor/overlap_bench --smoke; then
-    add 1 0
-  else
-    echo "FAILED: overlap_bench under mpirun -np 2"; add 0 1
-  fi
+  for bench in overlap_bench collective_bench; do
+    if timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "bazel-bin/bench/executor/$bench" --smoke; then
+      add 1 0
+    else
+      echo "FAILED: $bench under mpirun -np 2"; add 0 1
+    fi
+  done
 fi
 
 # CI runs every test it can: a test that reports itself skipped there (no device test exists yet)

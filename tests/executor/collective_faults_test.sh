@@ -74,7 +74,10 @@ check "naming the version" contains future.err "version 7 is not supported"
 # Both ranks take the branch with the collective: the dumps agree.
 NRT_FR_DUMP_PREFIX="$work/same_fr_" NRT_FR_DUMP_ON_EXIT=1 \
   mpi 60 -np 2 "$RUN" "$COND" --input 'x=pos.npy' --output-dir 'same_out_{rank}' > same.out 2> same.err
-check "both ranks through the all_reduce (exit $?)" [ -s same_out_1/getitem.npy ]
+check "both ranks through the all_reduce: 1 + 1 on every rank" "$PYTHON" -c '
+import numpy as np
+for r in (0, 1):
+    assert (np.load(f"same_out_{r}/getitem.npy") == 2).all(), r'
 "$INSPECT" fr-analyze same_fr_0.json same_fr_1.json > same_analyze.out
 check "fr-analyze: the dumps agree (exit $?)" contains same_analyze.out "the dumps agree"
 check "the completed all_reduce is recorded with its node and duration" "$PYTHON" -c '

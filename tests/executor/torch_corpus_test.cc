@@ -124,6 +124,12 @@ TEST_P(TorchCorpusModelTest, MatchesTorch) {
   }
   auto outputs = (*executor)->run(inputs);
   ASSERT_TRUE(outputs.ok()) << model << ": " << outputs.error().to_string();
+  if (manifest.contains("note") && manifest["outputs"].empty()) {
+    // Exported without eager outputs (torch's fake process group computes nothing meaningful):
+    // it runs; its values are checked under mpirun (tests/executor/collective_faults_test).
+    EXPECT_FALSE(outputs->empty()) << model;
+    return;
+  }
   ASSERT_EQ(outputs->size(), manifest["outputs"].size()) << model;
   for (size_t i = 0; i < outputs->size(); ++i) {
     const std::string path = dir + "/" + manifest["outputs"][i]["file"].get<std::string>();
