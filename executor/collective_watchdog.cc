@@ -36,7 +36,8 @@ void CollectiveWatchdog::loop() {
     std::shared_ptr<WatchedWork> late;
     const auto now = std::chrono::steady_clock::now();
     for (const auto& w : works) {
-      if (!w->finished.load() && w->work->test()) {
+      auto work = w->current_work();
+      if (!w->finished.load() && work && work->test()) {
         if (!w->finished.exchange(true) && w->on_completed) w->on_completed();
       }
       if (!w->finished.load() && !late && now - w->started > w->timeout) late = w;

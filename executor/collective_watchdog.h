@@ -23,9 +23,21 @@
 
 namespace nrt::exec {
 
-// What the watchdog knows of one Work in flight.
+// What the watchdog knows of one collective in flight. It is watched from the moment it is
+// issued: a backend may run it as a blocking call, and a call that never returns times out too.
 struct WatchedWork {
-  std::shared_ptr<Work> work;                    // the backend's Work (tested, never waited on)
+  // The backend's Work once the call returned it (tested, never waited on); null before.
+  void set_work(std::shared_ptr<Work> w) {
+    std::lock_guard<std::mutex> lock(mutex);
+    work = std::move(w);
+  }
+  std::shared_ptr<Work> current_work() {
+    std::lock_guard<std::mutex> lock(mutex);
+    return work;
+  }
+
+  std::mutex mutex;
+  std::shared_ptr<Work> work;
   std::chrono::steady_clock::time_point started;
   std::chrono::milliseconds timeout{0};
   std::string description;                       // "Work(SeqNum=3, OpType=ALLREDUCE, ...)"

@@ -251,7 +251,7 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   if (node.context_extras) {
     if (node.collective) {
       context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
-      origin.emplace(plan_->nodes[n].name);
+      origin.emplace(plan_->nodes[n].name, !node.defer_collective_wait);
     }
     context.set_device_context(device_context_);
   }
@@ -444,7 +444,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
   std::optional<CollectiveOrigin> origin;
   if (node.collective) {
     context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);
-    origin.emplace(node.name);
+    origin.emplace(node.name, !node.defer_collective_wait);
   }
   if (device_context_ != nullptr) context.set_device_context(device_context_);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);

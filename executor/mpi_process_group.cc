@@ -243,15 +243,20 @@ class MpiProcessGroup final : public ProcessGroup {
   }
   // Starts `call` (an MPI_I* collective on comm_) as a Work; `keep` holds what MPI reads and
   // writes until it completes, `finish` completes it.
+  // Issues a collective: `nonblocking` (MPI_I*) returns with it in flight; when the caller waits
+  // for it at once (CollectiveOrigin::waited_at_once), `blocking` (the MPI call of the same
+  // operation) runs it to completion instead, since MPI's blocking collectives are faster than its
+  // nonblocking ones (bench/executor/collective_bench prints both).
   WorkResult start(const char* collective, std::shared_ptr<void> keep, std::function<Status()> finish,
-                   const std::function<int(MPI_Request*)>& call) const {
+                   const std::function<int(MPI_Request*)>& nonblocking, const std::function<int()>& blocking) const {
     auto work = std::make_shared<mpi::MpiWork>(
         prefix(collective),
         [what = prefix(collective)](int rc) {
           return make_error(ErrorCode::CollectiveFailed, what + ": MPI failed: " + mpi_error_text(rc));
         },
         std::move(finish), std::move(keep));
-    return mpi::start_work(std::move(work), call);
+    if (CollectiveOrigin::waited_at_once()) return mpi::run_blocking(std::move(work), blocking);
+    return mpi::start_work(std::move(work), nonblocking);
   }
 
   Error failure(const char* collective, const std::string& message) const {
@@ -314,9 +319,12 @@ WorkResult MpiProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
     if (op == ReduceOp::AVG) divide_elements(buffer->data(), n, dtype, size);
     return buffer->finish();
   };
-  return start(kWhat, buffer, finish, [&](MPI_Request* request) {
-    return MPI_Iallreduce(MPI_IN_PLACE, buffer->data(), n, wire->type, *mpi_op, comm_, request);
-  });
+  return start(
+      kWhat, buffer, finish,
+      [&](MPI_Request* request) {
+        return MPI_Iallreduce(MPI_IN_PLACE, buffer->data(), n, wire->type, *mpi_op, comm_, request);
+      },
+      [&] { return MPI_Allreduce(MPI_IN_PLACE, buffer->data(), n, wire->type, *mpi_op, comm_); });
 }
 
 WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
@@ -333,10 +341,16 @@ WorkResult MpiProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& 
   NRT_TRY(count, count_of(kWhat, input.numel()));
   NRT_RETURN_IF_ERROR(count_of(kWhat, output.numel()));
   auto buffers = std::make_shared<std::pair<Staged, Staged>>(Staged(input, /*load=*/true), Staged(output, false));
-  return start(kWhat, buffers, [buffers] { return buffers->second.finish(); }, [&](MPI_Request* request) {
-    return MPI_Iallgather(buffers->first.data(), *count, wire->type, buffers->second.data(), *count, wire->type, comm_,
-                          request);
-  });
+  return start(
+      kWhat, buffers, [buffers] { return buffers->second.finish(); },
+      [&](MPI_Request* request) {
+        return MPI_Iallgather(buffers->first.data(), *count, wire->type, buffers->second.data(), *count, wire->type,
+                              comm_, request);
+      },
+      [&] {
+        return MPI_Allgather(buffers->first.data(), *count, wire->type, buffers->second.data(), *count, wire->type,
+                             comm_);
+      });
 }
 
 WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) {
@@ -360,10 +374,15 @@ WorkResult MpiProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& o
     if (op == ReduceOp::AVG) divide_elements(buffers->second.data(), n, dtype, size);
     return buffers->second.finish();
   };
-  return start(kWhat, buffers, finish, [&](MPI_Request* request) {
-    return MPI_Ireduce_scatter_block(buffers->first.data(), buffers->second.data(), n, wire->type, *mpi_op, comm_,
-                                     request);
-  });
+  return start(
+      kWhat, buffers, finish,
+      [&](MPI_Request* request) {
+        return MPI_Ireduce_scatter_block(buffers->first.data(), buffers->second.data(), n, wire->type, *mpi_op, comm_,
+                                         request);
+      },
+      [&] {
+        return MPI_Reduce_scatter_block(buffers->first.data(), buffers->second.data(), n, wire->type, *mpi_op, comm_);
+      });
 }
 
 WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& output,
@@ -430,10 +449,16 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
     send_at += send;
     receive_at += receive;
   }
-  return start(kWhat, exchange, [exchange] { return exchange->out.finish(); }, [&](MPI_Request* request) {
-    return MPI_Ialltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
-                          receive_counts.data(), receive_offsets.data(), wire->type, comm_, request);
-  });
+  return start(
+      kWhat, exchange, [exchange] { return exchange->out.finish(); },
+      [&](MPI_Request* request) {
+        return MPI_Ialltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
+                              receive_counts.data(), receive_offsets.data(), wire->type, comm_, request);
+      },
+      [&] {
+        return MPI_Alltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
+                             receive_counts.data(), receive_offsets.data(), wire->type, comm_);
+      });
 }
 
 WorkResult MpiProcessGroup::broadcast(Tensor& tensor, int src) {
@@ -444,13 +469,16 @@ WorkResult MpiProcessGroup::broadcast(Tensor& tensor, int src) {
   }
   NRT_TRY(count, count_of(kWhat, tensor.numel()));
   auto buffer = std::make_shared<Staged>(tensor, /*load=*/rank_ == src);
-  return start(kWhat, buffer, [buffer] { return buffer->finish(); }, [&](MPI_Request* request) {
-    return MPI_Ibcast(buffer->data(), *count, wire->type, src, comm_, request);
-  });
+  return start(
+      kWhat, buffer, [buffer] { return buffer->finish(); },
+      [&](MPI_Request* request) { return MPI_Ibcast(buffer->data(), *count, wire->type, src, comm_, request); },
+      [&] { return MPI_Bcast(buffer->data(), *count, wire->type, src, comm_); });
 }
 
 WorkResult MpiProcessGroup::barrier() {
-  return start("barrier", nullptr, nullptr, [&](MPI_Request* request) { return MPI_Ibarrier(comm_, request); });
+  return start(
+      "barrier", nullptr, nullptr, [&](MPI_Request* request) { return MPI_Ibarrier(comm_, request); },
+      [&] { return MPI_Barrier(comm_); });
 }
 
 // ---- lifecycle ---------------------------------------------------------------------------------

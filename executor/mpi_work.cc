@@ -154,4 +154,15 @@ WorkResult start_work(std::shared_ptr<MpiWork> work, const std::function<int(MPI
   return std::shared_ptr<Work>(std::move(work));
 }
 
+WorkResult run_blocking(std::shared_ptr<MpiWork> work, const std::function<int()>& call) {
+  int rc = MPI_SUCCESS;
+  {
+    auto serial = mpi_lock();
+    rc = call();
+  }
+  work->complete(rc);
+  if (Status s = work->wait(); !s) return s.error();
+  return std::shared_ptr<Work>(std::move(work));
+}
+
 }  // namespace nrt::exec::mpi

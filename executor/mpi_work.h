@@ -81,4 +81,8 @@ class MpiWork final : public Work {
 // WorkResult's error. The Work is then tracked by the progress thread (when there is one).
 WorkResult start_work(std::shared_ptr<MpiWork> work, const std::function<int(MPI_Request*)>& start);
 
+// Runs a blocking collective (`call`: MPI_Allreduce, ...) and returns its Work, complete; a failure
+// is the WorkResult's error.
+WorkResult run_blocking(std::shared_ptr<MpiWork> work, const std::function<int()>& call);
+
 }  // namespace nrt::exec::mpi

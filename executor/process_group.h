@@ -75,19 +75,29 @@ class ProcessGroup {
   virtual WorkResult barrier() = 0;
 };
 
-// Names the program node whose kernel issues collectives on this thread while it lives (the
-// executor sets it around collective nodes); the flight recorder writes it beside each collective.
+// Who issues collectives on this thread while it lives (the executor sets it around collective
+// nodes): the program node, which the flight recorder writes beside each collective, and whether
+// the caller waits for them at once (a kernel that cannot leave its collective in flight). A
+// backend may run a collective waited for at once as a blocking call, and return its Work complete.
 class CollectiveOrigin {
+  struct Origin {
+    std::string_view node;
+    bool waited_at_once;
+  };
+
  public:
-  explicit CollectiveOrigin(std::string_view node) : previous_(current_) { current_ = node; }
+  explicit CollectiveOrigin(std::string_view node, bool waited_at_once = false) : previous_(current_) {
+    current_ = Origin{node, waited_at_once};
+  }
   ~CollectiveOrigin() { current_ = previous_; }
   CollectiveOrigin(const CollectiveOrigin&) = delete;
   CollectiveOrigin& operator=(const CollectiveOrigin&) = delete;
-  static std::string_view current() { return current_; }
+  static std::string_view current() { return current_.node; }
+  static bool waited_at_once() { return current_.waited_at_once; }
 
  private:
-  inline static thread_local std::string_view current_;
-  std::string_view previous_;
+  inline static thread_local Origin current_{};
+  Origin previous_;
 };
 
 // Binds group names to ProcessGroups. The executor consults it once, at load time.

@@ -9,8 +9,7 @@ namespace nrt::exec {
 
 struct TracedProcessGroup::Issue {
   uint64_t record_id = 0;
-  std::string description;  // Work(SeqNum=..., OpType=..., ...)
-  std::chrono::steady_clock::time_point created;
+  std::shared_ptr<WatchedWork> watched;  // watched from before the backend is called
 };
 
 namespace {
@@ -22,17 +21,18 @@ class TracedWork final : public Work {
   explicit TracedWork(std::shared_ptr<WatchedWork> watched) : watched_(std::move(watched)) {}
 
   Status wait(std::optional<std::chrono::milliseconds> timeout) override {
-    Status s = watched_->work->wait(timeout);
+    const auto& work = watched_->work;  // set before this Work was handed out: no lock needed here
+    Status s = work->wait(timeout);
     if (s) {
       finish();
-    } else if (watched_->work->test() && !watched_->finished.exchange(true) && watched_->on_failed) {
+    } else if (work->test() && !watched_->finished.exchange(true) && watched_->on_failed) {
       watched_->on_failed(s.error().message);  // failed (a wait that merely timed out leaves it in flight)
     }
     return s;
   }
 
   bool test() override {
-    const bool done = watched_->work->test();
+    const bool done = watched_->work->test();  // set before this Work was handed out
     if (done) finish();
     return done;
   }
@@ -88,15 +88,18 @@ Result<TracedProcessGroup::Issue> TracedProcessGroup::begin(const char* op, cons
   }
   record.time_created_ns = wall_clock_ns();
   record.timeout_ms = tracing_->options.timeout.count();
-  Issue issue;
-  issue.created = std::chrono::steady_clock::now();
-  issue.description = "Work(SeqNum=" + std::to_string(record.collective_seq_id) + ", OpType=" + op_type +
-                      ", NumelIn=" + std::to_string(record.numel_in()) +
-                      ", NumelOut=" + std::to_string(record.numel_out()) +
-                      ", Timeout(ms)=" + std::to_string(record.timeout_ms) + ")";
+  auto watched = std::make_shared<WatchedWork>();
+  watched->started = std::chrono::steady_clock::now();
+  watched->timeout = tracing_->options.timeout;
+  watched->description = "Work(SeqNum=" + std::to_string(record.collective_seq_id) + ", OpType=" + op_type +
+                         ", NumelIn=" + std::to_string(record.numel_in()) +
+                         ", NumelOut=" + std::to_string(record.numel_out()) +
+                         ", Timeout(ms)=" + std::to_string(record.timeout_ms) + ")";
   const int64_t seq = record.collective_seq_id;
   const std::string node = record.node;
+  Issue issue;
   issue.record_id = tracing_->recorder.add(std::move(record));
+  issue.watched = watched;
   if (tracing_->options.nan_check) {
     for (const Tensor* t : checked) {
       if (auto index = first_nan_index(*t)) {
@@ -110,21 +113,6 @@ Result<TracedProcessGroup::Issue> TracedProcessGroup::begin(const char* op, cons
       }
     }
   }
-  return issue;
-}
-
-WorkResult TracedProcessGroup::finish(const Issue& issue, WorkResult work) {
-  const int64_t now = wall_clock_ns();
-  if (!work) {
-    tracing_->recorder.failed(issue.record_id, now, work.error().message);
-    return work;
-  }
-  tracing_->recorder.started(issue.record_id, now);
-  auto watched = std::make_shared<WatchedWork>();
-  watched->work = std::move(*work);
-  watched->started = issue.created;
-  watched->timeout = tracing_->options.timeout;
-  watched->description = issue.description;
   std::weak_ptr<CollectiveTracing> tracing = tracing_;
   const uint64_t id = issue.record_id;
   watched->on_completed = [tracing, id] {
@@ -133,13 +121,20 @@ WorkResult TracedProcessGroup::finish(const Issue& issue, WorkResult work) {
   watched->on_failed = [tracing, id](const std::string& why) {
     if (auto t = tracing.lock()) t->recorder.failed(id, wall_clock_ns(), why);
   };
-  if (watched->work->test()) {
-    watched->finished = true;
-    tracing_->recorder.completed(id, wall_clock_ns());
-  } else if (tracing_->watchdog) {
-    tracing_->watchdog->watch(watched);
+  tracing_->recorder.started(id, wall_clock_ns());
+  if (tracing_->watchdog) tracing_->watchdog->watch(watched);
+  return issue;
+}
+
+WorkResult TracedProcessGroup::finish(const Issue& issue, WorkResult work) {
+  const auto& watched = issue.watched;
+  if (!work) {
+    if (!watched->finished.exchange(true)) tracing_->recorder.failed(issue.record_id, wall_clock_ns(), work.error().message);
+    return work;
   }
-  return std::shared_ptr<Work>(std::make_shared<TracedWork>(std::move(watched)));
+  watched->set_work(std::move(*work));
+  if (watched->work->test() && !watched->finished.exchange(true)) watched->on_completed();
+  return std::shared_ptr<Work>(std::make_shared<TracedWork>(watched));
 }
 
 WorkResult TracedProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
