@@ -382,6 +382,51 @@ TEST(CollectiveWatchdog, FiresOncePastTheTimeoutWithTorchsLine) {
   inner->last->open();  // let the Work go
 }
 
+// A backend whose all_reduce blocks in the call until told to return (a blocking MPI call that
+// never returns, say).
+class BlockingGroup final : public ProcessGroup {
+ public:
+  const std::string& name() const override { return name_; }
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  std::string_view backend() const override { return "blocking"; }
+  WorkResult all_reduce(Tensor&, ReduceOp) override {
+    while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return completed_work({});
+  }
+  WorkResult all_gather_into_tensor(const Tensor&, Tensor&) override { return completed_work({}); }
+  WorkResult reduce_scatter_tensor(const Tensor&, Tensor&, ReduceOp) override { return completed_work({}); }
+  WorkResult all_to_all_single(const Tensor&, Tensor&, std::span<const int64_t>, std::span<const int64_t>) override {
+    return completed_work({});
+  }
+  WorkResult broadcast(Tensor&, int) override { return completed_work({}); }
+  WorkResult barrier() override { return completed_work({}); }
+  std::atomic<bool> release{false};
+
+ private:
+  std::string name_ = "world";
+};
+
+TEST(CollectiveWatchdog, FiresWhileABlockingCallHasNotReturned) {
+  auto t = tracing(false, std::chrono::milliseconds(50));
+  std::atomic<bool> fired{false};
+  t->watchdog = std::make_unique<CollectiveWatchdog>([&](const Error&) { fired = true; }, std::chrono::milliseconds(5));
+  auto inner = std::make_shared<BlockingGroup>();
+  TracedProcessGroup group(inner, t);
+  Tensor x = Tensor::empty(ScalarType::FLOAT32, {2});
+  std::thread caller([&] {
+    CollectiveOrigin waited("all_reduce", /*waited_at_once=*/true);
+    EXPECT_TRUE(wait_for(group.all_reduce(x, ReduceOp::SUM)).ok());
+  });
+  for (int i = 0; i < 5000 && !fired.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(fired.load()) << "the watchdog watches a collective from before the backend is called";
+  inner->release = true;
+  caller.join();
+  // It completed at last, and the record keeps the watchdog's line.
+  EXPECT_EQ(t->recorder.entries().back().state, CollectiveState::kCompleted);
+  EXPECT_EQ(t->recorder.entries().back().error.rfind("Watchdog caught collective operation timeout", 0), 0u);
+}
+
 // all_reduce(x) then wait_tensor, run by the executor over a traced single-process group.
 ProgramWithWeights collective_program() {
   testdata::ProgramBuilder p("collective_hooks_test");
