@@ -37,9 +37,7 @@ void CollectiveWatchdog::loop() {
     const auto now = std::chrono::steady_clock::now();
     for (const auto& w : works) {
       auto work = w->current_work();
-      if (!w->finished.load() && work && work->test()) {
-        if (!w->finished.exchange(true) && w->on_completed) w->on_completed();
-      }
+      if (!w->finished.load() && work && work->test()) w->mark_completed();
       if (!w->finished.load() && !late && now - w->started > w->timeout) late = w;
     }
     if (late && !fired_.exchange(true)) {

@@ -43,7 +43,15 @@ struct WatchedWork {
   std::string description;                       // "Work(SeqNum=3, OpType=ALLREDUCE, ...)"
   std::function<void()> on_completed;            // records the completion (flight recorder)
   std::function<void(const std::string&)> on_failed;     // records a failure or the timeout
-  std::atomic<bool> finished{false};             // set by whoever saw it complete first
+  std::atomic<bool> finished{false};             // set by whoever saw it end first
+
+  // Ends it once, whoever sees it first: records the completion, or the failure `why`.
+  void mark_completed() {
+    if (!finished.exchange(true) && on_completed) on_completed();
+  }
+  void mark_failed(const std::string& why) {
+    if (!finished.exchange(true) && on_failed) on_failed(why);
+  }
 };
 
 class CollectiveWatchdog {

@@ -1,6 +1,7 @@
 #include "executor/mpi_work.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <thread>
 #include <vector>
 
@@ -33,11 +34,6 @@ class Progress {
       wake_.notify_one();
     }
     if (thread_.joinable()) thread_.join();
-  }
-
-  bool running() {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return thread_.joinable() && !stopped_;
   }
 
  private:
@@ -113,7 +109,6 @@ void MpiWork::complete(int rc) {
   status_ = std::move(status);
   done_ = true;
   keep_alive_.reset();
-  done_changed_.notify_all();
 }
 
 bool MpiWork::test() { return poll(); }

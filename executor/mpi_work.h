@@ -16,7 +16,6 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -72,7 +71,6 @@ class MpiWork final : public Work {
   std::mutex testing_;  // held around MPI_Test of request_
   std::atomic<int> waiters_{0};
   std::mutex mutex_;
-  std::condition_variable done_changed_;
   bool done_ = false;
   Status status_;
 };

@@ -24,24 +24,20 @@ class TracedWork final : public Work {
     const auto& work = watched_->work;  // set before this Work was handed out: no lock needed here
     Status s = work->wait(timeout);
     if (s) {
-      finish();
-    } else if (work->test() && !watched_->finished.exchange(true) && watched_->on_failed) {
-      watched_->on_failed(s.error().message);  // failed (a wait that merely timed out leaves it in flight)
+      watched_->mark_completed();
+    } else if (work->test()) {
+      watched_->mark_failed(s.error().message);  // failed (a wait that merely timed out leaves it in flight)
     }
     return s;
   }
 
   bool test() override {
     const bool done = watched_->work->test();  // set before this Work was handed out
-    if (done) finish();
+    if (done) watched_->mark_completed();
     return done;
   }
 
  private:
-  void finish() {
-    if (!watched_->finished.exchange(true) && watched_->on_completed) watched_->on_completed();
-  }
-
   std::shared_ptr<WatchedWork> watched_;
 };
 
@@ -129,11 +125,11 @@ Result<TracedProcessGroup::Issue> TracedProcessGroup::begin(const char* op, cons
 WorkResult TracedProcessGroup::finish(const Issue& issue, WorkResult work) {
   const auto& watched = issue.watched;
   if (!work) {
-    if (!watched->finished.exchange(true)) tracing_->recorder.failed(issue.record_id, wall_clock_ns(), work.error().message);
+    watched->mark_failed(work.error().message);
     return work;
   }
   watched->set_work(std::move(*work));
-  if (watched->work->test() && !watched->finished.exchange(true)) watched->on_completed();
+  if (watched->work->test()) watched->mark_completed();
   return std::shared_ptr<Work>(std::make_shared<TracedWork>(watched));
 }
 
