@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs redistribute_test_bin under mpirun with 1, 2, 3 and 4 ranks (oversubscribed); every rank
+# of every run must pass, and each run is cut by `timeout`. Skipped without mpirun.
+set -u
+
+source tests/executor/mpi_test_support.sh
+require_mpirun redistribute_test
+
+BIN="tests/executor/distributed/redistribute_test_bin"
+failures=0
+for ranks in 1 2 3 4; do
+  echo "=== mpirun -np $ranks $BIN"
+  if (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no); then
+    echo "ok: $ranks ranks"
+  else
+    echo "FAIL: $ranks ranks (exit status $?)"
+    failures=$((failures + 1))
+  fi
+done
+echo "$failures failures"
+[ "$failures" -eq 0 ]
