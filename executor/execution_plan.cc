@@ -630,7 +630,7 @@ class PlanBuilder {
     std::vector<bool> waited(static_cast<size_t>(plan_.num_slots), false);
     for (size_t n = 0; n < plan_.nodes.size(); ++n) {
       PlannedNode& node = plan_.nodes[n];
-      node.collective = node.target.starts_with("_c10d_functional::");
+      node.collective = is_collective_target(node.target);
       if (kDeferrable.count(node.target) && node.outputs.size() == 1 && node.outputs[0].kind == OutputSlotKind::kValue &&
           !node.in_place) {
         node.defer_collective_wait = true;

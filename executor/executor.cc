@@ -157,7 +157,7 @@ Status Executor::bind_collective_groups(ExecutionPlan& plan) const {
     return std::string(" (not a process group of the program)");
   };
   for (const PlannedNode& node : plan.nodes) {
-    if (!node.target.starts_with("_c10d_functional::")) continue;
+    if (!is_collective_target(node.target)) continue;
     for (size_t i = 0; i < node.arg_slots.size(); ++i) {
       auto it = constant_at.find(node.arg_slots[i]);
       if (it == constant_at.end()) continue;

@@ -1,0 +1,549 @@
+#include "executor/distributed/sharding_pass.h"
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+#include <optional>
+#include <set>
+
+#include "executor/distributed/redistribute.h"
+#include "executor/distributed/schema_placements.h"
+#include "executor/distributed/sharding_rules.h"
+
+namespace nrt::dist {
+namespace {
+
+constexpr const char* kStepOperator = "nrt::redistribute_step";
+
+struct State {
+  Placements placements;
+  std::vector<int64_t> global;
+};
+
+std::string target_of(const fb::ProgramT& p, const fb::NodeT& n) {
+  if (n.op >= p.operators.size()) return "?";
+  const auto& op = *p.operators[n.op];
+  return op.overload.empty() ? op.name : op.name + "." + op.overload;
+}
+
+std::optional<std::vector<int64_t>> literal_sizes(const std::vector<std::unique_ptr<fb::SymDimT>>& dims) {
+  std::vector<int64_t> out;
+  for (const auto& d : dims) {
+    if (!d || !d->expr.empty()) return std::nullopt;
+    out.push_back(d->literal);
+  }
+  return out;
+}
+
+std::vector<std::unique_ptr<fb::SymDimT>> literal_dims(const std::vector<int64_t>& values) {
+  std::vector<std::unique_ptr<fb::SymDimT>> out;
+  for (int64_t v : values) {
+    auto d = std::make_unique<fb::SymDimT>();
+    d->literal = v;
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+class Pass {
+ public:
+  Pass(ShardingResult& result, const ShardingOptions& options) : r_(result), p_(result.program), options_(options) {}
+
+  Status run() {
+    NRT_TRY(graph_index, graph_index_of());
+    graph_ = p_.graphs[*graph_index].get();
+    NRT_RETURN_IF_ERROR(bind_mesh());
+    add_groups();
+    step_op_ = operator_index(kStepOperator, "default");
+    state_.resize(graph_->values.size());
+    declared_.resize(graph_->values.size());
+    NRT_RETURN_IF_ERROR(read_declared());
+    NRT_RETURN_IF_ERROR(shard_inputs());
+    std::vector<std::unique_ptr<fb::NodeT>> nodes = std::move(graph_->nodes);
+    graph_->nodes.clear();
+    for (auto& node : nodes) NRT_RETURN_IF_ERROR(plan_node(std::move(node)));
+    NRT_RETURN_IF_ERROR(finish_outputs());
+    // Every value is local now: the program is a plain one.
+    for (auto& v : graph_->values) {
+      if (v->kind == fb::ValueKind::DTENSOR) v->kind = fb::ValueKind::TENSOR;
+      v->dtensor.reset();
+    }
+    return {};
+  }
+
+ private:
+  Result<uint32_t> graph_index_of() const {
+    if (options_.graph.empty()) {
+      if (p_.entry_points.empty()) return make_error(ErrorCode::NoEntryPoint, "program lists no entry point");
+      return p_.entry_points[0];
+    }
+    for (uint32_t g = 0; g < p_.graphs.size(); ++g) {
+      if (p_.graphs[g]->name == options_.graph) return g;
+    }
+    return make_error(ErrorCode::InvalidArgument, "no graph named '" + options_.graph + "'");
+  }
+
+  Status bind_mesh() {
+    std::optional<uint32_t> used;
+    for (const auto& v : graph_->values) {
+      if (v->kind != fb::ValueKind::DTENSOR || !v->dtensor) continue;
+      if (used && *used != v->dtensor->mesh) {
+        return make_error(ErrorCode::NotSupported, "graph '" + graph_->name + "': DTensors on meshes " +
+                                                       std::to_string(*used) + " and " +
+                                                       std::to_string(v->dtensor->mesh) +
+                                                       " (one mesh per graph runs)");
+      }
+      used = v->dtensor->mesh;
+    }
+    if (!used) return make_error(ErrorCode::InvalidArgument, "graph '" + graph_->name + "' has no DTensor value");
+    mesh_index_ = *used;
+    r_.mesh = mesh_from_schema(*p_.meshes[mesh_index_], mesh_index_);
+    const Mesh& mesh = r_.mesh;
+    if (static_cast<int64_t>(mesh.ranks.size()) != options_.world_size) {
+      std::string shape;
+      for (auto s : mesh.shape) shape += (shape.empty() ? "" : "x") + std::to_string(s);
+      return make_error(ErrorCode::InvalidArgument,
+                        "mesh '" + mesh.name + "' (" + shape + ") has " + std::to_string(mesh.ranks.size()) +
+                            " ranks; the world has " + std::to_string(options_.world_size) +
+                            (options_.world_size == 1 ? " (run it under mpirun -np " + std::to_string(mesh.ranks.size()) + ")"
+                                                      : ""));
+    }
+    auto coordinate = mesh.coordinate_of(options_.rank);
+    if (!coordinate) {
+      return make_error(ErrorCode::InvalidArgument,
+                        "mesh '" + mesh.name + "' does not hold rank " + std::to_string(options_.rank));
+    }
+    r_.coordinate = *coordinate;
+    return {};
+  }
+
+  // One group per mesh dim and group, in the same order on every rank.
+  void add_groups() {
+    const Mesh& mesh = r_.mesh;
+    for (int64_t d = 0; d < mesh.ndim(); ++d) {
+      const std::string dim_name =
+          static_cast<size_t>(d) < mesh.dim_names.size() ? mesh.dim_names[static_cast<size_t>(d)] : std::to_string(d);
+      std::map<std::vector<int32_t>, int> seen;
+      for (size_t flat = 0; flat < mesh.ranks.size(); ++flat) {
+        auto coordinate = *mesh.coordinate_of(mesh.ranks[flat]);
+        auto ranks = mesh.group_ranks(d, coordinate);
+        auto [it, added] = seen.emplace(ranks, static_cast<int>(seen.size()));
+        if (!added) continue;
+        auto group = std::make_unique<fb::ProcessGroupT>();
+        group->name = unique_group_name(mesh.name + "." + dim_name + "." + std::to_string(it->second));
+        group->ranks = ranks;
+        group->backend = "mpi";
+        group->mesh = static_cast<int32_t>(mesh_index_);
+        group->mesh_dim = static_cast<int32_t>(d);
+        if (std::find(ranks.begin(), ranks.end(), options_.rank) != ranks.end()) group_names_.push_back(group->name);
+        p_.process_groups.push_back(std::move(group));
+      }
+    }
+  }
+
+  std::string unique_group_name(std::string name) const {
+    auto taken = [&](const std::string& n) {
+      return std::any_of(p_.process_groups.begin(), p_.process_groups.end(), [&](const auto& g) { return g->name == n; });
+    };
+    std::string candidate = name;
+    for (int k = 1; taken(candidate); ++k) candidate = name + "~" + std::to_string(k);
+    return candidate;
+  }
+
+  uint32_t operator_index(const std::string& name, const std::string& overload) {
+    for (uint32_t i = 0; i < p_.operators.size(); ++i) {
+      if (p_.operators[i]->name == name && p_.operators[i]->overload == overload) return i;
+    }
+    auto op = std::make_unique<fb::OperatorT>();
+    op->name = name;
+    op->overload = overload;
+    p_.operators.push_back(std::move(op));
+    return static_cast<uint32_t>(p_.operators.size() - 1);
+  }
+
+  std::string where(uint32_t v) const { return "graph '" + graph_->name + "' value '" + graph_->values[v]->name + "'"; }
+
+  Result<std::vector<int64_t>> global_sizes(uint32_t v) const {
+    const auto& value = *graph_->values[v];
+    const auto& dims = value.dtensor ? value.dtensor->global_sizes : value.tensor->sizes;
+    auto sizes = literal_sizes(dims);
+    if (!sizes) return make_error(ErrorCode::NotSupported, where(v) + ": symbolic sizes do not shard yet");
+    return *sizes;
+  }
+
+  bool is_tensor(uint32_t v) const {
+    const auto& value = *graph_->values[v];
+    return (value.kind == fb::ValueKind::TENSOR || value.kind == fb::ValueKind::DTENSOR) && value.tensor;
+  }
+
+  Status read_declared() {
+    for (uint32_t v = 0; v < graph_->values.size(); ++v) {
+      const auto& value = *graph_->values[v];
+      if (value.kind != fb::ValueKind::DTENSOR || !value.dtensor) continue;
+      Placements placements;
+      for (const auto& fp : value.dtensor->placements) {
+        NRT_TRY(p, from_schema(fp));
+        placements.push_back(*p);
+      }
+      NRT_TRY(global, global_sizes(v));
+      NRT_RETURN_IF_ERROR(check_placements(placements, static_cast<int64_t>(global->size()), r_.mesh.ndim(), where(v)));
+      declared_[v] = State{placements, *global};
+    }
+    return {};
+  }
+
+  Placements replicated() const { return Placements(static_cast<size_t>(r_.mesh.ndim()), Placement::replicate()); }
+
+  Result<State> state_of(uint32_t v) {
+    if (!state_[v]) {
+      NRT_TRY(global, global_sizes(v));
+      state_[v] = State{replicated(), *global};
+    }
+    return *state_[v];
+  }
+
+  // The value's metadata for this rank's shard of `state`; strides keep the recorded dim order.
+  Status set_local_meta(fb::ValueT& value, const State& state) {
+    NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
+    auto& meta = *value.tensor;
+    const auto old_strides = literal_sizes(meta.strides);
+    std::vector<size_t> order(region->sizes.size());
+    std::iota(order.begin(), order.end(), 0);
+    if (old_strides && old_strides->size() == order.size()) {
+      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*old_strides)[a] > (*old_strides)[b]; });
+    }
+    std::vector<int64_t> strides(order.size());
+    int64_t running = 1;
+    for (size_t k = order.size(); k-- > 0;) {
+      strides[order[k]] = running;
+      running *= std::max<int64_t>(1, region->sizes[order[k]]);
+    }
+    meta.sizes = literal_dims(region->sizes);
+    meta.strides = literal_dims(strides);
+    return {};
+  }
+
+  uint32_t add_value(const fb::ValueT& like, const std::string& name) {
+    auto v = std::make_unique<fb::ValueT>();
+    v->name = unique_value_name(name);
+    v->kind = fb::ValueKind::TENSOR;
+    v->tensor = std::make_unique<fb::TensorMetaT>(*like.tensor);
+    graph_->values.push_back(std::move(v));
+    state_.emplace_back();
+    declared_.emplace_back();
+    return static_cast<uint32_t>(graph_->values.size() - 1);
+  }
+
+  std::string unique_value_name(const std::string& name) {
+    std::string candidate = name;
+    for (int k = 1; value_names().contains(candidate); ++k) candidate = name + "_" + std::to_string(k);
+    names_.insert(candidate);
+    return candidate;
+  }
+
+  const std::set<std::string>& value_names() {
+    if (names_.empty()) {
+      for (const auto& v : graph_->values) names_.insert(v->name);
+    }
+    return names_;
+  }
+
+  static std::unique_ptr<fb::NamedArgumentT> named(std::string name, fb::ArgumentUnion arg) {
+    auto a = std::make_unique<fb::NamedArgumentT>();
+    a->name = std::move(name);
+    a->arg = std::move(arg);
+    a->kind = fb::ArgumentKind::POSITIONAL;
+    return a;
+  }
+
+  // Inserts the steps taking `v` to `to`; the last defines `into` when given (else a new value).
+  Result<uint32_t> convert(uint32_t v, const Placements& to, std::vector<PlannedStep>& record,
+                           std::optional<uint32_t> into = std::nullopt) {
+    NRT_TRY(from, state_of(v));
+    NRT_TRY(steps, plan_redistribute(from->placements, to));
+    if (steps->empty() && !into) return v;
+    const std::string base = graph_->values[v]->name;
+    uint32_t current = v;
+    for (size_t s = 0; s < steps->size(); ++s) {
+      const RedistributeStep& step = (*steps)[s];
+      NRT_TRY(region, shard_region(from->global, step.before, r_.mesh.shape, r_.coordinate, step.mesh_dim));
+      const bool last = s + 1 == steps->size();
+      const uint32_t out = last && into ? *into : add_value(*graph_->values[v], base + "_" + to_string(step.after));
+      State out_state{step.after, from->global};
+      NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[out], out_state));
+      state_[out] = out_state;
+
+      auto node = std::make_unique<fb::NodeT>();
+      node->name = "redistribute_step_" + std::to_string(step_count_++);
+      node->op = step_op_;
+      fb::ArgumentUnion input;
+      input.Set(fb::TensorArgT{});
+      input.AsTensorArg()->value = current;
+      node->inputs.push_back(named("input", std::move(input)));
+      for (const auto& [name, placement] : {std::pair{"from", step.from}, std::pair{"to", step.to}}) {
+        fb::ArgumentUnion text;
+        text.Set(fb::StringArgT{});
+        text.AsStringArg()->value = to_string(placement);
+        node->inputs.push_back(named(name, std::move(text)));
+      }
+      fb::ArgumentUnion sizes;
+      sizes.Set(fb::IntListArgT{});
+      sizes.AsIntListArg()->values = region->sizes;
+      node->inputs.push_back(named("region", std::move(sizes)));
+      fb::ArgumentUnion group;
+      group.Set(fb::StringArgT{});
+      group.AsStringArg()->value = group_names_[static_cast<size_t>(step.mesh_dim)];
+      node->inputs.push_back(named("group_name", std::move(group)));
+      auto output = std::make_unique<fb::ArgumentHolderT>();
+      output->arg.Set(fb::TensorArgT{});
+      output->arg.AsTensorArg()->value = out;
+      node->outputs.push_back(std::move(output));
+      graph_->nodes.push_back(std::move(node));
+      record.push_back({base, step.mesh_dim, step.from, step.to, step_collective(step)});
+      current = out;
+    }
+    if (steps->empty()) {
+      // Already in place, but `into` must be defined: a copy.
+      NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[*into], *from));
+      state_[*into] = *from;
+      auto node = std::make_unique<fb::NodeT>();
+      node->name = "redistribute_step_" + std::to_string(step_count_++);
+      node->op = operator_index("aten::clone", "default");
+      fb::ArgumentUnion input;
+      input.Set(fb::TensorArgT{});
+      input.AsTensorArg()->value = v;
+      node->inputs.push_back(named("self", std::move(input)));
+      auto output = std::make_unique<fb::ArgumentHolderT>();
+      output->arg.Set(fb::TensorArgT{});
+      output->arg.AsTensorArg()->value = *into;
+      node->outputs.push_back(std::move(output));
+      graph_->nodes.push_back(std::move(node));
+      return *into;
+    }
+    return current;
+  }
+
+  Status shard_inputs() {
+    std::map<int32_t, const fb::InputSpecT*> spec_of;
+    if (graph_->signature) {
+      for (const auto& spec : graph_->signature->inputs) spec_of[spec->value] = spec.get();
+    }
+    for (const auto& holder : graph_->inputs) {
+      const auto* t = holder->arg.AsTensorArg();
+      if (!t) continue;
+      const uint32_t v = t->value;
+      if (!declared_[v]) continue;
+      state_[v] = declared_[v];
+      const State& s = *declared_[v];
+      auto it = spec_of.find(static_cast<int32_t>(v));
+      const fb::InputKind kind = it == spec_of.end() ? fb::InputKind::USER_INPUT : it->second->kind;
+      if (kind == fb::InputKind::USER_INPUT) {
+        r_.inputs.push_back({graph_->values[v]->name, s.global, s.placements});
+      } else if (kind == fb::InputKind::PARAMETER || kind == fb::InputKind::BUFFER ||
+                 kind == fb::InputKind::TENSOR_CONSTANT) {
+        NRT_RETURN_IF_ERROR(view_weight_shard(it->second->target, s, v));
+      }
+      NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[v], s));
+    }
+    return {};
+  }
+
+  // A DTensor weight is stored whole: this rank's shard is a view of it.
+  Status view_weight_shard(const std::string& fqn, const State& s, uint32_t v) {
+    for (const auto& w : p_.weights) {
+      if (w->fqn != fqn) continue;
+      for (const auto& p : s.placements) {
+        if (p.is_partial()) return make_error(ErrorCode::NotSupported, where(v) + ": a Partial weight does not run");
+      }
+      auto sizes = literal_sizes(w->meta->sizes);
+      auto strides = literal_sizes(w->meta->strides);
+      if (!sizes || !strides || *sizes != s.global) {
+        return make_error(ErrorCode::InvalidArgument, where(v) + ": weight '" + fqn + "' is not stored as its global tensor");
+      }
+      NRT_TRY(region, shard_region(s.global, s.placements, r_.mesh.shape, r_.coordinate));
+      int64_t offset = w->meta->storage_offset ? w->meta->storage_offset->literal : 0;
+      bool empty = false;
+      for (size_t d = 0; d < sizes->size(); ++d) empty |= region->sizes[d] == 0;
+      for (size_t d = 0; d < sizes->size() && !empty; ++d) offset += region->offsets[d] * (*strides)[d];
+      w->meta->sizes = literal_dims(region->sizes);
+      if (!w->meta->storage_offset) w->meta->storage_offset = std::make_unique<fb::SymDimT>();
+      w->meta->storage_offset->literal = offset;
+      return {};
+    }
+    return make_error(ErrorCode::InvalidArgument, where(v) + ": no weight '" + fqn + "'");
+  }
+
+  Status plan_node(std::unique_ptr<fb::NodeT> node) {
+    const std::string target = target_of(p_, *node);
+    // Tensor arguments, and whether any is not whole on every rank.
+    std::vector<uint32_t*> args;
+    std::vector<std::vector<uint32_t>*> lists;
+    bool distributed = false;
+    for (auto& a : node->inputs) {
+      if (auto* t = a->arg.AsTensorArg()) args.push_back(&t->value);
+      if (auto* o = a->arg.AsOptionalTensorArg(); o && o->value >= 0) {
+        args.push_back(reinterpret_cast<uint32_t*>(&o->value));
+      }
+      if (auto* l = a->arg.AsTensorListArg()) lists.push_back(&l->values);
+    }
+    auto sharded = [&](uint32_t v) { return state_[v] && !all_replicate(state_[v]->placements); };
+    for (auto* v : args) distributed |= sharded(*v);
+    for (auto* l : lists) {
+      for (auto v : *l) distributed |= sharded(v);
+    }
+    std::vector<uint32_t> outputs;
+    for (const auto& o : node->outputs) {
+      if (const auto* t = o->arg.AsTensorArg()) outputs.push_back(t->value);
+      if (const auto* l = o->arg.AsTensorListArg()) outputs.insert(outputs.end(), l->values.begin(), l->values.end());
+    }
+    bool declared_output = false;
+    for (auto v : outputs) declared_output |= declared_[v].has_value();
+    if (!distributed && !declared_output) {
+      graph_->nodes.push_back(std::move(node));
+      return {};
+    }
+
+    PlannedNodeSharding planned{node->name, target, "replicate", {}, replicated(), {}, {}};
+    if (target == "nrt::redistribute.default" && args.size() == 1 && outputs.size() == 1 && declared_[outputs[0]]) {
+      // The program's own redistribution: planned steps into its declared output.
+      planned.rule = "redistribute";
+      planned.output = declared_[outputs[0]]->placements;
+      NRT_TRY(done, convert(*args[0], planned.output, planned.steps, outputs[0]));
+      r_.nodes.push_back(std::move(planned));
+      return {};
+    }
+
+    std::optional<RuleDecision> decision;
+    std::vector<RuleInput> rule_inputs;
+    for (auto* v : args) {
+      NRT_TRY(s, state_of(*v));
+      rule_inputs.push_back({s->placements, s->global});
+    }
+    if (lists.empty() && outputs.size() == 1 && is_tensor(outputs[0])) {
+      NRT_TRY(out_global, global_sizes(outputs[0]));
+      decision = propagate(target, *node, rule_inputs, *out_global);
+    }
+    if (!decision) {
+      decision = RuleDecision{"replicate", std::vector<Placements>(args.size(), replicated()), replicated()};
+    }
+    planned.rule = decision->rule;
+    planned.output = decision->output;
+    planned.inputs = decision->inputs;
+    std::map<std::pair<uint32_t, std::string>, uint32_t> converted;
+    for (size_t k = 0; k < args.size(); ++k) {
+      NRT_RETURN_IF_ERROR(check_placements(decision->inputs[k], static_cast<int64_t>(rule_inputs[k].global_sizes.size()),
+                                           r_.mesh.ndim(), "node '" + node->name + "' (" + decision->rule + " rule)"));
+      const std::string key = to_string(decision->inputs[k]);
+      auto it = converted.find({*args[k], key});
+      if (it == converted.end()) {
+        NRT_TRY(v, convert(*args[k], decision->inputs[k], planned.steps));
+        it = converted.emplace(std::pair{*args[k], key}, *v).first;
+      }
+      *args[k] = it->second;
+    }
+    for (auto* l : lists) {
+      for (auto& v : *l) {
+        NRT_TRY(whole, convert(v, replicated(), planned.steps));
+        v = *whole;
+      }
+    }
+    graph_->nodes.push_back(std::move(node));
+    fb::NodeT& placed = *graph_->nodes.back();
+    // Outputs: the decision's placements; a declared DTensor output is redistributed into.
+    for (size_t o = 0; o < placed.outputs.size(); ++o) {
+      auto* t = placed.outputs[o]->arg.AsTensorArg();
+      std::vector<uint32_t*> defined;
+      if (t) defined.push_back(&t->value);
+      if (auto* l = placed.outputs[o]->arg.AsTensorListArg()) {
+        for (auto& v : l->values) defined.push_back(&v);
+      }
+      for (uint32_t* v : defined) {
+        if (!is_tensor(*v)) continue;
+        NRT_TRY(global, global_sizes(*v));
+        const State produced{o == 0 && t ? decision->output : replicated(), *global};
+        if (declared_[*v] && declared_[*v]->placements != produced.placements) {
+          const uint32_t declared = *v;
+          const uint32_t fresh = add_value(*graph_->values[declared], graph_->values[declared]->name + "_planned");
+          state_[fresh] = produced;
+          NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[fresh], produced));
+          *v = fresh;
+          NRT_TRY(done, convert(fresh, declared_[declared]->placements, planned.output_steps, declared));
+        } else {
+          state_[*v] = produced;
+          NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[*v], produced));
+        }
+      }
+    }
+    r_.nodes.push_back(std::move(planned));
+    return {};
+  }
+
+  Status finish_outputs() {
+    for (auto& holder : graph_->outputs) {
+      auto* t = holder->arg.AsTensorArg();
+      if (!t || !state_[t->value]) continue;
+      const uint32_t v = t->value;
+      const State s = *state_[v];
+      const bool user = [&] {
+        if (!graph_->signature) return true;
+        for (const auto& spec : graph_->signature->outputs) {
+          if (spec->value == static_cast<int32_t>(v)) {
+            return spec->kind == fb::OutputKind::USER_OUTPUT || spec->kind == fb::OutputKind::LOSS_OUTPUT;
+          }
+        }
+        return true;
+      }();
+      if (!user) continue;
+      if (!options_.global_outputs || all_replicate(s.placements)) {
+        if (declared_[v] || !all_replicate(s.placements)) r_.outputs.push_back({graph_->values[v]->name, s.global, s.placements});
+        continue;
+      }
+      NRT_TRY(whole, convert(v, replicated(), r_.final_steps));
+      // The assembled value takes the output's name; the shard keeps a name of its own.
+      std::swap(graph_->values[v]->name, graph_->values[*whole]->name);
+      t->value = *whole;
+      if (graph_->signature) {
+        for (auto& spec : graph_->signature->outputs) {
+          if (spec->value == static_cast<int32_t>(v)) spec->value = static_cast<int32_t>(*whole);
+        }
+      }
+      r_.outputs.push_back({graph_->values[*whole]->name, s.global, replicated()});
+    }
+    return {};
+  }
+
+  ShardingResult& r_;
+  fb::ProgramT& p_;
+  const ShardingOptions& options_;
+  fb::GraphT* graph_ = nullptr;
+  uint32_t mesh_index_ = 0;
+  uint32_t step_op_ = 0;
+  int step_count_ = 0;
+  std::vector<std::string> group_names_;  // this rank's group per mesh dim
+  std::vector<std::optional<State>> state_;
+  std::vector<std::optional<State>> declared_;
+  std::set<std::string> names_;
+};
+
+}  // namespace
+
+bool is_dtensor_program(const fb::Program& program) {
+  if (!program.meshes() || program.meshes()->size() == 0 || !program.graphs()) return false;
+  for (const auto* graph : *program.graphs()) {
+    if (!graph->values()) continue;
+    for (const auto* value : *graph->values()) {
+      if (value->kind() == fb::ValueKind::DTENSOR) return true;
+    }
+  }
+  return false;
+}
+
+Result<ShardingResult> shard_for_rank(const fb::Program& program, const ShardingOptions& options) {
+  ShardingResult result;
+  program.UnPackTo(&result.program);
+  Pass pass(result, options);
+  NRT_RETURN_IF_ERROR(pass.run());
+  return result;
+}
+
+}  // namespace nrt::dist

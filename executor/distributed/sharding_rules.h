@@ -1,0 +1,47 @@
+// Sharding propagation rules per op family: given the placements of a node's tensor inputs on
+// the mesh, the placements they must run with and those of the output. Rules decide each mesh
+// dim on its own. A node without a rule (nullopt) takes the always-correct fallback: every input
+// Replicate, the output Replicate.
+//
+//   elementwise    unary and binary ops, where, clamp, casts: the output keeps the shard of an
+//                  input that spans the output dim; inputs broadcast along it stay whole
+//   linear, mm,    batch (row) sharding keeps it; a column-sharded weight (Shard(0) of
+//   addmm          linear's [N, K] weight, Shard(1) of mm's [K, N]) shards the output's last
+//                  dim; sharding the contraction dim gives Partial(sum), the bias then Partial too
+//                  (group rank 0 adds it)
+//   t, transpose,  move the shard with its dim
+//   permute
+//   softmax,       keep a shard that is not on the normalized dim
+//   log_softmax
+//   sum.dim_IntList, amax, amin
+//                  over a sharded dim give Partial(sum / max / min); other shards follow their dim
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "executor/distributed/placement.h"
+#include "schema/nrt_generated.h"
+
+namespace nrt::dist {
+
+struct RuleInput {
+  Placements placements;
+  std::vector<int64_t> global_sizes;
+};
+
+struct RuleDecision {
+  std::string rule;
+  std::vector<Placements> inputs;  // per tensor input, in the order given
+  Placements output;
+};
+
+// `inputs`: the node's tensor arguments in argument order (TensorArg and present
+// OptionalTensorArg); `output_sizes`: the global sizes of its first output.
+std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
+                                      const std::vector<RuleInput>& inputs,
+                                      const std::vector<int64_t>& output_sizes);
+
+}  // namespace nrt::dist
