@@ -6,6 +6,7 @@
 #include <string>
 
 #include "cli/convert_command.h"
+#include "cli/shard_command.h"
 #include "cli/diff_command.h"
 #include "cli/exit_status.h"
 #include "cli/flag_checks.h"
@@ -50,6 +51,8 @@ int main(int argc, char** argv) {
   HashCommand hash;
   DiffCommand diff;
   FrAnalyzeCommand fr_analyze;
+  ShardCommand shard;
+  PlanCommand plan;
   CLI::App* info_app = add_info_command(app, info);
   CLI::App* print_app = add_print_command(app, print);
   CLI::App* verify_app = add_verify_command(app, verify);
@@ -57,6 +60,8 @@ int main(int argc, char** argv) {
   CLI::App* hash_app = add_hash_command(app, hash);
   CLI::App* diff_app = add_diff_command(app, diff);
   CLI::App* fr_analyze_app = add_fr_analyze_command(app, fr_analyze);
+  CLI::App* shard_app = add_shard_command(app, shard);
+  CLI::App* plan_app = add_plan_command(app, plan);
   app.footer("Diagnostics go to stderr (level: warn, NRT_LOG_LEVEL, -v/-q). Color only on a terminal, "
              "never with NO_COLOR set.");
 
@@ -78,6 +83,8 @@ int main(int argc, char** argv) {
     if (hash_app->parsed()) return run_hash_command(hash, style);
     if (diff_app->parsed()) return run_diff_command(diff, style);
     if (fr_analyze_app->parsed()) return run_fr_analyze_command(fr_analyze);
+    if (shard_app->parsed()) return run_shard_command(shard);
+    if (plan_app->parsed()) return run_plan_command(plan);
   } catch (const std::bad_alloc& failure) {
     report_escaped_bad_alloc("nrt-inspect", failure);
     return kExitUsage;

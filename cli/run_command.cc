@@ -12,6 +12,7 @@
 #include "cli/run_inputs.h"
 #include "cli/run_program_input.h"
 #include "cli/run_report.h"
+#include "executor/distributed/sharded_program.h"
 #include "executor/dump_on_signal.h"
 #include "executor/executor.h"
 #include "executor/kernel_library.h"
@@ -207,9 +208,31 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   if (!file && !problem) problem = file.error();
   if (auto stop = agree(options, world, problem, "opening the program")) return *stop;
   if (auto stop = agree_on_program(options, world, *file)) return *stop;
+  // Global outputs of a DTensor program are the same on every rank: into one directory, rank 0
+  // writes them.
+  const bool global_outputs = dist::is_dtensor_program(file->program()) && !options.local_outputs;
+  bool rank_zero_writes = false;
   if (world.launched()) {
-    if (auto shared = shared_output_dir(options, world)) return failure(options, world, *shared);
+    if (auto shared = shared_output_dir(options, world)) {
+      if (!global_outputs) return failure(options, world, *shared);
+      rank_zero_writes = true;
+    }
   }
+
+  // A DTensor program: this rank runs the sharding pass's program for it.
+  std::optional<dist::ShardingResult> sharding;
+  if (!problem && dist::is_dtensor_program(file->program())) {
+    dist::ShardingOptions shard_options{world.rank, world.size, options.graph, !options.local_outputs};
+    auto sharded = dist::shard_program_file(*file, shard_options);
+    if (sharded) {
+      file = std::move(sharded->file);
+      sharding = std::move(sharded->plan);
+      sharding->program = {};
+    } else {
+      problem = sharded.error();
+    }
+  }
+  if (auto stop = agree(options, world, problem, "sharding the program")) return *stop;
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
@@ -238,14 +261,19 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   }
   exec::NamedInputs inputs;
   if (!problem) {
-    auto loaded = load_run_inputs(*executor, options.inputs, options.random_seed);
+    auto declared = executor->user_inputs();
+    if (sharding) declared = dist::global_input_descriptions(*sharding, std::move(declared));
+    auto loaded = load_run_inputs(declared, options.inputs, options.random_seed);
+    if (loaded && sharding) {
+      if (Status s = dist::shard_user_inputs(*sharding, *loaded); !s) loaded = s.error();
+    }
     if (loaded) {
       inputs = std::move(*loaded);
     } else {
       problem = loaded.error();
     }
   }
-  if (!problem && !options.output_dir.empty()) {
+  if (!problem && !options.output_dir.empty() && (!rank_zero_writes || world.rank == 0)) {
     std::error_code ec;
     std::filesystem::create_directories(options.output_dir, ec);
     if (ec) problem = make_error(ErrorCode::IoWrite, options.output_dir + ": cannot create directory: " + ec.message());
@@ -307,7 +335,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
           options, world,
           make_error(ErrorCode::InvalidArgument, "output name '" + output.name + "' cannot be used as a file name"));
     }
-    if (!options.output_dir.empty()) {
+    if (!options.output_dir.empty() && (!rank_zero_writes || world.rank == 0)) {
       entry.path = (std::filesystem::path(options.output_dir) / (output.name + ".npy")).string();
       if (Status s = exec::write_npy(entry.path, *tensor); !s) return failure(options, world, s.error());
     }

@@ -19,9 +19,8 @@ Result<exec::RuntimeValue> scalar_from_array(const exec::Tensor& t, const std::s
 
 }  // namespace
 
-Result<exec::NamedInputs> load_run_inputs(const exec::Executor& executor, const std::vector<std::string>& specs,
-                                          std::optional<uint64_t> random_seed) {
-  const auto declared = executor.user_inputs();
+Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescription>& declared,
+                                          const std::vector<std::string>& specs, std::optional<uint64_t> random_seed) {
   exec::NamedInputs inputs;
   std::set<std::string, std::less<>> given;
   for (const auto& spec : specs) {

@@ -13,7 +13,8 @@
 
 namespace nrt::cli {
 
-Result<exec::NamedInputs> load_run_inputs(const exec::Executor& executor, const std::vector<std::string>& specs,
-                                          std::optional<uint64_t> random_seed);
+// `declared`: the graph's user inputs (Executor::user_inputs; global sizes for DTensor inputs).
+Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescription>& declared,
+                                          const std::vector<std::string>& specs, std::optional<uint64_t> random_seed);
 
 }  // namespace nrt::cli

@@ -21,6 +21,9 @@ void add_run_options(CLI::App& app, RunOptions& options) {
   app.add_option("--output-dir", options.output_dir,
                  "Write each user output to DIR/<name>.npy ({rank} in DIR is the rank; required with several ranks)")
       ->type_name("DIR");
+  app.add_flag("--local-outputs", options.local_outputs,
+               "DTensor programs: write (and compare) each rank's local shard of every DTensor output, in the "
+               "placements the program declares, instead of its global value (docs/DISTRIBUTED.md)");
   app.add_option("--expect", options.expect_dir,
                  "Compare each user output with DIR/<name>.npy (fails only where both tolerances are exceeded; "
                  "{rank} in DIR is the rank)")

@@ -19,6 +19,7 @@ struct RunOptions {
   bool kernel_library_override = false;       // a library may replace existing kernels
   std::optional<uint64_t> random_seed; // --random-inputs SEED
   std::string output_dir;
+  bool local_outputs = false;          // DTensor outputs: each rank's shard, not the global value
   std::string expect_dir;
   double atol = 1e-5;
   double rtol = 1e-5;

@@ -2,6 +2,7 @@
 
 #include "flatbuffers/flatbuffers.h"
 #include "serializer/regular_file.h"
+#include "serializer/schema_access.h"
 #include "serializer/verify_program.h"
 
 namespace nrt {
@@ -66,7 +67,34 @@ Result<ProgramFile> ProgramFile::from_bytes(std::vector<uint8_t> bytes, const Ve
   return verify(owned, view, options);
 }
 
+Result<ProgramFile> ProgramFile::with_program(const ProgramFile& original, const fb::ProgramT& program,
+                                              const VerifyOptions& options) {
+  flatbuffers::FlatBufferBuilder builder(1 << 16);
+  fb::FinishProgramBuffer(builder, fb::Program::Pack(builder, &program));
+  auto bytes = std::make_shared<std::vector<uint8_t>>(builder.GetBufferPointer(),
+                                                      builder.GetBufferPointer() + builder.GetSize());
+  flatbuffers::Verifier verifier(bytes->data(), bytes->size(), verifier_options(bytes->size()));
+  if (!fb::VerifyProgramBuffer(verifier)) {
+    return make_error(ErrorCode::FlatbufferInvalid, "the rewritten Program does not verify as a FlatBuffer");
+  }
+  const fb::Program* rewritten = fb::GetProgram(bytes->data());
+  const auto* before = original.program_->storages();
+  const auto* after = rewritten->storages();
+  bool same = vector_size(before) == vector_size(after);
+  for (uint32_t i = 0; same && i < vector_size(before); ++i) {
+    same = before->Get(i)->offset() == after->Get(i)->offset() && before->Get(i)->size() == after->Get(i)->size();
+  }
+  if (!same) return make_error(ErrorCode::Internal, "the rewritten Program changed the storage table");
+  auto segment = original.bytes_.subspan(original.layout_.segment_offset, original.layout_.segment_size);
+  NRT_RETURN_IF_ERROR(verify_program(*rewritten, bytes->size(), segment, options));
+  ProgramFile file = original;
+  file.rewritten_ = std::move(bytes);
+  file.program_ = rewritten;
+  return file;
+}
+
 std::span<const uint8_t> ProgramFile::flatbuffer_bytes() const {
+  if (rewritten_) return {rewritten_->data(), rewritten_->size()};
   return bytes_.subspan(layout_.flatbuffer_offset, layout_.flatbuffer_size);
 }
 

@@ -24,6 +24,12 @@ class ProgramFile {
   // Verifies bytes already in memory (tests, fuzzing, JSON conversion). The bytes are kept.
   static Result<ProgramFile> from_bytes(std::vector<uint8_t> bytes, const VerifyOptions& options = {});
 
+  // The same file with its Program replaced by `program` (a rewrite of it: the sharding pass's
+  // program for one rank), verified as open() verifies; storages stay the original's bytes (no
+  // copy), so `program` must keep the original's storage table.
+  static Result<ProgramFile> with_program(const ProgramFile& original, const fb::ProgramT& program,
+                                          const VerifyOptions& options = {});
+
   const fb::Program& program() const { return *program_; }
   const ContainerLayout& layout() const { return layout_; }
   std::span<const uint8_t> file_bytes() const { return bytes_; }
@@ -36,6 +42,7 @@ class ProgramFile {
                                     const VerifyOptions& options);
 
   std::shared_ptr<const void> owner_;  // the mapping or the vector behind bytes_
+  std::shared_ptr<const std::vector<uint8_t>> rewritten_;  // with_program: the Program's own bytes
   std::span<const uint8_t> bytes_;
   ContainerLayout layout_;
   const fb::Program* program_ = nullptr;

@@ -45,7 +45,7 @@ Status redistribute_step_kernel(KernelContext& ctx) {
 }
 
 const exec::KernelRegistration kRegistration{
-    "nrt::redistribute_step", DeviceKind::kCpu, {&redistribute_step_kernel, false}};
+    "nrt::redistribute_step.default", DeviceKind::kCpu, {&redistribute_step_kernel, false}};
 
 }  // namespace
 }  // namespace nrt::dist
