@@ -100,6 +100,8 @@ int run_plan_command(const PlanCommand& command) {
       node["steps"] = nlohmann::json::array();
       for (const auto& s : n.steps) node["steps"].push_back(step_json(s));
       for (const auto& s : n.output_steps) node["steps"].push_back(step_json(s));
+      node["exchanges"] = nlohmann::json::array();
+      for (const auto& s : n.exchanges) node["exchanges"].push_back(step_json(s));
       out["nodes"].push_back(std::move(node));
     }
     out["output_steps"] = nlohmann::json::array();
@@ -115,6 +117,10 @@ int run_plan_command(const PlanCommand& command) {
     std::string inputs;
     for (const auto& p : n.inputs) inputs += (inputs.empty() ? "" : ", ") + dist::to_string(p);
     text += "  " + n.node + " (" + n.target + "): " + n.rule + ", inputs " + inputs + " -> " + dist::to_string(n.output) + "\n";
+    for (const auto& s : n.exchanges) {
+      text += "    exchange of (value, index) pairs of " + s.value + " on mesh dim " + std::to_string(s.mesh_dim) +
+              " (" + s.collective + ")\n";
+    }
     for (const auto& s : n.output_steps) text += step_text(s);
   }
   for (const auto& s : result->final_steps) text += "  output:\n" + step_text(s);

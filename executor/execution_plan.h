@@ -48,7 +48,8 @@ namespace nrt::exec {
 // the sharding pass's redistribution steps (executor/distributed/sharding_pass.h). Their group
 // arguments are bound at load; the executor marks the calls with their node (CollectiveOrigin).
 inline bool is_collective_target(std::string_view target) {
-  return target.starts_with("_c10d_functional::") || target.starts_with("nrt::redistribute_step");
+  return target.starts_with("_c10d_functional::") || target.starts_with("nrt::redistribute_step") ||
+         target.starts_with("nrt::sharded_arg_reduce");
 }
 
 // A dimension (or stride) as the file records it: a literal, or an expression over symbols (sym_expr.h).

@@ -206,6 +206,41 @@ def build_zoo():
     zoo["custom_op_enums"] = (CustomOpEnums(), (torch.randn(1, 2, 3, 3),), {})
     zoo["_library"] = lib  # kept alive while exporting
 
+    # An LM head for sharding over the vocabulary (testdata/sharding/lm_head_*.json): rows v and
+    # v + 32 of the head are equal, so row 0's maximum ties across the two vocabulary halves (the
+    # first occurrence wins, across shards too); the mask puts a NaN in row 1 at vocabulary 40
+    # (NaN is the maximum, and argmin's minimum).
+    class LmHead(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.head = nn.Linear(16, 64, bias=False)
+            with torch.no_grad():
+                self.head.weight[32:] = self.head.weight[:32]
+
+        def forward(self, x, mask):
+            logits = self.head(x) + mask
+            values, indices = logits.max(-1)
+            low, low_indices = logits.min(-1)
+            return logits.argmax(-1), values, indices, logits.argmin(-1), low, low_indices
+
+    lm_mask = torch.zeros(3, 64)
+    lm_mask[1, 40] = float("nan")
+    zoo["lm_head"] = (LmHead(), (torch.randn(3, 16), lm_mask), {})
+
+    # Arg reductions over a dim of 5 (sharded over 4 ranks: 2, 2, 1, 0 elements) with ties across
+    # shards, a NaN, and bool input compared as integers (torch refuses bool argmax: the bool
+    # comparison is argmax of its int cast, which nrt runs on the bool itself).
+    class ArgReduce5(nn.Module):
+        def forward(self, x, flags):
+            values, indices = x.max(-1)
+            return x.argmax(-1), x.argmin(-1), values, indices, flags.to(torch.int32).argmax(-1)
+
+    x5 = torch.tensor([[1.0, 3.0, 0.5, 3.0, 3.0], [2.0, float("nan"), 7.0, float("nan"), 1.0],
+                       [-1.0, -2.0, -2.0, 4.0, 9.0], [0.0, 0.0, 0.0, 0.0, 0.0]])
+    flags5 = torch.tensor([[False, False, True, True, False], [False, False, False, False, True],
+                           [True, False, False, False, False], [False, False, False, False, False]])
+    zoo["argreduce5"] = (ArgReduce5(), (x5, flags5), {})
+
     # Functional collectives name their process group by string; torch's fake process group lets
     # one process export them (its eager results are not meaningful, so none are saved).
     import torch.distributed as dist

@@ -398,12 +398,14 @@ class Pass {
     }
     bool declared_output = false;
     for (auto v : outputs) declared_output |= declared_[v].has_value();
+    // Ops that only look at metadata run on the shards as they are.
+    if (target == "aten::_assert_tensor_metadata.default" && outputs.empty()) distributed = false;
     if (!distributed && !declared_output) {
       graph_->nodes.push_back(std::move(node));
       return {};
     }
 
-    PlannedNodeSharding planned{node->name, target, "replicate", {}, replicated(), {}, {}};
+    PlannedNodeSharding planned{node->name, target, "replicate", {}, replicated(), {}, {}, {}};
     if (target == "nrt::redistribute.default" && args.size() == 1 && outputs.size() == 1 && declared_[outputs[0]]) {
       // The program's own redistribution: planned steps into its declared output.
       planned.rule = "redistribute";
@@ -413,6 +415,15 @@ class Pass {
       return {};
     }
 
+    if ((target == "aten::argmax.default" || target == "aten::argmin.default" || target == "aten::max.dim" ||
+         target == "aten::min.dim") &&
+        args.size() == 1) {
+      if (auto handled = plan_arg_reduce(node, target, *args[0], planned)) {
+        NRT_RETURN_IF_ERROR(*handled);
+        r_.nodes.push_back(std::move(planned));
+        return {};
+      }
+    }
     std::optional<RuleDecision> decision;
     std::vector<RuleInput> rule_inputs;
     for (auto* v : args) {
@@ -448,8 +459,14 @@ class Pass {
       }
     }
     graph_->nodes.push_back(std::move(node));
-    fb::NodeT& placed = *graph_->nodes.back();
-    // Outputs: the decision's placements; a declared DTensor output is redistributed into.
+    NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, false, planned));
+    r_.nodes.push_back(std::move(planned));
+    return {};
+  }
+
+  // The outputs of `placed` get `first` (the first output; every direct tensor output with
+  // `every_output`), else Replicate; a declared DTensor output is redistributed into.
+  Status place_outputs(fb::NodeT& placed, const Placements& first, bool every_output, PlannedNodeSharding& planned) {
     for (size_t o = 0; o < placed.outputs.size(); ++o) {
       auto* t = placed.outputs[o]->arg.AsTensorArg();
       std::vector<uint32_t*> defined;
@@ -460,7 +477,7 @@ class Pass {
       for (uint32_t* v : defined) {
         if (!is_tensor(*v)) continue;
         NRT_TRY(global, global_sizes(*v));
-        const State produced{o == 0 && t ? decision->output : replicated(), *global};
+        const State produced{(o == 0 || every_output) && t ? first : replicated(), *global};
         if (declared_[*v] && declared_[*v]->placements != produced.placements) {
           const uint32_t declared = *v;
           const uint32_t fresh = add_value(*graph_->values[declared], graph_->values[declared]->name + "_planned");
@@ -474,8 +491,96 @@ class Pass {
         }
       }
     }
-    r_.nodes.push_back(std::move(planned));
     return {};
+  }
+
+  // argmax/argmin, max.dim/min.dim. Over a sharded dim: the (value, index) exchange kernel on
+  // the group of the first mesh dim sharding it (others sharding it are gathered first); over
+  // an unsharded dim: the op itself on the shards. Nullopt when neither applies (dim None).
+  std::optional<Status> plan_arg_reduce(std::unique_ptr<fb::NodeT>& node, const std::string& target, uint32_t input,
+                                        PlannedNodeSharding& planned) {
+    std::optional<int64_t> dim;
+    bool keepdim = false;
+    for (size_t i = 0; i < node->inputs.size(); ++i) {
+      const auto& a = *node->inputs[i];
+      if (a.name == "dim" || (a.name.empty() && i == 1)) {
+        if (const auto* v = a.arg.AsIntArg()) dim = v->value;
+      }
+      if (a.name == "keepdim" || (a.name.empty() && i == 2)) {
+        if (const auto* b = a.arg.AsBoolArg()) keepdim = b->value;
+      }
+    }
+    auto s = state_of(input);
+    if (!dim || !s) return std::nullopt;
+    const auto rank = static_cast<int64_t>(s->global.size());
+    const int64_t d = *dim < 0 ? *dim + rank : *dim;
+    if (d < 0 || d >= rank) return std::nullopt;
+    Placements required = s->placements;
+    std::optional<size_t> exchange;
+    for (size_t i = 0; i < required.size(); ++i) {
+      if (required[i].is_partial()) required[i] = Placement::replicate();
+      if (required[i].is_shard(static_cast<int32_t>(d))) {
+        if (exchange) required[i] = Placement::replicate();
+        else exchange = i;
+      }
+    }
+    Placements output = required;
+    for (size_t i = 0; i < output.size(); ++i) {
+      if (exchange && i == *exchange) output[i] = Placement::replicate();
+      if (output[i].is_shard() && !keepdim && output[i].dim > d) --output[i].dim;
+    }
+    planned.inputs = {required};
+    planned.output = output;
+    auto converted = convert(input, required, planned.steps);
+    if (!converted) return Status(converted.error());
+    if (!exchange) {
+      planned.rule = "arg reduction over an unsharded dim";
+      for (auto& a : node->inputs) {
+        if (auto* t = a->arg.AsTensorArg(); t && t->value == input) t->value = *converted;
+      }
+      graph_->nodes.push_back(std::move(node));
+    } else {
+      planned.rule = "arg reduction: (value, index) exchange";
+      auto region = shard_region(s->global, required, r_.mesh.shape, r_.coordinate);
+      if (!region) return Status(region.error());
+      auto replaced = std::make_unique<fb::NodeT>();
+      replaced->name = node->name;
+      replaced->op = operator_index("nrt::sharded_arg_reduce", "default");
+      replaced->outputs = std::move(node->outputs);
+      replaced->metadata = std::move(node->metadata);
+      fb::ArgumentUnion self;
+      self.Set(fb::TensorArgT{});
+      self.AsTensorArg()->value = *converted;
+      replaced->inputs.push_back(named("self", std::move(self)));
+      auto integer = [](int64_t v) {
+        fb::ArgumentUnion a;
+        a.Set(fb::IntArgT{});
+        a.AsIntArg()->value = v;
+        return a;
+      };
+      auto text = [](std::string v) {
+        fb::ArgumentUnion a;
+        a.Set(fb::StringArgT{});
+        a.AsStringArg()->value = std::move(v);
+        return a;
+      };
+      fb::ArgumentUnion keep;
+      keep.Set(fb::BoolArgT{});
+      keep.AsBoolArg()->value = keepdim;
+      const bool maximum = target == "aten::argmax.default" || target == "aten::max.dim";
+      const bool indices_only = target == "aten::argmax.default" || target == "aten::argmin.default";
+      replaced->inputs.push_back(named("dim", integer(d)));
+      replaced->inputs.push_back(named("keepdim", std::move(keep)));
+      replaced->inputs.push_back(
+          named("mode", text(indices_only ? (maximum ? "argmax" : "argmin") : (maximum ? "max" : "min"))));
+      replaced->inputs.push_back(named("offset", integer(region->offsets[static_cast<size_t>(d)])));
+      replaced->inputs.push_back(named("group_name", text(group_names_[*exchange])));
+      graph_->nodes.push_back(std::move(replaced));
+      // The exchange itself: one all_gather of (value, index) records on the group.
+      planned.exchanges.push_back({graph_->values[input]->name, static_cast<int64_t>(*exchange), required[*exchange],
+                                   Placement::replicate(), "all_gather"});
+    }
+    return place_outputs(*graph_->nodes.back(), output, true, planned);
   }
 
   Status finish_outputs() {

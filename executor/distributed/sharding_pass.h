@@ -51,6 +51,7 @@ struct PlannedNodeSharding {
   Placements output;                      // placements of the first output
   std::vector<PlannedStep> steps;         // redistributions inserted before the node
   std::vector<PlannedStep> output_steps;  // after it: into a declared placement
+  std::vector<PlannedStep> exchanges;     // the node's own collectives (arg reductions' exchange)
 };
 
 // A user input or output that is a DTensor, with what a caller needs to shard or assemble it.

@@ -3,7 +3,7 @@
 // placement pairs), over MPI process groups, for global shapes that shard unevenly (dims of 5 and
 // 3 over up to 4 ranks: empty shards included). Each rank builds its source shard from the global
 // tensor, runs the planned steps and checks what it holds against its target shard; a Partial
-// target is checked by reducing it back to Replicate. Run by redistribute_test.sh under mpirun
+// target is checked by reducing it back to Replicate. Run by distributed_mpi_test.sh under mpirun
 // with 1 to 4 ranks; rank 0 prints gtest's output.
 #include <gtest/gtest.h>
 

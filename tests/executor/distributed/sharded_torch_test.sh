@@ -1,22 +1,27 @@
 #!/usr/bin/env bash
-# testdata/torch/mlp (exported by torch from a single-device Linear(16,32)-ReLU-Linear(32,8))
-# sharded by the plans of testdata/sharding through the real nrt-inspect shard, then run under
+# Single-device torch exports sharded by the plans of testdata/sharding and run under mpirun
+# against torch's own single-process outputs. testdata/torch/mlp (Linear(16,32)-ReLU-Linear(32,8)) through the real nrt-inspect shard, then run under
 # mpirun with the mesh's ranks through nrt-run: colwise->rowwise on 2, 3 (uneven: 32 over 3) and
 # 4 ranks, dp x tp on a 2x2 mesh, batch sharding with an empty shard (4 rows over 3). On every rank
 # the global output must equal torch's single-process output (--expect, 1e-5). Also: the plan
 # printed shows the Megatron plan's one all_reduce, --local-outputs writes each rank's shard, a
 # world of the wrong size is refused naming both sizes, and malformed plans fail naming the entry.
+# testdata/torch/lm_head (a head sharded over its vocabulary: argmax, argmin, max.dim, min.dim with
+# ties across shards and a NaN on one shard) on 2, 3 and 2x2 ranks, and testdata/torch/argreduce5
+# (a dim of 5 over 4 ranks: shards of 2, 2, 1, 0) run the (value, index) exchange; the
+# communication report of --json counts what each rank sent.
 # Skipped without mpirun.
 set -u
 
 source tests/executor/mpi_test_support.sh
-require_mpirun sharded_mlp_test
+require_mpirun sharded_torch_test
 
+ROOT="$PWD"
 INSPECT="$PWD/cli/nrt-inspect"
 RUN="$PWD/cli/nrt-run"
 MODEL="$PWD/testdata/torch/mlp/model.pt2"
 PLANS="$PWD/testdata/sharding"
-work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/sharded_mlp.XXXXXX")
+work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/sharded_torch.XXXXXX")
 mkdir -p "$work/expect"
 cp "$PWD/testdata/torch/mlp/output_0.npy" "$work/expect/linear_1.npy"
 INPUT="x=$PWD/testdata/torch/mlp/input_0.npy"
@@ -69,6 +74,39 @@ bad_plan bad_dim '{"mesh": {"shape": [2]}, "inputs": {"x": ["Shard(2)"]}}' "Shar
 bad_plan malformed '{"mesh": {"shape": [2]}, "inputs": {"x": ["Shard(zero)"]}}' "placement 'Shard(zero)'"
 bad_plan count '{"mesh": {"shape": [2, 2], "dim_names": ["dp", "tp"]}, "inputs": {"x": ["Shard(0)"]}}' "1 placements for a mesh of 2 dims"
 bad_plan style '{"mesh": {"shape": [2]}, "modules": {"fc1": "diagonal"}}' "modules 'fc1'"
+
+# Expectations named after each program's outputs, from torch's output_<i>.npy.
+expect() {
+  local model="$1" i=0 name; shift
+  mkdir -p "expect_$model"
+  for name in "$@"; do cp "$ROOT/testdata/torch/$model/output_$i.npy" "expect_$model/$name.npy"; i=$((i + 1)); done
+}
+expect lm_head argmax getitem getitem_1 argmin getitem_2 getitem_3
+expect argreduce5 argmax argmin getitem getitem_1 argmax_1
+LM_INPUTS=(--input "x=$ROOT/testdata/torch/lm_head/input_0.npy" --input "mask=$ROOT/testdata/torch/lm_head/input_1.npy")
+for case in "lm_head lm_head_vocab2 2" "lm_head lm_head_vocab3 3" "lm_head lm_head_dp_tp 4" "argreduce5 argreduce5_4 4"; do
+  set -- $case
+  "$INSPECT" shard "$ROOT/testdata/torch/$1/model.pt2" --plan "$PLANS/$2.json" -o "$2.nrt" 2> "$2.shard.err"
+  check "$2: nrt-inspect shard" [ $? -eq 0 ]
+  if [ "$1" = lm_head ]; then inputs=("${LM_INPUTS[@]}"); else
+    inputs=(--input "x=$ROOT/testdata/torch/$1/input_0.npy" --input "flags=$ROOT/testdata/torch/$1/input_1.npy"); fi
+  mpi 60 -np "$3" "$RUN" "$2.nrt" "${inputs[@]}" --expect "expect_$1" > "$2.run.out" 2>&1
+  check "$2 on $3 ranks equals torch's output (ties, NaN, empty shards)" [ $? -eq 0 ]
+done
+"$INSPECT" plan lm_head_vocab2.nrt > lm_plan.out
+check "plan: argmax over the sharded vocabulary is an exchange" contains lm_plan.out "argmax (aten::argmax.default): arg reduction: (value, index) exchange"
+check "plan: the logits are never gathered" [ "$(grep -c 'redistribute' lm_plan.out)" -eq 0 ]
+
+# The communication report: the Megatron MLP sends one all_reduce of its [4, 8] f32 output
+# (2 (n-1)/n x 128 bytes on 2 ranks); the LM head sends 4 exchanges of 3 records of 12 bytes.
+mpi 60 -np 2 "$RUN" mlp_tp.nrt --input "$INPUT" --json > comm.json 2> comm.err
+check "--json runs" [ $? -eq 0 ]
+check "communication: bytes sent" contains comm.json '"bytes_sent":128,'
+check "communication: one all_reduce" contains comm.json '"count":1,"group":"mesh.tp.0","op":"all_reduce"'
+mpi 60 -np 2 "$RUN" lm_head_vocab2.nrt "${LM_INPUTS[@]}" --json > lm_comm.json 2> lm_comm.err
+check "communication: the exchanges send records, not logits" contains lm_comm.json '"bytes_sent":144,"collectives":[{"bytes_sent":144,"count":4'
+mpi 60 -np 2 "$RUN" mlp_tp.nrt --input "$INPUT" > comm.txt 2>&1
+check "communication: one summary line" contains comm.txt "communication: 1 collective, 128 bytes sent by this rank (all_reduce x1)"
 
 echo "$failures failures"
 [ "$failures" -eq 0 ]

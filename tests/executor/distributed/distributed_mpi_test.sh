@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Runs redistribute_test_bin under mpirun with 1, 2, 3 and 4 ranks (oversubscribed); every rank
+# Runs distributed_test_bin (redistribution, sharded arg reductions) under mpirun with 1, 2, 3 and 4 ranks (oversubscribed); every rank
 # of every run must pass, and each run is cut by `timeout`. Skipped without mpirun.
 set -u
 
 source tests/executor/mpi_test_support.sh
-require_mpirun redistribute_test
+require_mpirun distributed_mpi_test
 
-BIN="tests/executor/distributed/redistribute_test_bin"
+BIN="tests/executor/distributed/distributed_test_bin"
 failures=0
 for ranks in 1 2 3 4; do
   echo "=== mpirun -np $ranks $BIN"
