@@ -294,6 +294,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
     executor->set_profile(&*profile);
   }
   for (int r = 0; r < options.repeat; ++r) {
+    if (tracing) tracing->counts.reset();  // the report counts the last run
     const auto start = std::chrono::steady_clock::now();
     auto result = executor->run(inputs);
     const auto stop = std::chrono::steady_clock::now();
@@ -320,6 +321,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
       }
     }
   }
+  if (tracing) report.collectives = tracing->counts.snapshot();
   const auto& memory = executor->memory_plan();
   report.arena_bytes = memory.arena_bytes;
   report.naive_bytes = memory.naive_bytes;

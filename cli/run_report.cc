@@ -62,6 +62,17 @@ void print_run_text(const RunReport& report, std::FILE* out) {
                static_cast<unsigned long long>(report.arena_bytes), static_cast<unsigned long long>(report.naive_bytes),
                percent(report.arena_bytes, report.naive_bytes).c_str(),
                static_cast<unsigned long long>(report.live_peak_bytes));
+  if (!report.collectives.empty()) {
+    int64_t count = 0, bytes = 0;
+    std::string ops;
+    for (const auto& c : report.collectives) {
+      count += c.count;
+      bytes += c.bytes_sent;
+      ops += (ops.empty() ? "" : ", ") + c.op + " x" + std::to_string(c.count);
+    }
+    std::fprintf(out, "communication: %lld collective%s, %lld bytes sent by this rank (%s)\n",
+                 static_cast<long long>(count), count == 1 ? "" : "s", static_cast<long long>(bytes), ops.c_str());
+  }
   for (const auto& o : report.outputs) {
     std::fprintf(out, "output %s: %s", o.name.c_str(), o.type.c_str());
     if (!o.path.empty()) std::fprintf(out, " -> %s", o.path.c_str());
@@ -135,6 +146,13 @@ std::string run_json(const RunReport& report, int exit_code, std::optional<RankI
   j["memory"] = {{"arena_bytes", report.arena_bytes},
                  {"naive_bytes", report.naive_bytes},
                  {"live_peak_bytes", report.live_peak_bytes}};
+  json collectives = json::array();
+  int64_t bytes_sent = 0;
+  for (const auto& c : report.collectives) {
+    collectives.push_back({{"op", c.op}, {"group", c.group}, {"count", c.count}, {"bytes_sent", c.bytes_sent}});
+    bytes_sent += c.bytes_sent;
+  }
+  j["communication"] = {{"bytes_sent", bytes_sent}, {"collectives", collectives}};
   j["tolerance"] = {{"atol", report.atol}, {"rtol", report.rtol}};
   json outputs = json::array();
   for (const auto& o : report.outputs) {

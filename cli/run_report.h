@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/communication_counts.h"
 #include "executor/compare_outputs.h"
 #include "executor/run_profile.h"
 #include "core/error.h"
@@ -42,6 +43,8 @@ struct RunReport {
   double atol = 0;
   double rtol = 0;
   std::vector<OutputReport> outputs;
+  // Collectives this rank issued in the last run and the bytes it sent (communication_counts.h).
+  std::vector<exec::CollectiveCount> collectives;
   // --profile: rows per op target and per node, largest total first.
   std::optional<std::vector<exec::ProfileRow>> profile_targets, profile_nodes;
 

@@ -133,18 +133,25 @@ WorkResult TracedProcessGroup::finish(const Issue& issue, WorkResult work) {
   return std::shared_ptr<Work>(std::make_shared<TracedWork>(watched));
 }
 
+void TracedProcessGroup::count(const char* op, size_t bytes, int src) {
+  tracing_->counts.add(op, name(), ring_bytes_sent(op, size(), rank(), static_cast<int64_t>(bytes), src));
+}
+
 WorkResult TracedProcessGroup::all_reduce(Tensor& tensor, ReduceOp op) {
   NRT_TRY(issue, begin("all_reduce", "ALLREDUCE", {&tensor}, {&tensor}, {&tensor}));
+  count("all_reduce", tensor.nbytes());
   return finish(*issue, inner_->all_reduce(tensor, op));
 }
 
 WorkResult TracedProcessGroup::all_gather_into_tensor(const Tensor& input, Tensor& output) {
   NRT_TRY(issue, begin("all_gather_into_tensor", "ALLGATHER", {&input}, {&output}, {&input}));
+  count("all_gather_into_tensor", input.nbytes());
   return finish(*issue, inner_->all_gather_into_tensor(input, output));
 }
 
 WorkResult TracedProcessGroup::reduce_scatter_tensor(const Tensor& input, Tensor& output, ReduceOp op) {
   NRT_TRY(issue, begin("reduce_scatter_tensor", "REDUCE_SCATTER", {&input}, {&output}, {&input}));
+  count("reduce_scatter_tensor", input.nbytes());
   return finish(*issue, inner_->reduce_scatter_tensor(input, output, op));
 }
 
@@ -152,6 +159,7 @@ WorkResult TracedProcessGroup::all_to_all_single(const Tensor& input, Tensor& ou
                                                  std::span<const int64_t> output_splits,
                                                  std::span<const int64_t> input_splits) {
   NRT_TRY(issue, begin("all_to_all_single", "ALLTOALL", {&input}, {&output}, {&input}));
+  count("all_to_all_single", input.nbytes());
   return finish(*issue, inner_->all_to_all_single(input, output, output_splits, input_splits));
 }
 
@@ -160,6 +168,7 @@ WorkResult TracedProcessGroup::broadcast(Tensor& tensor, int src) {
   std::vector<const Tensor*> checked;
   if (src == rank()) checked.push_back(&tensor);
   NRT_TRY(issue, begin("broadcast", "BROADCAST", {&tensor}, {&tensor}, checked));
+  count("broadcast", tensor.nbytes(), src);
   return finish(*issue, inner_->broadcast(tensor, src));
 }
 

@@ -18,6 +18,7 @@
 
 #include "executor/collective_hooks.h"
 #include "executor/collective_watchdog.h"
+#include "executor/communication_counts.h"
 #include "executor/flight_recorder.h"
 #include "executor/process_group.h"
 
@@ -33,6 +34,7 @@ struct CollectiveTracing {
   int rank;  // in the world (dump names, messages)
   int size;
   std::unique_ptr<CollectiveWatchdog> watchdog;  // null: no watchdog
+  CommunicationCounts counts;  // what this rank sent, per op and group
 
   // The recorder's contents as a dump, with `reason`.
   FlightRecorderDump dump(std::string reason) const;
@@ -66,6 +68,8 @@ class TracedProcessGroup final : public ProcessGroup {
   // Numbers and records a collective; runs the NaN check on `checked` (its send buffers).
   Result<Issue> begin(const char* op, const char* op_type, const std::vector<const Tensor*>& inputs,
                       const std::vector<const Tensor*>& outputs, const std::vector<const Tensor*>& checked);
+  // Counts what this rank sends for `op` (tracing_->counts).
+  void count(const char* op, size_t bytes, int src = 0);
   // Records the outcome of issuing; wraps a Work in flight for the recorder and the watchdog.
   WorkResult finish(const Issue& issue, WorkResult work);
 
