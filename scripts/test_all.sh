@@ -50,7 +50,7 @@ run_suite "tests" -- "${TESTS[@]}"
 # a separate output tree.
 EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test|collective_hooks_test'
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
-  grep -E "^//tests(/core|/verify|/torch_export|/files)?:|^//tests/executor:(${EXECUTOR_SANITIZED})\$|^//tests/executor/distributed:sharding_math_test\$")
+  grep -E "^//tests(/core|/verify|/torch_export|/files)?:|^//tests/executor:(${EXECUTOR_SANITIZED})\$|^//tests/executor/distributed:sharding_(math|rules)_test\$")
 run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
 
 # One loaded program run from 8 threads at once, and the watchdog's thread beside traced groups,

@@ -206,6 +206,25 @@ def build_zoo():
     zoo["custom_op_enums"] = (CustomOpEnums(), (torch.randn(1, 2, 3, 3),), {})
     zoo["_library"] = lib  # kept alive while exporting
 
+    # Attention for sharding by heads (testdata/sharding/attention_*.json): q, k, v colwise, o
+    # rowwise; the views split the sharded projection into (heads, head_dim) and merge it back.
+    class AttentionHeads(nn.Module):
+        def __init__(self, dim=32, heads=4):
+            super().__init__()
+            self.heads = heads
+            self.q = nn.Linear(dim, dim)
+            self.k = nn.Linear(dim, dim)
+            self.v = nn.Linear(dim, dim)
+            self.o = nn.Linear(dim, dim)
+
+        def forward(self, x):
+            b, t, d = x.shape
+            q, k, v = (p(x).view(b, t, self.heads, d // self.heads).transpose(1, 2) for p in (self.q, self.k, self.v))
+            att = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            return self.o(att.transpose(1, 2).reshape(b, t, d))
+
+    zoo["attention_heads"] = (AttentionHeads().eval(), (torch.randn(2, 6, 32),), {})
+
     # An LM head for sharding over the vocabulary (testdata/sharding/lm_head_*.json): rows v and
     # v + 32 of the head are equal, so row 0's maximum ties across the two vocabulary halves (the
     # first occurrence wins, across shards too); the mask puts a NaN in row 1 at vocabulary 40

@@ -432,7 +432,7 @@ class Pass {
     }
     if (lists.empty() && outputs.size() == 1 && is_tensor(outputs[0])) {
       NRT_TRY(out_global, global_sizes(outputs[0]));
-      decision = propagate(target, *node, rule_inputs, *out_global);
+      decision = propagate(target, *node, rule_inputs, *out_global, r_.mesh.shape);
     }
     if (!decision) {
       decision = RuleDecision{"replicate", std::vector<Placements>(args.size(), replicated()), replicated()};
@@ -458,10 +458,35 @@ class Pass {
         v = *whole;
       }
     }
+    if (is_view_like(target) && outputs.size() == 1) {
+      NRT_TRY(global, global_sizes(outputs[0]));
+      NRT_RETURN_IF_ERROR(set_local_sizes_arg(*node, State{decision->output, *global}));
+    }
     graph_->nodes.push_back(std::move(node));
     NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, false, planned));
     r_.nodes.push_back(std::move(planned));
     return {};
+  }
+
+  // A view's size argument, rewritten to the local sizes of its output in `state`.
+  Status set_local_sizes_arg(fb::NodeT& node, const State& state) {
+    NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      auto& a = *node.inputs[i];
+      if (!(a.name == "size" || a.name == "shape" || (a.name.empty() && i == 1))) continue;
+      if (auto* list = a.arg.AsIntListArg()) {
+        list->values = region->sizes;
+        return {};
+      }
+      if (a.arg.AsSymIntListArg()) {
+        fb::ArgumentUnion literal;
+        literal.Set(fb::IntListArgT{});
+        literal.AsIntListArg()->values = region->sizes;
+        a.arg = std::move(literal);
+        return {};
+      }
+    }
+    return make_error(ErrorCode::NotSupported, "node '" + node.name + "': no size argument to shard");
   }
 
   // The outputs of `placed` get `first` (the first output; every direct tensor output with

@@ -151,12 +151,121 @@ std::optional<RuleDecision> reduction(const std::string& rule, ReduceOp op, cons
   return d;
 }
 
+// Reshape as groups of input dims and output dims with equal products.
+struct DimGroup {
+  std::vector<int64_t> in, out;
+};
+
+std::optional<std::vector<DimGroup>> reshape_groups(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  for (int64_t s : in) {
+    if (s <= 0) return std::nullopt;
+  }
+  for (int64_t s : out) {
+    if (s <= 0) return std::nullopt;
+  }
+  std::vector<DimGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    DimGroup g;
+    int64_t pin = 1, pout = 1;
+    if (i < in.size()) {
+      g.in.push_back(static_cast<int64_t>(i));
+      pin = in[i++];
+    }
+    if (j < out.size()) {
+      g.out.push_back(static_cast<int64_t>(j));
+      pout = out[j++];
+    }
+    while (pin != pout) {
+      if (pin < pout) {
+        if (i == in.size()) return std::nullopt;
+        g.in.push_back(static_cast<int64_t>(i));
+        pin *= in[i++];
+      } else {
+        if (j == out.size()) return std::nullopt;
+        g.out.push_back(static_cast<int64_t>(j));
+        pout *= out[j++];
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::optional<int64_t> first_non_unit(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
+  for (int64_t d : dims) {
+    if (sizes[static_cast<size_t>(d)] != 1) return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<RuleDecision> view_like(const RuleInput& in, const std::vector<int64_t>& out_sizes,
+                                      const std::vector<int64_t>& mesh_shape) {
+  auto groups = reshape_groups(in.global_sizes, out_sizes);
+  if (!groups) return std::nullopt;
+  RuleDecision d{"view", {in.placements}, in.placements};
+  std::vector<bool> seen(in.global_sizes.size(), false);
+  for (size_t i = 0; i < in.placements.size(); ++i) {
+    const Placement& p = in.placements[i];
+    if (!p.is_shard()) continue;
+    Placement out = Placement::replicate();
+    if (p.kind == Placement::Kind::kShard && !seen[static_cast<size_t>(p.dim)]) {
+      for (const DimGroup& g : *groups) {
+        if (std::find(g.in.begin(), g.in.end(), p.dim) == g.in.end()) continue;
+        const auto first_in = first_non_unit(g.in, in.global_sizes);
+        const auto first_out = first_non_unit(g.out, out_sizes);
+        if (!first_in || *first_in != p.dim || !first_out) break;
+        const int64_t n = mesh_shape[i];
+        const int64_t in_size = in.global_sizes[static_cast<size_t>(p.dim)];
+        const int64_t out_size = out_sizes[static_cast<size_t>(*first_out)];
+        if (in_size == out_size || (in_size % n == 0 && out_size % n == 0)) {
+          out = Placement::shard(static_cast<int32_t>(*first_out));
+        }
+        break;
+      }
+    }
+    seen[static_cast<size_t>(p.dim)] = true;
+    if (out.is_replicate()) d.inputs[0][i] = Placement::replicate();
+    d.output[i] = out;
+  }
+  return d;
+}
+
+std::optional<RuleDecision> attention(const std::vector<RuleInput>& inputs, const std::vector<int64_t>& out_sizes) {
+  if (inputs.size() < 3 || rank_of(inputs[0]) != 4) return std::nullopt;
+  const size_t mesh_ndim = inputs[0].placements.size();
+  RuleDecision d{"attention", std::vector<Placements>(inputs.size()), Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    Placement out = Placement::replicate();
+    for (size_t k = 0; k < 3; ++k) {
+      const Placement& p = inputs[k].placements[i];
+      if (p.is_shard(0) || p.is_shard(1)) {
+        out = p;
+        break;
+      }
+    }
+    if (out.kind == Placement::Kind::kStridedShard) out = Placement::replicate();
+    d.output[i] = out;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      d.inputs[k].push_back(k < 3 ? out : aligned(out, inputs[k], out_sizes));
+    }
+  }
+  return d;
+}
+
 }  // namespace
+
+bool is_view_like(std::string_view target) {
+  return target == "aten::view.default" || target == "aten::reshape.default" || target == "aten::_unsafe_view.default";
+}
 
 std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
                                       const std::vector<RuleInput>& inputs,
-                                      const std::vector<int64_t>& output_sizes) {
+                                      const std::vector<int64_t>& output_sizes,
+                                      const std::vector<int64_t>& mesh_shape) {
   if (inputs.empty()) return std::nullopt;
+  if (is_view_like(target) && inputs.size() == 1) return view_like(inputs[0], output_sizes, mesh_shape);
+  if (target == "aten::scaled_dot_product_attention.default") return attention(inputs, output_sizes);
   if (kElementwise.contains(target)) return elementwise(inputs, output_sizes);
   if (target == "aten::linear.default" && (inputs.size() == 2 || inputs.size() == 3)) {
     return matmul_like("linear", inputs[0], inputs[1], inputs.size() == 3 ? &inputs[2] : nullptr, 1, 0, output_sizes);

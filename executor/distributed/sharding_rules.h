@@ -15,6 +15,12 @@
 //   log_softmax
 //   sum.dim_IntList, amax, amin
 //                  over a sharded dim give Partial(sum / max / min); other shards follow their dim
+//   view, reshape, _unsafe_view
+//                  a dim kept whole keeps its shard; a sharded dim split into factors keeps it
+//                  on its first factor, and dims merged keep the shard of the first, when the
+//                  mesh dim divides both (the caller rewrites the size argument to local sizes)
+//   scaled_dot_product_attention
+//                  sharded by batch or heads (dims 0 and 1 of q, k, v); a mask follows
 #pragma once
 
 #include <optional>
@@ -42,6 +48,10 @@ struct RuleDecision {
 // OptionalTensorArg); `output_sizes`: the global sizes of its first output.
 std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
                                       const std::vector<RuleInput>& inputs,
-                                      const std::vector<int64_t>& output_sizes);
+                                      const std::vector<int64_t>& output_sizes,
+                                      const std::vector<int64_t>& mesh_shape);
+
+// Targets whose size argument the caller must rewrite to the output's local sizes.
+bool is_view_like(std::string_view target);
 
 }  // namespace nrt::dist

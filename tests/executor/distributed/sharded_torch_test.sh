@@ -9,7 +9,8 @@
 # testdata/torch/lm_head (a head sharded over its vocabulary: argmax, argmin, max.dim, min.dim with
 # ties across shards and a NaN on one shard) on 2, 3 and 2x2 ranks, and testdata/torch/argreduce5
 # (a dim of 5 over 4 ranks: shards of 2, 2, 1, 0) run the (value, index) exchange; the
-# communication report of --json counts what each rank sent.
+# communication report of --json counts what each rank sent. testdata/torch/attention_heads runs
+# sharded by heads on 2 and 4 ranks (and through the fallback on 3).
 # Skipped without mpirun.
 set -u
 
@@ -96,6 +97,23 @@ done
 "$INSPECT" plan lm_head_vocab2.nrt > lm_plan.out
 check "plan: argmax over the sharded vocabulary is an exchange" contains lm_plan.out "argmax (aten::argmax.default): arg reduction: (value, index) exchange"
 check "plan: the logits are never gathered" [ "$(grep -c 'redistribute' lm_plan.out)" -eq 0 ]
+
+# Attention sharded by heads: q, k, v colwise and o rowwise; the views split the sharded
+# projection into (heads, head_dim) and merge it back, so 2 and 4 ranks need one all_reduce; 4
+# heads over 3 ranks cannot split evenly and the views fall back to Replicate (still torch's answer).
+expect attention_heads linear_3
+for case in "attention_heads2 2" "attention_heads4 4" "attention_heads3 3"; do
+  set -- $case
+  "$INSPECT" shard "$ROOT/testdata/torch/attention_heads/model.pt2" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
+  check "$1: nrt-inspect shard" [ $? -eq 0 ]
+  mpi 60 -np "$2" "$RUN" "$1.nrt" --input "x=$ROOT/testdata/torch/attention_heads/input_0.npy" \
+    --expect expect_attention_heads > "$1.run.out" 2>&1
+  check "$1 on $2 ranks equals torch's output" [ $? -eq 0 ]
+done
+check "attention by heads on 2 ranks: one all_reduce" contains attention_heads2.run.out "communication: 1 collective,"
+"$INSPECT" plan attention_heads2.nrt > att_plan.out
+check "plan: attention runs sharded by heads" contains att_plan.out "attention, inputs [Shard(1)], [Shard(1)], [Shard(1)] -> [Shard(1)]"
+check "plan: the head split keeps the shard" contains att_plan.out "view (aten::view.default): view, inputs [Shard(2)] -> [Shard(2)]"
 
 # The communication report: the Megatron MLP sends one all_reduce of its [4, 8] f32 output
 # (2 (n-1)/n x 128 bytes on 2 ranks); the LM head sends 4 exchanges of 3 records of 12 bytes.

@@ -1,0 +1,139 @@
+// The propagation rules per op family (executor/distributed/sharding_rules.h), on 1-D and 2-D
+// meshes: the placements each input must run with and the output's.
+#include <gtest/gtest.h>
+
+#include "executor/distributed/sharding_rules.h"
+
+namespace nrt::dist {
+namespace {
+
+const Placement R = Placement::replicate();
+const Placement P = Placement::partial();
+Placement S(int d) { return Placement::shard(d); }
+
+fb::NodeT node_with(std::vector<std::pair<std::string, fb::ArgumentUnion>> args) {
+  fb::NodeT node;
+  for (auto& [name, arg] : args) {
+    auto a = std::make_unique<fb::NamedArgumentT>();
+    a->name = name;
+    a->arg = std::move(arg);
+    node.inputs.push_back(std::move(a));
+  }
+  return node;
+}
+
+fb::ArgumentUnion int_arg(int64_t v) {
+  fb::ArgumentUnion a;
+  a.Set(fb::IntArgT{});
+  a.AsIntArg()->value = v;
+  return a;
+}
+
+fb::ArgumentUnion int_list(std::vector<int64_t> v) {
+  fb::ArgumentUnion a;
+  a.Set(fb::IntListArgT{});
+  a.AsIntListArg()->values = std::move(v);
+  return a;
+}
+
+std::string show(const std::optional<RuleDecision>& d) {
+  if (!d) return "none";
+  std::string out = d->rule + ":";
+  for (const auto& p : d->inputs) out += " " + to_string(p);
+  return out + " -> " + to_string(d->output);
+}
+
+const fb::NodeT kNoArgs;
+
+TEST(ShardingRules, ElementwiseKeepsShardsAndBroadcastsWhole) {
+  // [8, 4] Shard(0) + [4] (broadcast along dim 0): the bias stays whole.
+  auto d = propagate("aten::add.Tensor", kNoArgs, {{{S(0)}, {8, 4}}, {{R}, {4}}}, {8, 4}, {2});
+  EXPECT_EQ(show(d), "elementwise: [Shard(0)] [Replicate()] -> [Shard(0)]");
+  // A same-shaped replicated operand is cut to the shard (a local chunk, no traffic).
+  d = propagate("aten::mul.Tensor", kNoArgs, {{{R}, {8, 4}}, {{S(1)}, {8, 4}}}, {8, 4}, {2});
+  EXPECT_EQ(show(d), "elementwise: [Shard(1)] [Shard(1)] -> [Shard(1)]");
+  // A Partial input is reduced first (relu of a partial sum is not the partial relu).
+  d = propagate("aten::relu.default", kNoArgs, {{{P}, {8}}}, {8}, {2});
+  EXPECT_EQ(show(d), "elementwise: [Replicate()] -> [Replicate()]");
+  // 2-D: each mesh dim on its own.
+  d = propagate("aten::gelu.default", kNoArgs, {{{S(0), S(1)}, {8, 4}}}, {8, 4}, {2, 2});
+  EXPECT_EQ(show(d), "elementwise: [Shard(0), Shard(1)] -> [Shard(0), Shard(1)]");
+}
+
+TEST(ShardingRules, LinearByRowsColumnsAndContraction) {
+  // x [4, 16], weight [32, 16], bias [32].
+  auto d = propagate("aten::linear.default", kNoArgs, {{{R}, {4, 16}}, {{S(0)}, {32, 16}}, {{S(0)}, {32}}}, {4, 32}, {2});
+  EXPECT_EQ(show(d), "linear: [Replicate()] [Shard(0)] [Shard(0)] -> [Shard(1)]");
+  d = propagate("aten::linear.default", kNoArgs, {{{S(1)}, {4, 16}}, {{S(1)}, {32, 16}}, {{R}, {32}}}, {4, 32}, {2});
+  EXPECT_EQ(show(d), "linear: [Shard(1)] [Shard(1)] [Partial(sum)] -> [Partial(sum)]");
+  d = propagate("aten::linear.default", kNoArgs, {{{S(0)}, {4, 16}}, {{S(0)}, {32, 16}}}, {4, 32}, {2});
+  EXPECT_EQ(show(d), "linear: [Shard(0)] [Replicate()] -> [Shard(0)]");
+  // A replicated weight is cut along the contraction when x is sharded there.
+  d = propagate("aten::linear.default", kNoArgs, {{{S(1)}, {4, 16}}, {{R}, {32, 16}}}, {4, 32}, {2});
+  EXPECT_EQ(show(d), "linear: [Shard(1)] [Shard(1)] -> [Partial(sum)]");
+  // mm: b [K, N] column-sharded is Shard(1); addmm's bias comes first.
+  d = propagate("aten::mm.default", kNoArgs, {{{R}, {4, 16}}, {{S(1)}, {16, 32}}}, {4, 32}, {2});
+  EXPECT_EQ(show(d), "mm: [Replicate()] [Shard(1)] -> [Shard(1)]");
+  d = propagate("aten::addmm.default", kNoArgs, {{{R}, {32}}, {{R}, {4, 16}}, {{S(0)}, {16, 32}}}, {4, 32}, {2});
+  EXPECT_EQ(show(d), "addmm: [Partial(sum)] [Shard(1)] [Shard(0)] -> [Partial(sum)]");
+}
+
+TEST(ShardingRules, TransposeSoftmaxAndReductions) {
+  auto t = node_with({{"self", {}}, {"dim0", int_arg(1)}, {"dim1", int_arg(2)}});
+  EXPECT_EQ(show(propagate("aten::transpose.int", t, {{{S(2)}, {2, 6, 4, 8}}}, {2, 4, 6, 8}, {2})),
+            "transpose: [Shard(2)] -> [Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::t.default", kNoArgs, {{{S(0), P}, {4, 8}}}, {8, 4}, {2, 2})),
+            "transpose: [Shard(0), Partial(sum)] -> [Shard(1), Partial(sum)]");
+  auto softmax = node_with({{"self", {}}, {"dim", int_arg(-1)}});
+  EXPECT_EQ(show(propagate("aten::_softmax.default", softmax, {{{S(0)}, {4, 8}}}, {4, 8}, {2})),
+            "softmax: [Shard(0)] -> [Shard(0)]");
+  EXPECT_EQ(show(propagate("aten::_softmax.default", softmax, {{{S(1)}, {4, 8}}}, {4, 8}, {2})),
+            "softmax: [Replicate()] -> [Replicate()]");
+  auto sum = node_with({{"self", {}}, {"dim", int_list({1})}});
+  EXPECT_EQ(show(propagate("aten::sum.dim_IntList", sum, {{{S(1), S(2)}, {4, 8, 6}}}, {4, 6}, {2, 2})),
+            "sum: [Shard(1), Shard(2)] -> [Partial(sum), Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::amax.default", sum, {{{S(1)}, {4, 8}}}, {4}, {2})),
+            "amax/amin: [Shard(1)] -> [Partial(max)]");
+}
+
+TEST(ShardingRules, ViewsKeepShardsWhenTheyCan) {
+  // Split [2, 6, 32] -> [2, 6, 4, 8]: the shard of dim 2 stays on its first factor (4 heads).
+  EXPECT_EQ(show(propagate("aten::view.default", kNoArgs, {{{S(2)}, {2, 6, 32}}}, {2, 6, 4, 8}, {2})),
+            "view: [Shard(2)] -> [Shard(2)]");
+  // 4 heads do not split over 3 ranks: Replicate.
+  EXPECT_EQ(show(propagate("aten::view.default", kNoArgs, {{{S(2)}, {2, 6, 32}}}, {2, 6, 4, 8}, {3})),
+            "view: [Replicate()] -> [Replicate()]");
+  // Merge [2, 6, 4, 8] -> [2, 6, 32] keeps the shard of the first merged dim; of the second, not.
+  EXPECT_EQ(show(propagate("aten::reshape.default", kNoArgs, {{{S(2)}, {2, 6, 4, 8}}}, {2, 6, 32}, {2})),
+            "view: [Shard(2)] -> [Shard(2)]");
+  EXPECT_EQ(show(propagate("aten::reshape.default", kNoArgs, {{{S(3)}, {2, 6, 4, 8}}}, {2, 6, 32}, {2})),
+            "view: [Replicate()] -> [Replicate()]");
+  // A dim kept whole keeps an uneven shard; size-1 dims are skipped; Partial passes through.
+  EXPECT_EQ(show(propagate("aten::view.default", kNoArgs, {{{S(0), P}, {5, 6}}}, {5, 1, 6}, {3, 2})),
+            "view: [Shard(0), Partial(sum)] -> [Shard(0), Partial(sum)]");
+  EXPECT_EQ(show(propagate("aten::view.default", kNoArgs, {{{S(1)}, {1, 6}}}, {6}, {2})),
+            "view: [Shard(1)] -> [Shard(0)]");
+}
+
+TEST(ShardingRules, AttentionByBatchOrHeads) {
+  const std::vector<int64_t> qkv{2, 4, 6, 8};
+  EXPECT_EQ(show(propagate("aten::scaled_dot_product_attention.default", kNoArgs,
+                           {{{S(1)}, qkv}, {{S(1)}, qkv}, {{R}, qkv}}, qkv, {2})),
+            "attention: [Shard(1)] [Shard(1)] [Shard(1)] -> [Shard(1)]");
+  // A mask [6, 6] broadcasts over batch and heads: whole.
+  EXPECT_EQ(show(propagate("aten::scaled_dot_product_attention.default", kNoArgs,
+                           {{{S(0)}, qkv}, {{S(0)}, qkv}, {{S(0)}, qkv}, {{R}, {6, 6}}}, qkv, {2})),
+            "attention: [Shard(0)] [Shard(0)] [Shard(0)] [Replicate()] -> [Shard(0)]");
+  // Sharded along the sequence: no rule for that, everything whole.
+  EXPECT_EQ(show(propagate("aten::scaled_dot_product_attention.default", kNoArgs,
+                           {{{S(2)}, qkv}, {{S(2)}, qkv}, {{S(2)}, qkv}}, qkv, {2})),
+            "attention: [Replicate()] [Replicate()] [Replicate()] -> [Replicate()]");
+}
+
+TEST(ShardingRules, OpsWithoutARuleGetNone) {
+  EXPECT_FALSE(propagate("aten::layer_norm.default", kNoArgs, {{{S(0)}, {4, 8}}}, {4, 8}, {2}));
+  EXPECT_FALSE(propagate("aten::cat.default", kNoArgs, {{{S(0)}, {4, 8}}}, {8, 8}, {2}));
+}
+
+}  // namespace
+}  // namespace nrt::dist
