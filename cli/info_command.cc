@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "executor/distributed/sharding_pass.h"
 #include "executor/execution_plan.h"
 #include "executor/kernel_library.h"
 #include "cli/program_input.h"
@@ -265,7 +266,8 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
   sub->add_option("file", command.path, "Program file (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_flag("--json", command.json, "Print one JSON object on stdout instead of text");
   sub->add_flag("--check-ops", command.check_ops,
-                "Also list the targets the CPU executor has no kernel for; exit 1 if any (nothing runs)");
+                "Also list the targets the CPU executor has no kernel for, exit 1 if any (nothing runs); for a "
+                "DTensor program also the ops without a sharding rule, which run replicated (docs/DISTRIBUTED.md)");
   sub->add_option("--kernel-library", command.kernel_libraries,
                   "With --check-ops: load this kernel library (custom ops; executor/kernel_library.h) first; "
                   "repeatable")
@@ -307,8 +309,25 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
       missing.emplace_back(name, std::move(*targets));
     }
   }
+  // A DTensor program: the ops its sharded run computes whole, for want of a sharding rule.
+  std::optional<dist::ShardingResult> sharding;
+  std::vector<const dist::PlannedNodeSharding*> replicated;
+  if (command.check_ops && dist::is_dtensor_program(file->program())) {
+    auto planned = dist::shard_for_rank(file->program(), {0, dist::mesh_world_size(file->program()), "", true});
+    if (!planned) {
+      spdlog::error("{}", printable(planned.error().to_string()));
+      return exit_status_for(planned.error());
+    }
+    sharding = std::move(*planned);
+    replicated = dist::replicated_nodes(*sharding);
+  }
   if (command.json) {
     json out = summary_json(summary);
+    if (sharding) {
+      json ops = json::array();
+      for (const auto* n : replicated) ops.push_back({{"node", n->node}, {"target", n->target}});
+      out["replicated_ops"] = ops;
+    }
     if (command.check_ops) {
       json ops = json::object();
       for (const auto& [name, targets] : missing) ops[name] = targets;
@@ -325,6 +344,13 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
       std::cout << "ops of " << printable(name) << ": " << style.red(std::to_string(targets.size()) + " without a CPU kernel")
                 << "\n";
       for (const auto& t : targets) std::cout << "  " << printable(t) << "\n";
+    }
+    if (sharding && replicated.empty()) {
+      std::cout << "sharded run: " << style.green("every op with sharded inputs keeps its shards") << "\n";
+    } else if (sharding) {
+      std::cout << "sharded run: " << replicated.size()
+                << " op(s) run replicated (no rule keeps their shards: inputs gathered, computed whole):\n";
+      for (const auto* n : replicated) std::cout << "  " << printable(n->node) << " (" << printable(n->target) << ")\n";
     }
   }
   std::cout.flush();

@@ -76,10 +76,7 @@ int run_plan_command(const PlanCommand& command) {
     return report(make_error(ErrorCode::InvalidArgument, command.path + ": not a DTensor program (no mesh or DTensor value)"));
   }
   // The world is the mesh's: the plan is the one mpirun -np <mesh size> runs.
-  int world = 1;
-  for (const auto* mesh : *file->program().meshes()) {
-    world = std::max<int>(world, static_cast<int>(mesh->ranks() ? mesh->ranks()->size() : 1));
-  }
+  const int world = dist::mesh_world_size(file->program());
   auto result = dist::shard_for_rank(file->program(), {command.rank, world, "", true});
   if (!result) return report(result.error());
   auto step_json = [](const dist::PlannedStep& s) {

@@ -9,6 +9,7 @@
 #include "executor/distributed/redistribute.h"
 #include "executor/distributed/schema_placements.h"
 #include "executor/distributed/sharding_rules.h"
+#include "serializer/schema_access.h"
 
 namespace nrt::dist {
 namespace {
@@ -666,6 +667,27 @@ bool is_dtensor_program(const fb::Program& program) {
     }
   }
   return false;
+}
+
+int32_t mesh_world_size(const fb::Program& program) {
+  int32_t world = 1;
+  for (const auto* mesh : elements(program.meshes())) {
+    world = std::max<int32_t>(world, static_cast<int32_t>(mesh->ranks() ? mesh->ranks()->size() : 1));
+  }
+  return world;
+}
+
+std::vector<const PlannedNodeSharding*> replicated_nodes(const ShardingResult& result) {
+  std::vector<const PlannedNodeSharding*> out;
+  for (const auto& n : result.nodes) {
+    // The fallback, or a rule that could keep no shard: either way inputs gathered, computed whole.
+    bool gathered = false;
+    for (const auto& step : n.steps) gathered = gathered || step.from.is_shard();
+    bool whole = all_replicate(n.output) && gathered;
+    for (const auto& p : n.inputs) whole = whole && all_replicate(p);
+    if (n.rule == "replicate" || whole) out.push_back(&n);
+  }
+  return out;
 }
 
 Result<ShardingResult> shard_for_rank(const fb::Program& program, const ShardingOptions& options) {

@@ -74,6 +74,14 @@ struct ShardingResult {
 // True when `program` has meshes and DTensor values: it needs the pass to run.
 bool is_dtensor_program(const fb::Program& program);
 
+// The world a DTensor program runs in: the rank count of its largest mesh.
+int32_t mesh_world_size(const fb::Program& program);
+
+// The nodes the plan runs whole on every rank, their sharded inputs gathered to Replicate: those
+// without a rule, and those whose rule could keep no shard (a view that does not divide). What
+// `nrt-inspect info --check-ops` lists.
+std::vector<const PlannedNodeSharding*> replicated_nodes(const ShardingResult& result);
+
 // The pass. Errors: a world whose size differs from the mesh's (InvalidArgument naming both),
 // symbolic sizes of a DTensor (NotSupported), placements that do not fit their value.
 Result<ShardingResult> shard_for_rank(const fb::Program& program, const ShardingOptions& options);

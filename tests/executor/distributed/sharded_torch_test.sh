@@ -115,6 +115,13 @@ check "attention by heads on 2 ranks: one all_reduce" contains attention_heads2.
 check "plan: attention runs sharded by heads" contains att_plan.out "attention, inputs [Shard(1)], [Shard(1)], [Shard(1)] -> [Shard(1)]"
 check "plan: the head split keeps the shard" contains att_plan.out "view (aten::view.default): view, inputs [Shard(2)] -> [Shard(2)]"
 
+# info --check-ops: the ops a sharded run computes whole (the head views on 3 ranks).
+"$INSPECT" info --check-ops attention_heads3.nrt > check3.out
+check "check-ops lists the views that run replicated" contains check3.out "3 op(s) run replicated"
+check "check-ops names them" contains check3.out "view_1 (aten::view.default)"
+"$INSPECT" info --check-ops attention_heads2.nrt > check2.out
+check "check-ops: nothing replicated by heads on 2 ranks" contains check2.out "every op with sharded inputs keeps its shards"
+
 # The communication report: the Megatron MLP sends one all_reduce of its [4, 8] f32 output
 # (2 (n-1)/n x 128 bytes on 2 ranks); the LM head sends 4 exchanges of 3 records of 12 bytes.
 mpi 60 -np 2 "$RUN" mlp_tp.nrt --input "$INPUT" --json > comm.json 2> comm.err
