@@ -210,7 +210,8 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
   if (auto stop = agree_on_program(options, world, *file)) return *stop;
   // Global outputs of a DTensor program are the same on every rank: into one directory, rank 0
   // writes them.
-  const bool global_outputs = dist::is_dtensor_program(file->program()) && !options.local_outputs;
+  const bool dtensor_program = dist::is_dtensor_program(file->program());
+  const bool global_outputs = dtensor_program && !options.local_outputs;
   bool rank_zero_writes = false;
   if (world.launched()) {
     if (auto shared = shared_output_dir(options, world)) {
@@ -221,7 +222,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
 
   // A DTensor program: this rank runs the sharding pass's program for it.
   std::optional<dist::ShardingResult> sharding;
-  if (!problem && dist::is_dtensor_program(file->program())) {
+  if (!problem && dtensor_program) {
     dist::ShardingOptions shard_options{world.rank, world.size, options.graph, !options.local_outputs};
     auto sharded = dist::shard_program_file(*file, shard_options);
     if (sharded) {

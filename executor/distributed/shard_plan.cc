@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "executor/distributed/schema_args.h"
 #include "executor/distributed/schema_placements.h"
 #include "executor/distributed/shard_layout.h"
 
@@ -36,16 +37,6 @@ Result<std::map<std::string, Placements>> parse_map(const nlohmann::json& root, 
   for (const auto& [name, value] : root[key].items()) {
     NRT_TRY(p, parse_list(value, std::string(key) + " '" + name + "'", mesh_ndim));
     out[name] = *p;
-  }
-  return out;
-}
-
-std::vector<std::unique_ptr<fb::SymDimT>> literal_dims(const std::vector<int64_t>& values) {
-  std::vector<std::unique_ptr<fb::SymDimT>> out;
-  for (int64_t v : values) {
-    auto d = std::make_unique<fb::SymDimT>();
-    d->literal = v;
-    out.push_back(std::move(d));
   }
   return out;
 }
@@ -220,13 +211,7 @@ Result<fb::ProgramT> apply_shard_plan(const fb::Program& source, const ShardPlan
     value.kind = fb::ValueKind::DTENSOR;
     value.dtensor = std::move(spec);
     value.tensor->sizes = literal_dims(region->sizes);
-    std::vector<int64_t> strides(region->sizes.size());
-    int64_t running = 1;
-    for (size_t d = strides.size(); d-- > 0;) {
-      strides[d] = running;
-      running *= std::max<int64_t>(1, region->sizes[d]);
-    }
-    value.tensor->strides = literal_dims(strides);
+    value.tensor->strides = literal_dims(dense_strides(region->sizes));
   }
   return program;
 }

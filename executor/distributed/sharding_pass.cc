@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <set>
 
 #include "executor/distributed/redistribute.h"
+#include "executor/distributed/schema_args.h"
 #include "executor/distributed/schema_placements.h"
 #include "executor/distributed/sharding_rules.h"
 #include "serializer/schema_access.h"
@@ -25,25 +25,6 @@ std::string target_of(const fb::ProgramT& p, const fb::NodeT& n) {
   if (n.op >= p.operators.size()) return "?";
   const auto& op = *p.operators[n.op];
   return op.overload.empty() ? op.name : op.name + "." + op.overload;
-}
-
-std::optional<std::vector<int64_t>> literal_sizes(const std::vector<std::unique_ptr<fb::SymDimT>>& dims) {
-  std::vector<int64_t> out;
-  for (const auto& d : dims) {
-    if (!d || !d->expr.empty()) return std::nullopt;
-    out.push_back(d->literal);
-  }
-  return out;
-}
-
-std::vector<std::unique_ptr<fb::SymDimT>> literal_dims(const std::vector<int64_t>& values) {
-  std::vector<std::unique_ptr<fb::SymDimT>> out;
-  for (int64_t v : values) {
-    auto d = std::make_unique<fb::SymDimT>();
-    d->literal = v;
-    out.push_back(std::move(d));
-  }
-  return out;
 }
 
 class Pass {
@@ -207,20 +188,8 @@ class Pass {
   Status set_local_meta(fb::ValueT& value, const State& state) {
     NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
     auto& meta = *value.tensor;
-    const auto old_strides = literal_sizes(meta.strides);
-    std::vector<size_t> order(region->sizes.size());
-    std::iota(order.begin(), order.end(), 0);
-    if (old_strides && old_strides->size() == order.size()) {
-      std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return (*old_strides)[a] > (*old_strides)[b]; });
-    }
-    std::vector<int64_t> strides(order.size());
-    int64_t running = 1;
-    for (size_t k = order.size(); k-- > 0;) {
-      strides[order[k]] = running;
-      running *= std::max<int64_t>(1, region->sizes[order[k]]);
-    }
     meta.sizes = literal_dims(region->sizes);
-    meta.strides = literal_dims(strides);
+    meta.strides = literal_dims(dense_strides(region->sizes, literal_sizes(meta.strides)));
     return {};
   }
 
@@ -249,14 +218,6 @@ class Pass {
     return names_;
   }
 
-  static std::unique_ptr<fb::NamedArgumentT> named(std::string name, fb::ArgumentUnion arg) {
-    auto a = std::make_unique<fb::NamedArgumentT>();
-    a->name = std::move(name);
-    a->arg = std::move(arg);
-    a->kind = fb::ArgumentKind::POSITIONAL;
-    return a;
-  }
-
   // Inserts the steps taking `v` to `to`; the last defines `into` when given (else a new value).
   Result<uint32_t> convert(uint32_t v, const Placements& to, std::vector<PlannedStep>& record,
                            std::optional<uint32_t> into = std::nullopt) {
@@ -277,28 +238,12 @@ class Pass {
       auto node = std::make_unique<fb::NodeT>();
       node->name = "redistribute_step_" + std::to_string(step_count_++);
       node->op = step_op_;
-      fb::ArgumentUnion input;
-      input.Set(fb::TensorArgT{});
-      input.AsTensorArg()->value = current;
-      node->inputs.push_back(named("input", std::move(input)));
-      for (const auto& [name, placement] : {std::pair{"from", step.from}, std::pair{"to", step.to}}) {
-        fb::ArgumentUnion text;
-        text.Set(fb::StringArgT{});
-        text.AsStringArg()->value = to_string(placement);
-        node->inputs.push_back(named(name, std::move(text)));
-      }
-      fb::ArgumentUnion sizes;
-      sizes.Set(fb::IntListArgT{});
-      sizes.AsIntListArg()->values = region->sizes;
-      node->inputs.push_back(named("region", std::move(sizes)));
-      fb::ArgumentUnion group;
-      group.Set(fb::StringArgT{});
-      group.AsStringArg()->value = group_names_[static_cast<size_t>(step.mesh_dim)];
-      node->inputs.push_back(named("group_name", std::move(group)));
-      auto output = std::make_unique<fb::ArgumentHolderT>();
-      output->arg.Set(fb::TensorArgT{});
-      output->arg.AsTensorArg()->value = out;
-      node->outputs.push_back(std::move(output));
+      node->inputs.push_back(named("input", tensor_arg(current)));
+      node->inputs.push_back(named("from", string_arg(to_string(step.from))));
+      node->inputs.push_back(named("to", string_arg(to_string(step.to))));
+      node->inputs.push_back(named("region", int_list_arg(region->sizes)));
+      node->inputs.push_back(named("group_name", string_arg(group_names_[static_cast<size_t>(step.mesh_dim)])));
+      node->outputs.push_back(output_of(out));
       graph_->nodes.push_back(std::move(node));
       record.push_back({base, step.mesh_dim, step.from, step.to, step_collective(step)});
       current = out;
@@ -310,14 +255,8 @@ class Pass {
       auto node = std::make_unique<fb::NodeT>();
       node->name = "redistribute_step_" + std::to_string(step_count_++);
       node->op = operator_index("aten::clone", "default");
-      fb::ArgumentUnion input;
-      input.Set(fb::TensorArgT{});
-      input.AsTensorArg()->value = v;
-      node->inputs.push_back(named("self", std::move(input)));
-      auto output = std::make_unique<fb::ArgumentHolderT>();
-      output->arg.Set(fb::TensorArgT{});
-      output->arg.AsTensorArg()->value = *into;
-      node->outputs.push_back(std::move(output));
+      node->inputs.push_back(named("self", tensor_arg(v)));
+      node->outputs.push_back(output_of(*into));
       graph_->nodes.push_back(std::move(node));
       return *into;
     }
@@ -480,10 +419,7 @@ class Pass {
         return {};
       }
       if (a.arg.AsSymIntListArg()) {
-        fb::ArgumentUnion literal;
-        literal.Set(fb::IntListArgT{});
-        literal.AsIntListArg()->values = region->sizes;
-        a.arg = std::move(literal);
+        a.arg = int_list_arg(region->sizes);
         return {};
       }
     }
@@ -525,17 +461,8 @@ class Pass {
   // an unsharded dim: the op itself on the shards. Nullopt when neither applies (dim None).
   std::optional<Status> plan_arg_reduce(std::unique_ptr<fb::NodeT>& node, const std::string& target, uint32_t input,
                                         PlannedNodeSharding& planned) {
-    std::optional<int64_t> dim;
-    bool keepdim = false;
-    for (size_t i = 0; i < node->inputs.size(); ++i) {
-      const auto& a = *node->inputs[i];
-      if (a.name == "dim" || (a.name.empty() && i == 1)) {
-        if (const auto* v = a.arg.AsIntArg()) dim = v->value;
-      }
-      if (a.name == "keepdim" || (a.name.empty() && i == 2)) {
-        if (const auto* b = a.arg.AsBoolArg()) keepdim = b->value;
-      }
-    }
+    const std::optional<int64_t> dim = int_argument(*node, "dim", 1);
+    const bool keepdim = bool_argument(*node, "keepdim", 2).value_or(false);
     auto s = state_of(input);
     if (!dim || !s) return std::nullopt;
     const auto rank = static_cast<int64_t>(s->global.size());
@@ -574,33 +501,15 @@ class Pass {
       replaced->op = operator_index("nrt::sharded_arg_reduce", "default");
       replaced->outputs = std::move(node->outputs);
       replaced->metadata = std::move(node->metadata);
-      fb::ArgumentUnion self;
-      self.Set(fb::TensorArgT{});
-      self.AsTensorArg()->value = *converted;
-      replaced->inputs.push_back(named("self", std::move(self)));
-      auto integer = [](int64_t v) {
-        fb::ArgumentUnion a;
-        a.Set(fb::IntArgT{});
-        a.AsIntArg()->value = v;
-        return a;
-      };
-      auto text = [](std::string v) {
-        fb::ArgumentUnion a;
-        a.Set(fb::StringArgT{});
-        a.AsStringArg()->value = std::move(v);
-        return a;
-      };
-      fb::ArgumentUnion keep;
-      keep.Set(fb::BoolArgT{});
-      keep.AsBoolArg()->value = keepdim;
+      replaced->inputs.push_back(named("self", tensor_arg(*converted)));
       const bool maximum = target == "aten::argmax.default" || target == "aten::max.dim";
       const bool indices_only = target == "aten::argmax.default" || target == "aten::argmin.default";
-      replaced->inputs.push_back(named("dim", integer(d)));
-      replaced->inputs.push_back(named("keepdim", std::move(keep)));
+      replaced->inputs.push_back(named("dim", int_arg(d)));
+      replaced->inputs.push_back(named("keepdim", bool_arg(keepdim)));
       replaced->inputs.push_back(
-          named("mode", text(indices_only ? (maximum ? "argmax" : "argmin") : (maximum ? "max" : "min"))));
-      replaced->inputs.push_back(named("offset", integer(region->offsets[static_cast<size_t>(d)])));
-      replaced->inputs.push_back(named("group_name", text(group_names_[*exchange])));
+          named("mode", string_arg(indices_only ? (maximum ? "argmax" : "argmin") : (maximum ? "max" : "min"))));
+      replaced->inputs.push_back(named("offset", int_arg(region->offsets[static_cast<size_t>(d)])));
+      replaced->inputs.push_back(named("group_name", string_arg(group_names_[*exchange])));
       graph_->nodes.push_back(std::move(replaced));
       // The exchange itself: one all_gather of (value, index) records on the group.
       planned.exchanges.push_back({graph_->values[input]->name, static_cast<int64_t>(*exchange), required[*exchange],

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <set>
 
+#include "executor/distributed/schema_args.h"
+
 namespace nrt::dist {
 namespace {
 
@@ -19,28 +21,6 @@ const std::set<std::string_view, std::less<>> kElementwise = {
 };
 
 int64_t rank_of(const RuleInput& in) { return static_cast<int64_t>(in.global_sizes.size()); }
-
-std::optional<int64_t> int_arg(const fb::NodeT& node, std::string_view name, size_t position) {
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const auto& a = *node.inputs[i];
-    if (a.name == name || (a.name.empty() && i == position)) {
-      if (const auto* v = a.arg.AsIntArg()) return v->value;
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
-
-std::optional<std::vector<int64_t>> int_list_arg(const fb::NodeT& node, std::string_view name, size_t position) {
-  for (size_t i = 0; i < node.inputs.size(); ++i) {
-    const auto& a = *node.inputs[i];
-    if (a.name == name || (a.name.empty() && i == position)) {
-      if (const auto* v = a.arg.AsIntListArg()) return v->values;
-      return std::nullopt;
-    }
-  }
-  return std::nullopt;
-}
 
 int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
 
@@ -285,11 +265,11 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
     std::vector<int64_t> perm(static_cast<size_t>(rank));
     for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
     if (target == "aten::transpose.int") {
-      auto a = int_arg(node, "dim0", 1), b = int_arg(node, "dim1", 2);
+      auto a = int_argument(node, "dim0", 1), b = int_argument(node, "dim1", 2);
       if (!a || !b) return std::nullopt;
       std::swap(perm[static_cast<size_t>(normalize(*a, rank))], perm[static_cast<size_t>(normalize(*b, rank))]);
     } else {
-      auto dims = int_list_arg(node, "dims", 1);
+      auto dims = int_list_argument(node, "dims", 1);
       if (!dims || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
       for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = normalize((*dims)[static_cast<size_t>(d)], rank);
     }
@@ -297,7 +277,7 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
   }
   if (target == "aten::_softmax.default" || target == "aten::softmax.int" || target == "aten::_log_softmax.default" ||
       target == "aten::log_softmax.int") {
-    auto dim = int_arg(node, "dim", 1);
+    auto dim = int_argument(node, "dim", 1);
     if (!dim) return std::nullopt;
     RuleDecision d{"softmax", {inputs[0].placements}, inputs[0].placements};
     for (size_t i = 0; i < d.output.size(); ++i) {
@@ -310,15 +290,8 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
     return d;
   }
   if (target == "aten::sum.dim_IntList" || target == "aten::amax.default" || target == "aten::amin.default") {
-    auto dims = int_list_arg(node, "dim", 1);
-    const bool keepdim = [&] {
-      for (const auto& a : node.inputs) {
-        if (a->name == "keepdim") {
-          if (const auto* b = a->arg.AsBoolArg()) return b->value;
-        }
-      }
-      return false;
-    }();
+    auto dims = int_list_argument(node, "dim", 1);
+    const bool keepdim = bool_argument(node, "keepdim", 2).value_or(false);
     const ReduceOp op = target == "aten::sum.dim_IntList" ? ReduceOp::SUM
                         : target == "aten::amax.default"   ? ReduceOp::MAXIMUM
                                                             : ReduceOp::MINIMUM;

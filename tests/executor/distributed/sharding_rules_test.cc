@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "executor/distributed/sharding_rules.h"
+#include "executor/distributed/schema_args.h"
 
 namespace nrt::dist {
 namespace {
@@ -13,27 +14,8 @@ Placement S(int d) { return Placement::shard(d); }
 
 fb::NodeT node_with(std::vector<std::pair<std::string, fb::ArgumentUnion>> args) {
   fb::NodeT node;
-  for (auto& [name, arg] : args) {
-    auto a = std::make_unique<fb::NamedArgumentT>();
-    a->name = name;
-    a->arg = std::move(arg);
-    node.inputs.push_back(std::move(a));
-  }
+  for (auto& [name, arg] : args) node.inputs.push_back(named(name, std::move(arg)));
   return node;
-}
-
-fb::ArgumentUnion int_arg(int64_t v) {
-  fb::ArgumentUnion a;
-  a.Set(fb::IntArgT{});
-  a.AsIntArg()->value = v;
-  return a;
-}
-
-fb::ArgumentUnion int_list(std::vector<int64_t> v) {
-  fb::ArgumentUnion a;
-  a.Set(fb::IntListArgT{});
-  a.AsIntListArg()->values = std::move(v);
-  return a;
 }
 
 std::string show(const std::optional<RuleDecision>& d) {
@@ -89,7 +71,7 @@ TEST(ShardingRules, TransposeSoftmaxAndReductions) {
             "softmax: [Shard(0)] -> [Shard(0)]");
   EXPECT_EQ(show(propagate("aten::_softmax.default", softmax, {{{S(1)}, {4, 8}}}, {4, 8}, {2})),
             "softmax: [Replicate()] -> [Replicate()]");
-  auto sum = node_with({{"self", {}}, {"dim", int_list({1})}});
+  auto sum = node_with({{"self", {}}, {"dim", int_list_arg({1})}});
   EXPECT_EQ(show(propagate("aten::sum.dim_IntList", sum, {{{S(1), S(2)}, {4, 8, 6}}}, {4, 6}, {2, 2})),
             "sum: [Shard(1), Shard(2)] -> [Partial(sum), Shard(1)]");
   EXPECT_EQ(show(propagate("aten::amax.default", sum, {{{S(1)}, {4, 8}}}, {4}, {2})),
