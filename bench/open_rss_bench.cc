@@ -26,6 +26,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench/bench_timing.h"
+#include "bench/resident_memory.h"
 #include "bench/scratch_dir.h"
 #include "bench/synthetic_program.h"
 #include "serializer/program_file.h"
@@ -52,16 +53,6 @@ Config parse_config(int* argc, char** argv) {
 std::string size_label(uint64_t bytes) {
   return bytes % (1024 * kMiB) == 0 ? std::to_string(bytes / (1024 * kMiB)) + " GiB"
                                     : std::to_string(bytes / kMiB) + " MiB";
-}
-
-// Resident set size in KiB (VmRSS counts anonymous memory and mapped file pages alike).
-std::optional<uint64_t> vm_rss_kib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::strtoull(line.c_str() + 6, nullptr, 10);
-  }
-  return std::nullopt;
 }
 
 // Drops the file's clean pages from the page cache, so nothing is resident until read again.
@@ -181,7 +172,7 @@ int main(int argc, char** argv) {
     return 2;
   }
 
-  const auto baseline = vm_rss_kib();
+  const auto baseline = nrt::bench::vm_rss_kib();
   if (!baseline) {
     std::fprintf(stderr, "/proc/self/status has no VmRSS line\n");
     return 2;
@@ -192,9 +183,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "open failed: %s\n", file.error().to_string().c_str());
       return 1;
     }
-    const uint64_t after_open = vm_rss_kib().value_or(0);
+    const uint64_t after_open = nrt::bench::vm_rss_kib().value_or(0);
     const uint64_t storage_bytes = walk_metadata(file->program());
-    const uint64_t after_walk = vm_rss_kib().value_or(0);
+    const uint64_t after_walk = nrt::bench::vm_rss_kib().value_or(0);
     if (storage_bytes != config.weight_bytes) {
       std::fprintf(stderr, "storages hold %llu bytes, %llu were written\n",
                    static_cast<unsigned long long>(storage_bytes),

@@ -73,10 +73,10 @@ for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
   bin="bazel-bin/${bench#//}"; bin="${bin/://}"
   if NRT_BENCH_SMOKE=1 "$bin" --smoke; then add 1 0; else echo "FAILED: $bench"; add 0 1; fi
 done
-# The overlap and collective benchmarks measure something only across ranks: once more under
+# The overlap, collective and DTensor benchmarks measure something only across ranks: once more under
 # mpirun -np 2.
 if command -v mpirun > /dev/null 2>&1; then
-  for bench in overlap_bench collective_bench; do
+  for bench in overlap_bench collective_bench dtensor_bench; do
     if timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "bazel-bin/bench/executor/$bench" --smoke; then
       add 1 0
     else

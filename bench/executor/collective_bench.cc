@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bench/bench_timing.h"
+#include "bench/executor/mpi_timing.h"
 #include "executor/mpi_process_group.h"
 #include "executor/traced_process_group.h"
 
@@ -33,20 +34,6 @@ using nrt::ScalarType;
 int fail(const std::string& what) {
   std::fprintf(stderr, "collective_bench: %s\n", what.c_str());
   return 1;
-}
-
-// Median over `iterations` of one call, every rank starting together (a barrier before each).
-double timed(int iterations, const std::function<bool()>& call, bool& ok) {
-  std::vector<double> times;
-  for (int i = 0; i < iterations; ++i) {
-    MPI_Barrier(MPI_COMM_WORLD);
-    times.push_back(nrt::bench::median_seconds(1, [&] { ok &= call(); }));
-  }
-  std::sort(times.begin(), times.end());
-  // Every rank reports the slowest rank's median: the collective ends when the last one does.
-  double mine = times[times.size() / 2], slowest = 0;
-  MPI_Allreduce(&mine, &slowest, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return slowest;
 }
 
 void fill(Tensor& t, int rank) {
@@ -155,16 +142,16 @@ int main(int argc, char** argv) {
       op.mpi_call();
       // As a kernel that waits at once issues it (CollectiveOrigin: a blocking MPI call), and as one
       // that leaves it in flight for wait_tensor (a nonblocking call, then the wait).
-      const double t_nrt = timed(
+      const double t_nrt = nrt::bench::slowest_median_seconds(
           iterations,
           [&] {
             nrt::exec::CollectiveOrigin waited("collective_bench", /*waited_at_once=*/true);
             return op.nrt_call(**group);
           },
           ok);
-      const double t_nrt_i = timed(iterations, [&] { return op.nrt_call(**group); }, ok);
-      const double t_mpi = timed(iterations, op.mpi_call, ok);
-      const double t_nb = timed(
+      const double t_nrt_i = nrt::bench::slowest_median_seconds(iterations, [&] { return op.nrt_call(**group); }, ok);
+      const double t_mpi = nrt::bench::slowest_median_seconds(iterations, op.mpi_call, ok);
+      const double t_nb = nrt::bench::slowest_median_seconds(
           iterations,
           [&] {
             MPI_Request request;
@@ -212,9 +199,9 @@ int main(int argc, char** argv) {
     run(**group)();
     run(*with_recorder)();
     run(*with_nan_check)();
-    const double off = timed(iterations, run(**group), ok);
-    const double recorder = timed(iterations, run(*with_recorder), ok);
-    const double nan = timed(iterations, run(*with_nan_check), ok);
+    const double off = nrt::bench::slowest_median_seconds(iterations, run(**group), ok);
+    const double recorder = nrt::bench::slowest_median_seconds(iterations, run(*with_recorder), ok);
+    const double nan = nrt::bench::slowest_median_seconds(iterations, run(*with_nan_check), ok);
     if (rank == 0) {
       std::printf("  %10lld bytes: off %9.1f us, recorder+watchdog %9.1f us (ratio %.3f), NaN check %9.1f us (ratio %.3f)\n",
                   static_cast<long long>(bytes), off * 1e6, recorder * 1e6, off / recorder, nan * 1e6, off / nan);
