@@ -1,12 +1,66 @@
 // The distributed vocabulary: device meshes, process groups, and each DTensor's spec (mesh,
 // placements, global shape). The sharding work grows these checks.
+#include <algorithm>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include "serializer/schema_access.h"
 #include "serializer/verify_checks.h"
 
 namespace nrt::verify {
+namespace {
+
+// torch.chunk of `size` into `n`: the extent of chunk `index` (REFERENCE.md §4).
+int64_t chunk_extent(int64_t size, int64_t n, int64_t index) {
+  const int64_t c = (size + n - 1) / n;
+  return std::max<int64_t>(0, std::min(size, (index + 1) * c) - index * c);
+}
+
+std::string sizes_text(const std::vector<int64_t>& sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+// The file stores a DTensor's local tensor as the shard of mesh coordinate (0, ..., 0), the
+// largest (docs/FORMAT.md "DTensor values"): checked where every size is a literal.
+Status check_coordinate_zero_shard(const fb::Value& value, const fb::DeviceMesh& mesh, const std::string& what,
+                                   WorkBudget& budget) {
+  const auto* spec = value.dtensor();
+  const auto* local = value.tensor()->sizes();
+  std::vector<int64_t> expected, stored;
+  for (uint32_t d = 0; d < vector_size(spec->global_sizes()); ++d) {
+    if (spec->global_sizes()->Get(d)->expr() != nullptr || local->Get(d)->expr() != nullptr) return {};
+    expected.push_back(spec->global_sizes()->Get(d)->literal());
+    stored.push_back(local->Get(d)->literal());
+  }
+  for (uint32_t p = 0; p < vector_size(spec->placements()); ++p) {
+    const auto* placement = spec->placements()->Get(p);
+    const int64_t n = mesh.shape()->Get(p);
+    int64_t& extent = expected[static_cast<size_t>(placement->dim())];
+    if (placement->kind() == fb::PlacementKind::SHARD) {
+      extent = chunk_extent(extent, n, 0);
+    } else if (placement->kind() == fb::PlacementKind::STRIDED_SHARD) {
+      // Coordinate 0 holds chunks 0, n, 2n, ... of the dim chunked n x split_factor ways.
+      NRT_RETURN_IF_ERROR(budget.charge(static_cast<uint64_t>(placement->split_factor())));
+      int64_t total = 0;
+      for (int64_t j = 0; j < placement->split_factor(); ++j) {
+        total += chunk_extent(extent, n * placement->split_factor(), j * n);
+      }
+      extent = total;
+    }
+  }
+  if (expected != stored) {
+    return make_error(ErrorCode::InvalidShape, what + " stores a local tensor of sizes " + sizes_text(stored) +
+                                                   "; the shard of mesh coordinate (0, ..., 0) of its global sizes "
+                                                   "under its placements is " + sizes_text(expected) +
+                                                   " (docs/FORMAT.md, DTensor values)");
+  }
+  return {};
+}
+
+}  // namespace
 
 Status check_meshes(const fb::Program& program, WorkBudget& budget) {
   for (uint32_t m = 0; m < vector_size(program.meshes()); ++m) {
@@ -186,6 +240,7 @@ Status check_dtensor_spec(const fb::Program& program, const fb::Value& value, co
       return unused("split factor", placement->split_factor(), "STRIDED_SHARD");
     }
   }
+  if (spec->global_sizes()) return check_coordinate_zero_shard(value, *mesh, what, budget);
   return {};
 }
 

@@ -374,8 +374,9 @@ TEST(HashSensitivity, EachStructuralChange) {
   expect_structure_changes(
       "dtensor",
       [](fb::ProgramT& p) {
-        p.graphs[0]->values[0]->dtensor->placements[0] =
-            fb::Placement(fb::PlacementKind::REPLICATE, fb::ReduceOp::SUM, 0, 0);
+        // z2d: [Replicate(), Partial(avg)] -> [Replicate(), Partial(sum)], the same local sizes.
+        p.graphs[0]->values[3]->dtensor->placements[1] =
+            fb::Placement(fb::PlacementKind::PARTIAL, fb::ReduceOp::SUM, 0, 0);
       },
       "placement");
   expect_structure_changes(
@@ -389,6 +390,16 @@ TEST(HashSensitivity, EachStructuralChange) {
       [](fb::ProgramT& p) {
         p.meshes[1]->shape = {4, 1};
         p.meshes[1]->dim_names = {"dp", "tp"};
+        // The DTensors on mesh 1 store coordinate 0's shard of the new shape (docs/FORMAT.md).
+        for (auto& v : p.graphs[0]->values) {
+          if (!v->dtensor || v->dtensor->mesh != 1) continue;
+          const bool sharded_cols = v->name == "y2d";
+          if (v->name == "y2d" || v->name == "s2d") v->tensor->sizes[0]->literal = 2;
+          if (sharded_cols) {
+            v->tensor->sizes[1]->literal = 64;
+            v->tensor->strides[0]->literal = 64;
+          }
+        }
         for (auto& g : p.process_groups) {
           if (g->mesh == 1) {
             g->ranks = g->mesh_dim == 0 ? std::vector<int32_t>{0, 1, 2, 3} : std::vector<int32_t>{0};

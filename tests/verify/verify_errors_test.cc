@@ -894,6 +894,21 @@ std::vector<Case> weight_cases() {
        ErrorCode::InvalidShape,
        [] { return verify_mutated([](auto& p) { main_value(p, 4).dtensor->global_sizes.clear(); }); },
        {"value 'r' has 0 global sizes but 2 global strides"}},
+      {"DTensorLocalNotCoordinateZeroShard",
+       ErrorCode::InvalidShape,
+       [] { return verify_mutated([](auto& p) { main_value(p, 4).dtensor->global_sizes[1]->literal = 6; }); },
+       {"graph 'main' value 4", "value 'r' stores a local tensor of sizes [2, 2]",
+        "shard of mesh coordinate (0, ..., 0)", "is [2, 3]"}},
+      {"DTensorLocalNotCoordinateZeroStridedShard",
+       ErrorCode::InvalidShape,
+       [] {
+         return verify_mutated([](auto& p) {
+           // 6 in 2 x 2 chunks of torch.chunk (2, 2, 2, 0): coordinate 0 holds chunks 0 and 2.
+           main_value(p, 4).dtensor->global_sizes[1]->literal = 6;
+           main_value(p, 4).dtensor->placements[1] = fb::Placement(fb::PlacementKind::STRIDED_SHARD, fb::ReduceOp::SUM, 1, 2);
+         });
+       },
+       {"value 'r' stores a local tensor of sizes [2, 2]", "is [2, 4]"}},
       {"ChecksumOfFlippedWeightByte",
        ErrorCode::ChecksumMismatch,
        [] {
@@ -1371,6 +1386,13 @@ TEST(VerifySample, AcceptsWhatTheNewerRulesAllow) {
   accepted("symbolic global size with a hint", [](auto& p) {
     main_value(p, 4).dtensor->global_sizes[0]->expr = "s0";
     main_value(p, 4).dtensor->global_sizes[0]->hint = 2;
+  });
+  accepted("uneven shards: the local tensor is coordinate 0's, the largest", [](auto& p) {
+    main_value(p, 4).dtensor->global_sizes[1]->literal = 3;  // chunks 2, 1
+  });
+  accepted("strided shard of coordinate 0", [](auto& p) {
+    // 4 in 2 x 2 chunks of 1: coordinate 0 holds chunks 0 and 2.
+    main_value(p, 4).dtensor->placements[1] = fb::Placement(fb::PlacementKind::STRIDED_SHARD, fb::ReduceOp::SUM, 1, 2);
   });
   accepted("DTensor without a recorded global shape", [](auto& p) {
     main_value(p, 4).dtensor->global_sizes.clear();
