@@ -15,6 +15,8 @@ namespace nrt::dist {
 namespace {
 
 constexpr const char* kStepOperator = "nrt::redistribute_step";
+constexpr std::string_view kFromLocal = "nrt::from_local.default";
+constexpr std::string_view kToLocal = "nrt::to_local.default";
 
 struct State {
   Placements placements;
@@ -355,6 +357,14 @@ class Pass {
       return {};
     }
 
+    if ((target == kFromLocal || target == kToLocal) && outputs.size() == 1 && args.size() <= 1) {
+      planned.rule = "local";
+      NRT_RETURN_IF_ERROR(plan_local_boundary(*node, target, args, outputs[0], planned));
+      graph_->nodes.push_back(std::move(node));
+      r_.nodes.push_back(std::move(planned));
+      return {};
+    }
+
     if ((target == "aten::argmax.default" || target == "aten::argmin.default" || target == "aten::max.dim" ||
          target == "aten::min.dim") &&
         args.size() == 1) {
@@ -405,6 +415,39 @@ class Pass {
     graph_->nodes.push_back(std::move(node));
     NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, false, planned));
     r_.nodes.push_back(std::move(planned));
+    return {};
+  }
+
+  // nrt::from_local: this rank's local tensor is its shard of the output DTensor, in the output's
+  // declared placements. nrt::to_local: the input DTensor, in its declared placements, gives this
+  // rank's shard as a plain tensor. Neither communicates; the output takes this rank's shard sizes.
+  // A None input gives None, so an input that may be None makes the output an optional tensor.
+  Status plan_local_boundary(fb::NodeT& node, const std::string& target, const std::vector<uint32_t*>& args,
+                             uint32_t out, PlannedNodeSharding& planned) {
+    const std::string at = "node '" + node.name + "' (" + target + ")";
+    const bool may_be_none = args.empty() || graph_->values[*args[0]]->kind == fb::ValueKind::OPTIONAL_TENSOR;
+    if (target == kFromLocal) {
+      if (!declared_[out]) return make_error(ErrorCode::InvalidArgument, at + ": its output must be a DTensor");
+      if (!args.empty() && state_[*args[0]] && !all_replicate(state_[*args[0]]->placements)) {
+        return make_error(ErrorCode::InvalidArgument, at + ": its input must be a local tensor, not a DTensor");
+      }
+      state_[out] = declared_[out];
+      NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[out], *declared_[out]));
+      planned.inputs = {replicated()};
+      planned.output = declared_[out]->placements;
+    } else if (!args.empty()) {
+      if (declared_[out]) return make_error(ErrorCode::InvalidArgument, at + ": its output must be a plain tensor");
+      NRT_TRY(s, state_of(*args[0]));
+      const Placements placements = declared_[*args[0]] ? declared_[*args[0]]->placements : s->placements;
+      NRT_TRY(v, convert(*args[0], placements, planned.steps));
+      *args[0] = *v;
+      NRT_TRY(region, shard_region(s->global, placements, r_.mesh.shape, r_.coordinate));
+      state_[out] = State{replicated(), region->sizes};
+      NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[out], *state_[out]));
+      planned.inputs = {placements};
+      planned.output = replicated();
+    }
+    if (may_be_none) graph_->values[out]->kind = fb::ValueKind::OPTIONAL_TENSOR;
     return {};
   }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs distributed_test_bin (redistribution, sharded arg reductions) under mpirun with 1, 2, 3 and 4 ranks (oversubscribed); every rank
+# Runs distributed_test_bin (redistribution, sharded arg reductions, from_local/to_local nodes) under mpirun with 1, 2, 3 and 4 ranks (oversubscribed); every rank
 # of every run must pass, and each run is cut by `timeout`. Skipped without mpirun.
 set -u
 
