@@ -246,6 +246,31 @@ def build_zoo():
     lm_mask[1, 40] = float("nan")
     zoo["lm_head"] = (LmHead(), (torch.randn(3, 16), lm_mask), {})
 
+    # A block for the sharding rules beyond linear and attention (testdata/sharding/embed_*.json):
+    # a token embedding sharded over its vocabulary (masked lookup, then a partial sum), layer and
+    # RMS norms over the features, split and cat of the features, a batched score matrix, a
+    # matmul, a mean over the sequence, select and unsqueeze, all keeping a batch shard.
+    class EmbedBlock(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.emb = nn.Embedding(50, 16)
+            self.norm = nn.LayerNorm(16)
+            self.rms = nn.RMSNorm(16)
+            self.proj = nn.Linear(16, 16)
+
+        def forward(self, tokens):
+            h = self.norm(self.emb(tokens))
+            a, b = h.split(8, dim=-1)
+            s = torch.cat([b, a], dim=-1)
+            scores = torch.bmm(s, s.transpose(1, 2)) * 0.25
+            ctx = torch.matmul(scores.softmax(-1), s)
+            out = self.proj(self.rms(ctx))
+            return out, out.mean(dim=1), h.select(1, 2).unsqueeze(1)
+
+    embed_tokens = torch.tensor([[0, 49, 17, 16, 33, 34], [1, 2, 3, 48, 25, 24], [40, 41, 0, 9, 8, 17],
+                                 [16, 17, 33, 34, 49, 0]])
+    zoo["embed_block"] = (EmbedBlock().eval(), (embed_tokens,), {})
+
     # Arg reductions over a dim of 5 (sharded over 4 ranks: 2, 2, 1, 0 elements) with ties across
     # shards, a NaN, and bool input compared as integers (torch refuses bool argmax: the bool
     # comparison is argmax of its int cast, which nrt runs on the bool itself).

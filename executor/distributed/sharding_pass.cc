@@ -17,6 +17,9 @@ namespace {
 constexpr const char* kStepOperator = "nrt::redistribute_step";
 constexpr std::string_view kFromLocal = "nrt::from_local.default";
 constexpr std::string_view kToLocal = "nrt::to_local.default";
+// Ops of several outputs whose outputs all take the placements the rule gives the first.
+const std::set<std::string_view, std::less<>> kEveryOutputAlike = {"aten::split.Tensor", "aten::split_with_sizes.default",
+                                                                   "aten::chunk.default"};
 
 struct State {
   Placements placements;
@@ -376,44 +379,56 @@ class Pass {
     }
     std::optional<RuleDecision> decision;
     std::vector<RuleInput> rule_inputs;
-    for (auto* v : args) {
+    // cat's rule sees the listed tensors as its inputs.
+    const bool list_rule = args.empty() && lists.size() == 1 && !lists[0]->empty() && target == "aten::cat.default";
+    std::vector<uint32_t*> rule_values = args;
+    if (list_rule) {
+      rule_values.clear();
+      for (auto& v : *lists[0]) rule_values.push_back(&v);
+    }
+    for (auto* v : rule_values) {
       NRT_TRY(s, state_of(*v));
       rule_inputs.push_back({s->placements, s->global});
     }
-    if (lists.empty() && outputs.size() == 1 && is_tensor(outputs[0])) {
+    // Ops of several outputs (split, chunk) give every output the first one's placements.
+    const bool every_output = kEveryOutputAlike.contains(target);
+    if ((lists.empty() || list_rule) && (outputs.size() == 1 || every_output) && !outputs.empty() &&
+        is_tensor(outputs[0])) {
       NRT_TRY(out_global, global_sizes(outputs[0]));
       decision = propagate(target, *node, rule_inputs, *out_global, r_.mesh.shape);
     }
     if (!decision) {
-      decision = RuleDecision{"replicate", std::vector<Placements>(args.size(), replicated()), replicated()};
+      decision = RuleDecision{"replicate", std::vector<Placements>(rule_values.size(), replicated()), replicated()};
     }
     planned.rule = decision->rule;
     planned.output = decision->output;
     planned.inputs = decision->inputs;
     std::map<std::pair<uint32_t, std::string>, uint32_t> converted;
-    for (size_t k = 0; k < args.size(); ++k) {
+    for (size_t k = 0; k < rule_values.size(); ++k) {
       NRT_RETURN_IF_ERROR(check_placements(decision->inputs[k], static_cast<int64_t>(rule_inputs[k].global_sizes.size()),
                                            r_.mesh.ndim(), "node '" + node->name + "' (" + decision->rule + " rule)"));
       const std::string key = to_string(decision->inputs[k]);
-      auto it = converted.find({*args[k], key});
+      auto it = converted.find({*rule_values[k], key});
       if (it == converted.end()) {
-        NRT_TRY(v, convert(*args[k], decision->inputs[k], planned.steps));
-        it = converted.emplace(std::pair{*args[k], key}, *v).first;
+        NRT_TRY(v, convert(*rule_values[k], decision->inputs[k], planned.steps));
+        it = converted.emplace(std::pair{*rule_values[k], key}, *v).first;
       }
-      *args[k] = it->second;
+      *rule_values[k] = it->second;
     }
     for (auto* l : lists) {
+      if (list_rule) break;
       for (auto& v : *l) {
         NRT_TRY(whole, convert(v, replicated(), planned.steps));
         v = *whole;
       }
     }
-    if (is_view_like(target) && outputs.size() == 1) {
+    if (has_size_argument(target) && outputs.size() == 1) {
       NRT_TRY(global, global_sizes(outputs[0]));
       NRT_RETURN_IF_ERROR(set_local_sizes_arg(*node, State{decision->output, *global}));
     }
+    if (decision->rule == kVocabularyShardedEmbedding) NRT_RETURN_IF_ERROR(mask_embedding(*node, rule_inputs[0].global_sizes, decision->inputs[0]));
     graph_->nodes.push_back(std::move(node));
-    NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, false, planned));
+    NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, every_output, planned));
     r_.nodes.push_back(std::move(planned));
     return {};
   }
@@ -451,6 +466,19 @@ class Pass {
     return {};
   }
 
+  // A vocabulary-sharded embedding looks up only the rows this rank holds:
+  // nrt::masked_embedding(weight, indices, vocab_start, vocab_size), zeros elsewhere.
+  Status mask_embedding(fb::NodeT& node, const std::vector<int64_t>& weight_sizes, const Placements& weight_placements) {
+    NRT_TRY(region, shard_region(weight_sizes, weight_placements, r_.mesh.shape, r_.coordinate));
+    node.op = operator_index("nrt::masked_embedding", "default");
+    node.inputs.resize(2);  // weight, indices; padding_idx and the rest only matter to gradients
+    node.inputs[0]->name = "weight";
+    node.inputs[1]->name = "indices";
+    node.inputs.push_back(named("vocab_start", int_arg(region->sizes[0] == 0 ? weight_sizes[0] : region->offsets[0])));
+    node.inputs.push_back(named("vocab_size", int_arg(weight_sizes[0])));
+    return {};
+  }
+
   // A view's size argument, rewritten to the local sizes of its output in `state`.
   Status set_local_sizes_arg(fb::NodeT& node, const State& state) {
     NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
@@ -482,7 +510,7 @@ class Pass {
       for (uint32_t* v : defined) {
         if (!is_tensor(*v)) continue;
         NRT_TRY(global, global_sizes(*v));
-        const State produced{(o == 0 || every_output) && t ? first : replicated(), *global};
+        const State produced{every_output || (o == 0 && t) ? first : replicated(), *global};
         if (declared_[*v] && declared_[*v]->placements != produced.placements) {
           const uint32_t declared = *v;
           const uint32_t fresh = add_value(*graph_->values[declared], graph_->values[declared]->name + "_planned");

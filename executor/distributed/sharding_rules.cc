@@ -1,6 +1,7 @@
 #include "executor/distributed/sharding_rules.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "executor/distributed/schema_args.h"
@@ -233,11 +234,102 @@ std::optional<RuleDecision> attention(const std::vector<RuleInput>& inputs, cons
   return d;
 }
 
+// Ops whose output dim map(d) is input dim d; nullopt: the dim is consumed or changed, so its
+// shard is gathered first. Partial inputs are reduced first; further inputs (norm weights) whole.
+std::optional<RuleDecision> dim_mapped(const std::string& rule, const RuleInput& in,
+                                       const std::function<std::optional<int64_t>(int64_t)>& map, size_t extra_inputs) {
+  RuleDecision d{rule, {in.placements}, in.placements};
+  for (size_t i = 0; i < d.output.size(); ++i) {
+    Placement& p = d.output[i];
+    std::optional<int64_t> to;
+    if (p.is_shard()) to = map(p.dim);
+    if (p.is_partial() || (p.is_shard() && !to)) {
+      p = Placement::replicate();
+      d.inputs[0][i] = p;
+    } else if (p.is_shard()) {
+      p.dim = static_cast<int32_t>(*to);
+    }
+  }
+  for (size_t k = 0; k < extra_inputs; ++k) d.inputs.emplace_back(in.placements.size(), Placement::replicate());
+  return d;
+}
+
+// Every dim but `blocked` keeps its shard.
+std::function<std::optional<int64_t>(int64_t)> all_but(int64_t blocked) {
+  return [blocked](int64_t d) { return d == blocked ? std::nullopt : std::optional<int64_t>(d); };
+}
+
+// Batched matrix products of equal ranks: a [..., M, K] @ b [..., K, N] -> [..., M, N]. The batch
+// dims shard both alike; M (a's rows) and N (b's columns) shard the output; K gives Partial(sum).
+std::optional<RuleDecision> batched_matmul(const std::string& rule, const RuleInput& a, const RuleInput& b) {
+  const int64_t r = rank_of(a);
+  if (r < 3 || rank_of(b) != r) return std::nullopt;
+  for (int64_t d = 0; d < r - 2; ++d) {
+    if (a.global_sizes[static_cast<size_t>(d)] != b.global_sizes[static_cast<size_t>(d)]) return std::nullopt;
+  }
+  const auto m = static_cast<int32_t>(r - 2), n = static_cast<int32_t>(r - 1);
+  const size_t mesh_ndim = a.placements.size();
+  RuleDecision d{rule, {Placements(mesh_ndim), Placements(mesh_ndim)}, Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    const Placement& pa = a.placements[i];
+    const Placement& pb = b.placements[i];
+    Placement ra, rb, out;
+    if (pa.kind == Placement::Kind::kShard && pa.dim < m) {
+      ra = rb = out = pa;
+    } else if (pb.kind == Placement::Kind::kShard && pb.dim < m) {
+      ra = rb = out = pb;
+    } else if (pa.is_shard(m)) {
+      ra = out = pa;
+    } else if (pb.is_shard(n)) {
+      rb = out = pb;
+    } else if (pa.is_shard(n) || pb.is_shard(m)) {
+      ra = Placement::shard(n);
+      rb = Placement::shard(m);
+      out = Placement::partial();
+    }
+    d.inputs[0][i] = ra;
+    d.inputs[1][i] = rb;
+    d.output[i] = out;
+  }
+  return d;
+}
+
+// embedding(weight [V, D], indices): indices sharded shard the output alike; a weight sharded on
+// D shards the output's last dim; a vocabulary-sharded weight (Shard(0)) gives Partial(sum): each
+// rank looks up the indices its rows hold and zeros the others (the caller runs
+// nrt::masked_embedding for that).
+std::optional<RuleDecision> embedding(const RuleInput& weight, const RuleInput& indices) {
+  if (rank_of(weight) != 2) return std::nullopt;
+  const size_t mesh_ndim = weight.placements.size();
+  RuleDecision d{"embedding", {Placements(mesh_ndim), Placements(mesh_ndim)}, Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    const Placement& pw = weight.placements[i];
+    const Placement& pi = indices.placements[i];
+    Placement rw, ri, out;
+    if (pi.kind == Placement::Kind::kShard) {
+      ri = out = pi;
+    } else if (pw.kind == Placement::Kind::kShard && pw.dim == 1) {
+      rw = pw;
+      out = Placement::shard(static_cast<int32_t>(rank_of(indices)));
+    } else if (pw.kind == Placement::Kind::kShard && pw.dim == 0) {
+      rw = pw;
+      out = Placement::partial();
+      d.rule = kVocabularyShardedEmbedding;
+    }
+    d.inputs[0][i] = rw;
+    d.inputs[1][i] = ri;
+    d.output[i] = out;
+  }
+  return d;
+}
+
 }  // namespace
 
 bool is_view_like(std::string_view target) {
   return target == "aten::view.default" || target == "aten::reshape.default" || target == "aten::_unsafe_view.default";
 }
+
+bool has_size_argument(std::string_view target) { return is_view_like(target) || target == "aten::expand.default"; }
 
 std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
                                       const std::vector<RuleInput>& inputs,
@@ -285,6 +377,85 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
       if (p.is_partial() || p.is_shard(static_cast<int32_t>(normalize(*dim, rank)))) {
         p = Placement::replicate();
         d.inputs[0][i] = p;
+      }
+    }
+    return d;
+  }
+  if ((target == "aten::layer_norm.default" || target == "aten::rms_norm.default") && inputs.size() <= 3) {
+    auto normalized = int_list_argument(node, "normalized_shape", 1);
+    if (!normalized || static_cast<int64_t>(normalized->size()) > rank) return std::nullopt;
+    const int64_t first = rank - static_cast<int64_t>(normalized->size());
+    return dim_mapped(target == "aten::layer_norm.default" ? "layer_norm" : "rms_norm", inputs[0],
+                      [first](int64_t d) { return d < first ? std::optional<int64_t>(d) : std::nullopt; },
+                      inputs.size() - 1);
+  }
+  if (target == "aten::slice.Tensor" && inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 1);
+    return dim_mapped("slice", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+  }
+  if (target == "aten::select.int" && inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 1);
+    if (!dim) return std::nullopt;
+    const int64_t selected = normalize(*dim, rank);
+    return dim_mapped("select", inputs[0], [selected](int64_t d) {
+      return d == selected ? std::nullopt : std::optional<int64_t>(d < selected ? d : d - 1);
+    }, 0);
+  }
+  if (target == "aten::unsqueeze.default" && inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 1);
+    if (!dim) return std::nullopt;
+    const int64_t at = normalize(*dim, rank + 1);
+    return dim_mapped("unsqueeze", inputs[0], [at](int64_t d) { return std::optional<int64_t>(d < at ? d : d + 1); }, 0);
+  }
+  if ((target == "aten::split.Tensor" || target == "aten::split_with_sizes.default" || target == "aten::chunk.default") &&
+      inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 2);
+    return dim_mapped("split", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+  }
+  if (target == "aten::cat.default") {
+    // The list's tensors, each taking the first one's placements; the cat dim gathered.
+    auto dim = int_argument(node, "dim", 1);
+    auto d = dim_mapped("cat", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+    for (size_t k = 1; k < inputs.size(); ++k) d->inputs.push_back(d->inputs[0]);
+    return d;
+  }
+  if (target == "aten::expand.default" && inputs.size() == 1) {
+    // Input dims align to the output's trailing dims; a dim broadcast from 1 has nothing sharded.
+    const int64_t shift = static_cast<int64_t>(output_sizes.size()) - rank;
+    const RuleInput& in = inputs[0];
+    return dim_mapped("expand", in, [&](int64_t d) {
+      return in.global_sizes[static_cast<size_t>(d)] == output_sizes[static_cast<size_t>(d + shift)]
+                 ? std::optional<int64_t>(d + shift)
+                 : std::nullopt;
+    }, 0);
+  }
+  if (target == "aten::bmm.default" && inputs.size() == 2) return batched_matmul("bmm", inputs[0], inputs[1]);
+  if (target == "aten::matmul.default" && inputs.size() == 2) {
+    if (rank_of(inputs[1]) == 2 && rank >= 2) return matmul_like("matmul", inputs[0], inputs[1], nullptr, 0, 1, output_sizes);
+    return batched_matmul("matmul", inputs[0], inputs[1]);
+  }
+  if (target == "aten::embedding.default" && inputs.size() == 2) return embedding(inputs[0], inputs[1]);
+  if (target == "aten::mean.dim" || target == "aten::prod.dim_int" || target == "aten::sum.default" ||
+      target == "aten::mean.default") {
+    const bool all_dims = target == "aten::sum.default" || target == "aten::mean.default";
+    std::vector<int64_t> dims;
+    if (target == "aten::prod.dim_int") {
+      auto dim = int_argument(node, "dim", 1);
+      if (!dim) return std::nullopt;
+      dims = {*dim};
+    } else if (!all_dims) {
+      dims = int_list_argument(node, "dim", 1).value_or(std::vector<int64_t>{});
+    }
+    const bool keepdim = !all_dims && bool_argument(node, "keepdim", 2).value_or(false);
+    const bool mean = target == "aten::mean.dim" || target == "aten::mean.default";
+    const ReduceOp op = mean ? ReduceOp::AVG : target == "aten::prod.dim_int" ? ReduceOp::PRODUCT : ReduceOp::SUM;
+    auto d = reduction(mean ? "mean" : target == "aten::prod.dim_int" ? "prod" : "sum", op, inputs[0], dims, keepdim);
+    // The mean of shard means is the mean only when every shard holds as many elements.
+    for (size_t i = 0; mean && i < d->output.size(); ++i) {
+      const Placement& p = inputs[0].placements[i];
+      if (d->output[i].is_partial() && p.is_shard() &&
+          inputs[0].global_sizes[static_cast<size_t>(p.dim)] % mesh_shape[i] != 0) {
+        d->inputs[0][i] = d->output[i] = Placement::replicate();
       }
     }
     return d;

@@ -21,6 +21,19 @@
 //                  mesh dim divides both (the caller rewrites the size argument to local sizes)
 //   scaled_dot_product_attention
 //                  sharded by batch or heads (dims 0 and 1 of q, k, v); a mask follows
+//   layer_norm,    keep a shard on a dim before the normalized ones; weight and bias whole
+//   rms_norm
+//   slice, select, keep the shards of the other dims (select and unsqueeze move them)
+//   unsqueeze, split, chunk, cat, expand
+//                  (cat: every listed tensor takes the first one's placements)
+//   bmm, matmul    batch dims shard both alike, rows / columns shard the output, the
+//                  contraction gives Partial(sum); matmul by a 2-D matrix as mm
+//   embedding      sharded indices shard the output alike, a weight sharded on its embedding
+//                  dim shards the output's last dim, a vocabulary-sharded weight gives
+//                  Partial(sum) by a masked lookup (rule kVocabularyShardedEmbedding)
+//   mean.dim, prod.dim_int, sum.default, mean.default
+//                  as sum: Partial(avg / product / sum); a mean over an unevenly sharded dim
+//                  is gathered (the mean of shard means would be wrong)
 #pragma once
 
 #include <optional>
@@ -51,7 +64,15 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
                                       const std::vector<int64_t>& output_sizes,
                                       const std::vector<int64_t>& mesh_shape);
 
-// Targets whose size argument the caller must rewrite to the output's local sizes.
+// The rule of an embedding whose weight is vocabulary-sharded: the caller runs the lookup as
+// nrt::masked_embedding with this rank's first row and the vocabulary size.
+inline constexpr const char* kVocabularyShardedEmbedding = "embedding (vocabulary-sharded)";
+
+// view, reshape, _unsafe_view.
 bool is_view_like(std::string_view target);
+
+// Targets whose size argument the caller must rewrite to the output's local sizes (the views,
+// expand).
+bool has_size_argument(std::string_view target);
 
 }  // namespace nrt::dist

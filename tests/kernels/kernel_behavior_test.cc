@@ -254,6 +254,45 @@ TEST(Views, ComputingKernelsAreNotViews) {
   }
 }
 
+// --- The sharding pass's lookup ------------------------------------------------------------------
+
+// nrt::masked_embedding over the shards of a vocabulary (6 rows over 3: 2, 2, 2; over 4 with
+// torch.chunk: 2, 2, 2, 0) sums to the whole lookup; indices outside the table are errors.
+TEST(MaskedEmbedding, ShardsSumToTheWholeLookup) {
+  const Tensor weight = iota(ScalarType::FLOAT32, {6, 3});
+  const Tensor indices = make(ScalarType::INT64, {2, 2}, {5, 0, 3, 2});
+  Call whole{"aten::embedding.default", {{"weight", weight}, {"indices", indices}}, {}};
+  ASSERT_TRUE(whole.run().ok());
+  for (int64_t shards : {1, 3, 4}) {
+    const int64_t c = (6 + shards - 1) / shards;
+    std::vector<double> sum(whole.out().numel(), 0.0);
+    for (int64_t r = 0; r < shards; ++r) {
+      const int64_t start = std::min<int64_t>(6, r * c), rows = std::min<int64_t>(6, start + c) - start;
+      const Tensor shard = weight.as_strided({rows, 3}, {3, 1}, start * 3);
+      Call part{"nrt::masked_embedding.default",
+                {{"weight", shard}, {"indices", indices}, {"vocab_start", int64_t{start}}, {"vocab_size", int64_t{6}}},
+                {}};
+      ASSERT_TRUE(part.run().ok()) << part.run().error().message;
+      const auto values = values_of(part.out());
+      for (size_t i = 0; i < values.size(); ++i) sum[i] += values[i];
+    }
+    EXPECT_EQ(sum, values_of(whole.out())) << shards << " shards";
+  }
+  Call outside{"nrt::masked_embedding.default",
+               {{"weight", weight}, {"indices", make(ScalarType::INT64, {1}, {6})}, {"vocab_start", int64_t{0}},
+                {"vocab_size", int64_t{6}}},
+               {}};
+  Status s = outside.run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("index 6 is out of range for size 6"), std::string::npos) << s.error().message;
+  Call not_a_shard{"nrt::masked_embedding.default",
+                   {{"weight", weight}, {"indices", indices}, {"vocab_start", int64_t{2}}, {"vocab_size", int64_t{6}}},
+                   {}};
+  s = not_a_shard.run();
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.error().message.find("rows [2, 8) are not a shard of a 6-row table"), std::string::npos) << s.error().message;
+}
+
 // --- Errors and output slots --------------------------------------------------------------------
 
 TEST(Errors, UnsupportedDtypesAreErrorsNamingTheTarget) {

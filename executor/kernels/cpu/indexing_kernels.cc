@@ -76,6 +76,44 @@ Status embedding(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// nrt::masked_embedding(Tensor weight, Tensor indices, int vocab_start, int vocab_size): the
+// lookup of an embedding whose table is sharded by vocabulary (the sharding pass inserts it,
+// executor/distributed/sharding_rules.h): `weight` holds rows [vocab_start, vocab_start + rows)
+// of a vocab_size-row table; an index this shard holds reads its row, any other gives zeros, so
+// the shards' results sum to the whole lookup. An index outside [0, vocab_size) is an error.
+Status masked_embedding(KernelContext& ctx) {
+  NRT_TRY(weight, ctx.tensor("weight", 0));
+  NRT_TRY(indices, ctx.tensor("indices", 1));
+  NRT_TRY(start, ctx.int64("vocab_start", 2));
+  NRT_TRY(vocab, ctx.int64("vocab_size", 3));
+  if (weight->dim() != 2) return ctx.error("weight must be 2-D, got " + shape_string(weight->sizes()));
+  if (*start < 0 || *vocab < 0 || *start > *vocab || weight->sizes()[0] > *vocab - *start) {
+    return ctx.error("rows [" + std::to_string(*start) + ", " + std::to_string(*start + weight->sizes()[0]) +
+                     ") are not a shard of a " + std::to_string(*vocab) + "-row table");
+  }
+  if (auto s = check_index_dtype(ctx, *indices); !s.ok()) return s;
+  std::vector<int64_t> values = index_values(*indices);
+  if (auto s = wrap_indices(ctx, values, *vocab, false); !s.ok()) return s;
+  std::vector<int64_t> sizes = indices->sizes();
+  sizes.push_back(weight->sizes()[1]);
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, weight->dtype(), sizes));
+  const Tensor staging = slot->staging(weight->dtype());
+  const int64_t width = weight->sizes()[1];
+  const Tensor rows =
+      staging.as_strided({static_cast<int64_t>(values.size()), width}, {width, 1}, staging.storage_offset());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Tensor row = select_view(rows, 0, static_cast<int64_t>(i));
+    const int64_t local = values[i] - *start;
+    if (local >= 0 && local < weight->sizes()[0]) {
+      copy_into(row, select_view(*weight, 0, local));
+    } else {
+      std::memset(row.raw_data(), 0, static_cast<size_t>(width) * row.element_size());
+    }
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
 // index_select(Tensor self, int dim, Tensor index)
 Status index_select(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -237,6 +275,7 @@ Status index_tensor(KernelContext& ctx) {
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
     {"aten::embedding.default", kCpu, {&embedding, false}},
+    {"nrt::masked_embedding.default", kCpu, {&masked_embedding, false}},
     {"aten::index_select.default", kCpu, {&index_select, false}},
     {"aten::gather.default", kCpu, {&gather, false}},
     {"aten::index.Tensor", kCpu, {&index_tensor, false}},

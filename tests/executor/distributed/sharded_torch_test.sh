@@ -10,7 +10,11 @@
 # ties across shards and a NaN on one shard) on 2, 3 and 2x2 ranks, and testdata/torch/argreduce5
 # (a dim of 5 over 4 ranks: shards of 2, 2, 1, 0) run the (value, index) exchange; the
 # communication report of --json counts what each rank sent. testdata/torch/attention_heads runs
-# sharded by heads on 2 and 4 ranks (and through the fallback on 3).
+# sharded by heads on 2 and 4 ranks (and through the fallback on 3). testdata/torch/llama__default
+# (a 2-layer Llama exported from transformers) runs tensor-parallel with a vocabulary-sharded
+# embedding (masked lookup), q/k/v and gate/up colwise, o and down rowwise, a colwise head: on 2
+# ranks every op keeps its shards (5 all_reduces and the output's all_gather); on 4 its 2 kv heads
+# cannot split, and those views are gathered. testdata/torch/embed_block covers the other rules.
 # Skipped without mpirun.
 set -u
 
@@ -121,6 +125,47 @@ check "check-ops lists the views that run replicated" contains check3.out "3 op(
 check "check-ops names them" contains check3.out "view_1 (aten::view.default)"
 "$INSPECT" info --check-ops attention_heads2.nrt > check2.out
 check "check-ops: nothing replicated by heads on 2 ranks" contains check2.out "every op with sharded inputs keeps its shards"
+
+# The rules beyond linear and attention (testdata/torch/embed_block): a vocabulary-sharded
+# embedding (50 rows over 2, and 17/17/16 over 3), layer_norm, split, cat, bmm, softmax, matmul,
+# rms_norm, mean, select, unsqueeze; with dp x tp, all of them keep the batch shard.
+expect embed_block linear mean unsqueeze
+for case in "embed_vocab2 2" "embed_vocab3 3" "embed_dp_tp 4"; do
+  set -- $case
+  "$INSPECT" shard "$ROOT/testdata/torch/embed_block/model.pt2" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
+  check "$1: nrt-inspect shard" [ $? -eq 0 ]
+  mpi 60 -np "$2" "$RUN" "$1.nrt" --input "tokens=$ROOT/testdata/torch/embed_block/input_0.npy" \
+    --expect expect_embed_block > "$1.run.out" 2>&1
+  check "$1: on $2 ranks equals torch's output" [ $? -eq 0 ]
+  "$INSPECT" info --check-ops "$1.nrt" > "$1.check.out"
+  check "$1: nothing replicated" contains "$1.check.out" "every op with sharded inputs keeps its shards"
+done
+check "embed_vocab3: one all_reduce of the looked-up rows" contains embed_vocab3.run.out "communication: 1 collective,"
+"$INSPECT" plan embed_dp_tp.nrt > embed_plan.out
+for rule in "layer_norm, inputs [Shard(0), Replicate()]" "split, inputs [Shard(0), Replicate()]" \
+  "cat, inputs [Shard(0), Replicate()], [Shard(0), Replicate()]" "bmm, inputs [Shard(0), Replicate()]" \
+  "rms_norm, inputs [Shard(0), Replicate()]" "select, inputs [Shard(0), Replicate()]" \
+  "embedding (vocabulary-sharded), inputs [Replicate(), Shard(0)], [Shard(0), Replicate()] -> [Shard(0), Partial(sum)]"; do
+  check "embed_dp_tp plan: $rule" contains embed_plan.out "$rule"
+done
+
+# A real decoder: transformers' Llama, tensor-parallel (testdata/sharding/llama_tp*.json).
+expect llama__default linear_14
+for case in "llama_tp2 2" "llama_tp4 4"; do
+  set -- $case
+  "$INSPECT" shard "$ROOT/testdata/torch/llama__default/model.pt2" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
+  check "$1: nrt-inspect shard" [ $? -eq 0 ]
+  mpi 90 -np "$2" "$RUN" "$1.nrt" --input "args_0=$ROOT/testdata/torch/llama__default/input_0.npy" \
+    --expect expect_llama__default > "$1.run.out" 2>&1
+  check "$1: Llama on $2 ranks equals torch's output" [ $? -eq 0 ]
+done
+check "llama_tp2: the minimum of collectives" contains llama_tp2.run.out "communication: 6 collectives, 14336 bytes sent by this rank (all_gather_into_tensor x1, all_reduce x5)"
+"$INSPECT" info --check-ops llama_tp2.nrt > llama_check2.out
+check "llama_tp2: nothing replicated" contains llama_check2.out "every op with sharded inputs keeps its shards"
+"$INSPECT" plan llama_tp2.nrt > llama_plan2.out
+check "llama_tp2: the embedding is a masked lookup" contains llama_plan2.out "embedding (vocabulary-sharded), inputs [Shard(0)], [Replicate()] -> [Partial(sum)]"
+"$INSPECT" info --check-ops llama_tp4.nrt > llama_check4.out
+check "llama_tp4: the kv-head views that cannot split are listed" contains llama_check4.out "4 op(s) run replicated"
 
 # The communication report: the Megatron MLP sends one all_reduce of its [4, 8] f32 output
 # (2 (n-1)/n x 128 bytes on 2 ranks); the LM head sends 4 exchanges of 3 records of 12 bytes.

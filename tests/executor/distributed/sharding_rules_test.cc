@@ -112,9 +112,107 @@ TEST(ShardingRules, AttentionByBatchOrHeads) {
             "attention: [Replicate()] [Replicate()] [Replicate()] -> [Replicate()]");
 }
 
-TEST(ShardingRules, OpsWithoutARuleGetNone) {
+TEST(ShardingRules, NormsKeepShardsBeforeTheNormalizedDims) {
+  auto ln = node_with({{"input", {}}, {"normalized_shape", int_list_arg({8})}});
+  // [2, 6, 8]: sharded by batch or sequence it stays; on the normalized dim it is gathered.
+  EXPECT_EQ(show(propagate("aten::layer_norm.default", ln, {{{S(1)}, {2, 6, 8}}, {{R}, {8}}, {{R}, {8}}}, {2, 6, 8}, {2})),
+            "layer_norm: [Shard(1)] [Replicate()] [Replicate()] -> [Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::layer_norm.default", ln, {{{S(2)}, {2, 6, 8}}, {{S(0)}, {8}}}, {2, 6, 8}, {2})),
+            "layer_norm: [Replicate()] [Replicate()] -> [Replicate()]");
+  auto rms = node_with({{"input", {}}, {"normalized_shape", int_list_arg({6, 8})}});
+  EXPECT_EQ(show(propagate("aten::rms_norm.default", rms, {{{S(0), S(1)}, {2, 6, 8}}}, {2, 6, 8}, {2, 2})),
+            "rms_norm: [Shard(0), Replicate()] -> [Shard(0), Replicate()]");
+  // Partial input: reduced first.
+  EXPECT_EQ(show(propagate("aten::rms_norm.default", rms, {{{P}, {2, 6, 8}}}, {2, 6, 8}, {2})),
+            "rms_norm: [Replicate()] -> [Replicate()]");
+  // Without its normalized_shape, no rule.
   EXPECT_FALSE(propagate("aten::layer_norm.default", kNoArgs, {{{S(0)}, {4, 8}}}, {4, 8}, {2}));
-  EXPECT_FALSE(propagate("aten::cat.default", kNoArgs, {{{S(0)}, {4, 8}}}, {8, 8}, {2}));
+}
+
+TEST(ShardingRules, SliceSelectUnsqueezeExpandSplitAndCat) {
+  auto slice = node_with({{"self", {}}, {"dim", int_arg(1)}, {"start", int_arg(0)}, {"end", int_arg(2)}});
+  EXPECT_EQ(show(propagate("aten::slice.Tensor", slice, {{{S(0), S(1)}, {4, 8}}}, {4, 2}, {2, 2})),
+            "slice: [Shard(0), Replicate()] -> [Shard(0), Replicate()]");
+  auto select = node_with({{"self", {}}, {"dim", int_arg(0)}, {"index", int_arg(1)}});
+  EXPECT_EQ(show(propagate("aten::select.int", select, {{{S(2)}, {3, 4, 8}}}, {4, 8}, {2})),
+            "select: [Shard(2)] -> [Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::select.int", select, {{{S(0)}, {3, 4, 8}}}, {4, 8}, {2})),
+            "select: [Replicate()] -> [Replicate()]");
+  auto unsqueeze = node_with({{"self", {}}, {"dim", int_arg(-1)}});
+  EXPECT_EQ(show(propagate("aten::unsqueeze.default", unsqueeze, {{{S(1)}, {4, 8}}}, {4, 8, 1}, {2})),
+            "unsqueeze: [Shard(1)] -> [Shard(1)]");
+  auto front = node_with({{"self", {}}, {"dim", int_arg(0)}});
+  EXPECT_EQ(show(propagate("aten::unsqueeze.default", front, {{{S(1)}, {4, 8}}}, {1, 4, 8}, {2})),
+            "unsqueeze: [Shard(1)] -> [Shard(2)]");
+  auto split = node_with({{"self", {}}, {"split_size", int_arg(4)}, {"dim", int_arg(-1)}});
+  EXPECT_EQ(show(propagate("aten::split.Tensor", split, {{{S(0)}, {6, 12}}}, {6, 4}, {2})),
+            "split: [Shard(0)] -> [Shard(0)]");
+  EXPECT_EQ(show(propagate("aten::split.Tensor", split, {{{S(1)}, {6, 12}}}, {6, 4}, {2})),
+            "split: [Replicate()] -> [Replicate()]");
+  // expand: GQA's kv heads [2, 2, 1, 8, 4] -> [2, 2, 3, 8, 4] keep their shard; a broadcast dim has none.
+  EXPECT_EQ(show(propagate("aten::expand.default", kNoArgs, {{{S(1)}, {2, 2, 1, 8, 4}}}, {2, 2, 3, 8, 4}, {2})),
+            "expand: [Shard(1)] -> [Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::expand.default", kNoArgs, {{{S(0)}, {4, 8}}}, {3, 4, 8}, {2})),
+            "expand: [Shard(0)] -> [Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::expand.default", kNoArgs, {{{S(2)}, {2, 2, 1, 8, 4}}}, {2, 2, 3, 8, 4}, {2})),
+            "expand: [Replicate()] -> [Replicate()]");
+  auto cat = node_with({{"tensors", {}}, {"dim", int_arg(1)}});
+  // Every listed tensor takes the first one's placements; the cat dim is gathered.
+  EXPECT_EQ(show(propagate("aten::cat.default", cat, {{{S(0)}, {4, 8}}, {{R}, {4, 2}}}, {4, 10}, {2})),
+            "cat: [Shard(0)] [Shard(0)] -> [Shard(0)]");
+  EXPECT_EQ(show(propagate("aten::cat.default", cat, {{{S(1)}, {4, 8}}, {{S(1)}, {4, 2}}}, {4, 10}, {2})),
+            "cat: [Replicate()] [Replicate()] -> [Replicate()]");
+}
+
+TEST(ShardingRules, BatchedMatmulByBatchRowsColumnsAndContraction) {
+  // a [2, 4, 16] @ b [2, 16, 8].
+  const RuleInput a_batch{{S(0)}, {2, 4, 16}}, b_whole{{R}, {2, 16, 8}};
+  EXPECT_EQ(show(propagate("aten::bmm.default", kNoArgs, {a_batch, b_whole}, {2, 4, 8}, {2})),
+            "bmm: [Shard(0)] [Shard(0)] -> [Shard(0)]");
+  EXPECT_EQ(show(propagate("aten::bmm.default", kNoArgs, {{{S(1)}, {2, 4, 16}}, b_whole}, {2, 4, 8}, {2})),
+            "bmm: [Shard(1)] [Replicate()] -> [Shard(1)]");
+  EXPECT_EQ(show(propagate("aten::bmm.default", kNoArgs, {{{R}, {2, 4, 16}}, {{S(2)}, {2, 16, 8}}}, {2, 4, 8}, {2})),
+            "bmm: [Replicate()] [Shard(2)] -> [Shard(2)]");
+  EXPECT_EQ(show(propagate("aten::matmul.default", kNoArgs, {{{S(2)}, {2, 4, 16}}, b_whole}, {2, 4, 8}, {2})),
+            "matmul: [Shard(2)] [Shard(1)] -> [Partial(sum)]");
+  // matmul by a 2-D matrix: as mm, batch rows kept.
+  EXPECT_EQ(show(propagate("aten::matmul.default", kNoArgs, {{{S(1)}, {2, 4, 16}}, {{S(1)}, {16, 8}}}, {2, 4, 8}, {2})),
+            "matmul: [Shard(1)] [Replicate()] -> [Shard(1)]");
+  // Broadcast batch dims: no rule.
+  EXPECT_FALSE(propagate("aten::matmul.default", kNoArgs, {{{S(0)}, {2, 4, 16}}, {{R}, {1, 16, 8}}}, {2, 4, 8}, {2}));
+}
+
+TEST(ShardingRules, EmbeddingByIndicesColumnsOrVocabulary) {
+  const RuleInput indices{{R}, {3, 5}};
+  EXPECT_EQ(show(propagate("aten::embedding.default", kNoArgs, {{{S(0)}, {64, 16}}, indices}, {3, 5, 16}, {2})),
+            std::string(kVocabularyShardedEmbedding) + ": [Shard(0)] [Replicate()] -> [Partial(sum)]");
+  EXPECT_EQ(show(propagate("aten::embedding.default", kNoArgs, {{{S(1)}, {64, 16}}, indices}, {3, 5, 16}, {2})),
+            "embedding: [Shard(1)] [Replicate()] -> [Shard(2)]");
+  EXPECT_EQ(show(propagate("aten::embedding.default", kNoArgs, {{{S(0)}, {64, 16}}, {{S(0)}, {3, 5}}}, {3, 5, 16}, {2})),
+            "embedding: [Replicate()] [Shard(0)] -> [Shard(0)]");
+  // dp x tp: batch-sharded indices on dp, the vocabulary on tp.
+  EXPECT_EQ(show(propagate("aten::embedding.default", kNoArgs, {{{R, S(0)}, {64, 16}}, {{S(0), R}, {3, 5}}}, {3, 5, 16},
+                           {2, 2})),
+            std::string(kVocabularyShardedEmbedding) + ": [Replicate(), Shard(0)] [Shard(0), Replicate()] -> [Shard(0), Partial(sum)]");
+}
+
+TEST(ShardingRules, MeanProdAndWholeSums) {
+  auto mean = node_with({{"self", {}}, {"dim", int_list_arg({1})}, {"keepdim", bool_arg(true)}});
+  EXPECT_EQ(show(propagate("aten::mean.dim", mean, {{{S(1)}, {4, 8}}}, {4, 1}, {2})),
+            "mean: [Shard(1)] -> [Partial(avg)]");
+  // 7 over 2 shards: 4 and 3 elements, the mean of means is not the mean: gathered.
+  EXPECT_EQ(show(propagate("aten::mean.dim", mean, {{{S(1)}, {4, 7}}}, {4, 1}, {2})),
+            "mean: [Replicate()] -> [Replicate()]");
+  auto prod = node_with({{"self", {}}, {"dim", int_arg(0)}});
+  EXPECT_EQ(show(propagate("aten::prod.dim_int", prod, {{{S(0), S(1)}, {4, 8}}}, {8}, {2, 2})),
+            "prod: [Shard(0), Shard(1)] -> [Partial(product), Shard(0)]");
+  EXPECT_EQ(show(propagate("aten::sum.default", kNoArgs, {{{S(1)}, {4, 8}}}, {}, {2})),
+            "sum: [Shard(1)] -> [Partial(sum)]");
+}
+
+TEST(ShardingRules, OpsWithoutARuleGetNone) {
+  EXPECT_FALSE(propagate("aten::cumsum.default", kNoArgs, {{{S(0)}, {4, 8}}}, {4, 8}, {2}));
+  EXPECT_FALSE(propagate("aten::sort.default", kNoArgs, {{{S(0)}, {4, 8}}}, {4, 8}, {2}));
 }
 
 }  // namespace
