@@ -105,6 +105,64 @@ Result<Tensor> scatter_partial(const Tensor& local, int64_t d, ProcessGroup& gro
   return exec::contiguous_copy(move_from_front(narrow(received, 0, 0, mine.size), d));
 }
 
+// `flat` (1-D) from element `offset` on, viewed as a contiguous tensor of `sizes`.
+Tensor contiguous_view(const Tensor& flat, const std::vector<int64_t>& sizes, int64_t offset) {
+  std::vector<int64_t> strides(sizes.size(), 1);
+  for (size_t d = sizes.size(); d-- > 1;) strides[d - 1] = strides[d] * std::max<int64_t>(sizes[d], 1);
+  return flat.as_strided(sizes, strides, flat.storage_offset() + offset);
+}
+
+int64_t element_count(const std::vector<int64_t>& sizes) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  return n;
+}
+
+// Shard(i) -> Shard(j): one all_to_all. Rank r receives from every rank the part of that rank's
+// shard (along i) that lies in r's new shard (along j): exact sizes, no padding.
+Result<Tensor> swap_shard_dim(const Tensor& local, int64_t i, int64_t j, const std::vector<int64_t>& region_sizes,
+                              ProcessGroup& group, const Placement& from, const Placement& to) {
+  const int64_t n = group.size(), me = group.rank();
+  const int64_t extent_i = region_sizes[static_cast<size_t>(i)], extent_j = local.sizes()[static_cast<size_t>(j)];
+  const ChunkRange mine_j = chunk_range(extent_j, n, me);
+  std::vector<int64_t> send_splits, receive_splits;
+  std::vector<std::vector<int64_t>> send_blocks, receive_blocks;
+  std::vector<int64_t> out_sizes = local.sizes();
+  out_sizes[static_cast<size_t>(i)] = extent_i;
+  out_sizes[static_cast<size_t>(j)] = mine_j.size;
+  for (int64_t r = 0; r < n; ++r) {
+    std::vector<int64_t> sent = local.sizes(), received = out_sizes;
+    sent[static_cast<size_t>(j)] = chunk_range(extent_j, n, r).size;
+    received[static_cast<size_t>(i)] = chunk_range(extent_i, n, r).size;
+    send_splits.push_back(element_count(sent));
+    receive_splits.push_back(element_count(received));
+    send_blocks.push_back(std::move(sent));
+    receive_blocks.push_back(std::move(received));
+  }
+  int64_t total_send = 0, total_receive = 0;
+  for (int64_t r = 0; r < n; ++r) total_send += send_splits[static_cast<size_t>(r)];
+  for (int64_t r = 0; r < n; ++r) total_receive += receive_splits[static_cast<size_t>(r)];
+  Tensor send = Tensor::empty(local.dtype(), {total_send});
+  int64_t offset = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const ChunkRange part = chunk_range(extent_j, n, r);
+    NRT_RETURN_IF_ERROR(exec::copy_elements(narrow(local, j, part.offset, part.size),
+                                            contiguous_view(send, send_blocks[static_cast<size_t>(r)], offset)));
+    offset += send_splits[static_cast<size_t>(r)];
+  }
+  Tensor received = Tensor::empty(local.dtype(), {total_receive});
+  NRT_RETURN_IF_ERROR(issued(group, from, to, group.all_to_all_single(send, received, receive_splits, send_splits)));
+  Tensor out = Tensor::empty(local.dtype(), out_sizes);
+  offset = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    const ChunkRange part = chunk_range(extent_i, n, r);
+    NRT_RETURN_IF_ERROR(exec::copy_elements(contiguous_view(received, receive_blocks[static_cast<size_t>(r)], offset),
+                                            narrow(out, i, part.offset, part.size)));
+    offset += receive_splits[static_cast<size_t>(r)];
+  }
+  return out;
+}
+
 // Replicate -> Partial(op): rank 0 keeps the value; the others hold op's identity where the op
 // has one that is not the value itself.
 Result<Tensor> partition_value(const Tensor& local, ReduceOp op, int64_t group_rank) {
@@ -157,6 +215,7 @@ Result<std::vector<RedistributeStep>> plan_redistribute(const Placements& src, c
 }
 
 const char* step_collective(const RedistributeStep& step) {
+  if (step.from.is_shard() && step.to.is_shard() && step.from.dim != step.to.dim) return "all_to_all";
   if (step.from.is_shard() && step.to.is_replicate()) return "all_gather";
   if (step.from.is_partial() && step.to.is_replicate()) return "all_reduce";
   if (step.from.is_partial() && step.to.is_shard()) return "reduce_scatter";
@@ -193,7 +252,10 @@ Result<Tensor> redistribute_step(const Tensor& local, const Placement& from, con
     return exec::contiguous_copy(narrow(local, to.dim, mine.offset, mine.size));
   }
   if (from.is_replicate() && to.is_partial()) return partition_value(local, to.reduce_op, group.rank());
-  // Shard(i) -> Shard(j), Partial(a) -> Partial(b): through Replicate.
+  if (from.is_shard() && to.is_shard() && from.dim != to.dim) {
+    return swap_shard_dim(local, from.dim, to.dim, region_sizes, group, from, to);
+  }
+  // Partial(a) -> Partial(b): through Replicate.
   NRT_TRY(whole, redistribute_step(local, from, Placement::replicate(), region_sizes, group));
   return redistribute_step(*whole, Placement::replicate(), to, region_sizes, group);
 }

@@ -8,7 +8,9 @@
 //   Replicate -> Partial     group rank 0 keeps the value, the others hold the op's identity
 //                            (0 for sum, 1 for product; avg, max and min keep the value on
 //                            every rank): exact for every dtype, where torch's value/n rounds
-//   anything else            through Replicate (Shard(i) -> Shard(j), Partial(a) -> Partial(b))
+//   Shard(i) -> Shard(j)     all_to_all: each rank sends every other the part of its shard
+//                            that rank's new shard holds (exact sizes, no padding)
+//   anything else            through Replicate (Partial(a) -> Partial(b))
 //   Shard -> Partial         refused, as torch does
 //
 // E is the extent along d of the region the group holds together: what the mesh dims before
@@ -42,7 +44,8 @@ struct RedistributeStep {
 // Shard -> Partial.
 Result<std::vector<RedistributeStep>> plan_redistribute(const Placements& src, const Placements& dst);
 
-// The collective a step issues: "all_gather", "all_reduce", "reduce_scatter", or "none".
+// The collective a step issues: "all_gather", "all_reduce", "reduce_scatter", "all_to_all", or
+// "none".
 const char* step_collective(const RedistributeStep& step);
 
 // One step on the group of its mesh dim. `region_sizes`: the sizes of the region the group holds
