@@ -480,7 +480,7 @@ std::string render_placement(const fb::Placement& placement) {
     case fb::PlacementKind::SHARD:
       return "Shard(" + std::to_string(placement.dim()) + ")";
     case fb::PlacementKind::STRIDED_SHARD:
-      return "StridedShard(dim=" + std::to_string(placement.dim()) +
+      return "_StridedShard(dim=" + std::to_string(placement.dim()) +  // as torch prints it
              ", sf=" + std::to_string(placement.split_factor()) + ")";
     case fb::PlacementKind::PARTIAL:
       return "Partial(" + render_reduce_op(placement.reduce_op()) + ")";

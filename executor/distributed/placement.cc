@@ -102,6 +102,7 @@ Result<Placement> parse_placement(std::string_view text) {
       return bad("_StridedShard takes dim=d, sf=k");
     }
     if (p.split_factor < 1) return bad("the split factor must be at least 1");
+    if (p.split_factor > kMaxSplitFactor) return bad("the split factor exceeds " + std::to_string(kMaxSplitFactor));
   } else if (c.eat("Partial")) {
     p.kind = Placement::Kind::kPartial;
     if (!c.eat("(")) return bad("Partial takes a reduce op");

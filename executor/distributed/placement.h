@@ -13,6 +13,10 @@
 
 namespace nrt::dist {
 
+// The largest _StridedShard split factor nrt runs: torch's is the shard count of the mesh dims
+// that shard the same tensor dim after it, far below this; it bounds the chunks a shard holds.
+inline constexpr int32_t kMaxSplitFactor = 1 << 16;
+
 struct Placement {
   enum class Kind : uint8_t { kReplicate, kShard, kStridedShard, kPartial };
   Kind kind = Kind::kReplicate;

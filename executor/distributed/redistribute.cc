@@ -86,6 +86,63 @@ Result<Tensor> gather_shards(const Tensor& local, int64_t d, int64_t extent, Pro
   return out;
 }
 
+// The chunks of an extent a _StridedShard gives group rank r, in the order it holds them.
+std::vector<ChunkRange> strided_chunks(int64_t extent, int64_t n, int64_t split_factor, int64_t r) {
+  std::vector<ChunkRange> chunks;
+  for (int64_t j = 0; j < split_factor; ++j) chunks.push_back(chunk_range(extent, n * split_factor, r + j * n));
+  return chunks;
+}
+
+// `t` with `chunks` of dim d (ranges of it) concatenated in order, as a new contiguous tensor.
+Result<Tensor> concatenated(const Tensor& t, int64_t d, const std::vector<ChunkRange>& chunks) {
+  std::vector<int64_t> sizes = t.sizes();
+  sizes[static_cast<size_t>(d)] = 0;
+  for (const ChunkRange& c : chunks) sizes[static_cast<size_t>(d)] += c.size;
+  Tensor out = Tensor::empty(t.dtype(), sizes);
+  int64_t at = 0;
+  for (const ChunkRange& c : chunks) {
+    if (c.size == 0) continue;
+    NRT_RETURN_IF_ERROR(exec::copy_elements(narrow(t, d, c.offset, c.size), narrow(out, d, at, c.size)));
+    at += c.size;
+  }
+  return out;
+}
+
+// _StridedShard(d, sf) -> Replicate: every rank's chunks padded to the largest holding, gathered,
+// and each chunk put back where it lies in the extent.
+Result<Tensor> gather_strided(const Tensor& local, const Placement& from, int64_t extent, ProcessGroup& group,
+                              const Placement& to) {
+  const int64_t n = group.size(), d = from.dim;
+  int64_t c = 0;
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t held = 0;
+    for (const ChunkRange& chunk : strided_chunks(extent, n, from.split_factor, r)) held += chunk.size;
+    c = std::max(c, held);
+  }
+  Tensor front = move_to_front(local, d);
+  std::vector<int64_t> padded_sizes = front.sizes();
+  padded_sizes[0] = c;
+  Tensor send = zeros(local.dtype(), padded_sizes);
+  NRT_RETURN_IF_ERROR(exec::copy_elements(front, narrow(send, 0, 0, front.sizes()[0])));
+  std::vector<int64_t> gathered_sizes = padded_sizes;
+  gathered_sizes[0] = c * n;
+  Tensor gathered = Tensor::empty(local.dtype(), gathered_sizes);
+  NRT_RETURN_IF_ERROR(issued(group, from, to, group.all_gather_into_tensor(send, gathered)));
+  std::vector<int64_t> out_sizes = local.sizes();
+  out_sizes[static_cast<size_t>(d)] = extent;
+  Tensor out = Tensor::empty(local.dtype(), out_sizes);
+  Tensor out_front = move_to_front(out, d);
+  for (int64_t r = 0; r < n; ++r) {
+    int64_t at = r * c;
+    for (const ChunkRange& chunk : strided_chunks(extent, n, from.split_factor, r)) {
+      if (chunk.size == 0) continue;
+      NRT_RETURN_IF_ERROR(exec::copy_elements(narrow(gathered, 0, at, chunk.size), narrow(out_front, 0, chunk.offset, chunk.size)));
+      at += chunk.size;
+    }
+  }
+  return out;
+}
+
 // Partial -> Shard(d): the tensor padded to n*c rows along d, reduce-scattered, unpadded.
 Result<Tensor> scatter_partial(const Tensor& local, int64_t d, ProcessGroup& group, const Placement& from,
                                const Placement& to) {
@@ -215,7 +272,10 @@ Result<std::vector<RedistributeStep>> plan_redistribute(const Placements& src, c
 }
 
 const char* step_collective(const RedistributeStep& step) {
-  if (step.from.is_shard() && step.to.is_shard() && step.from.dim != step.to.dim) return "all_to_all";
+  if (step.from.kind == Placement::Kind::kShard && step.to.kind == Placement::Kind::kShard && step.from.dim != step.to.dim) {
+    return "all_to_all";
+  }
+  if (step.from.is_shard() && step.to.is_shard()) return "all_gather";  // to or from a strided shard: through Replicate
   if (step.from.is_shard() && step.to.is_replicate()) return "all_gather";
   if (step.from.is_partial() && step.to.is_replicate()) return "all_reduce";
   if (step.from.is_partial() && step.to.is_shard()) return "reduce_scatter";
@@ -230,14 +290,19 @@ Result<Tensor> redistribute_step(const Tensor& local, const Placement& from, con
                                            " dims, the tensor " + local.type_string());
   }
   for (const Placement* p : {&from, &to}) {
-    if (p->kind == Placement::Kind::kStridedShard) {
-      return make_error(ErrorCode::NotSupported, to_string(*p) + ": strided shards do not run yet");
-    }
     if (p->is_shard() && (p->dim < 0 || p->dim >= local.dim())) {
       return step_error(group, from, to, "shard dim outside " + local.type_string());
     }
   }
   if (from.is_shard() && to.is_partial()) return step_error(group, from, to, "a shard is not a partial value");
+  const bool from_strided = from.kind == Placement::Kind::kStridedShard, to_strided = to.kind == Placement::Kind::kStridedShard;
+  if (from_strided && to.is_replicate()) {
+    return gather_strided(local, from, region_sizes[static_cast<size_t>(from.dim)], group, to);
+  }
+  if (from.is_replicate() && to_strided) {
+    const int64_t extent = local.sizes()[static_cast<size_t>(to.dim)];
+    return concatenated(local, to.dim, strided_chunks(extent, group.size(), to.split_factor, group.rank()));
+  }
   if (from.is_shard() && to.is_replicate()) {
     return gather_shards(local, from.dim, region_sizes[static_cast<size_t>(from.dim)], group, from, to);
   }
@@ -246,16 +311,16 @@ Result<Tensor> redistribute_step(const Tensor& local, const Placement& from, con
     NRT_RETURN_IF_ERROR(issued(group, from, to, group.all_reduce(out, from.reduce_op)));
     return out;
   }
-  if (from.is_partial() && to.is_shard()) return scatter_partial(local, to.dim, group, from, to);
+  if (from.is_partial() && to.kind == Placement::Kind::kShard) return scatter_partial(local, to.dim, group, from, to);
   if (from.is_replicate() && to.is_shard()) {
     const ChunkRange mine = chunk_range(local.sizes()[static_cast<size_t>(to.dim)], group.size(), group.rank());
     return exec::contiguous_copy(narrow(local, to.dim, mine.offset, mine.size));
   }
   if (from.is_replicate() && to.is_partial()) return partition_value(local, to.reduce_op, group.rank());
-  if (from.is_shard() && to.is_shard() && from.dim != to.dim) {
+  if (from.kind == Placement::Kind::kShard && to.kind == Placement::Kind::kShard && from.dim != to.dim) {
     return swap_shard_dim(local, from.dim, to.dim, region_sizes, group, from, to);
   }
-  // Partial(a) -> Partial(b): through Replicate.
+  // Partial(a) -> Partial(b), and to or from a strided shard otherwise: through Replicate.
   NRT_TRY(whole, redistribute_step(local, from, Placement::replicate(), region_sizes, group));
   return redistribute_step(*whole, Placement::replicate(), to, region_sizes, group);
 }
@@ -283,7 +348,13 @@ Result<Tensor> local_from_global(const Tensor& global, const Placements& placeme
   NRT_TRY(region, shard_region(global.sizes(), placements, mesh_shape, coordinate));
   Tensor view = global;
   for (int64_t d = 0; d < global.dim(); ++d) {
-    view = narrow(view, d, region->offsets[static_cast<size_t>(d)], region->sizes[static_cast<size_t>(d)]);
+    const auto& pieces = region->pieces[static_cast<size_t>(d)];
+    if (pieces.size() <= 1) {
+      view = narrow(view, d, region->offsets[static_cast<size_t>(d)], region->sizes[static_cast<size_t>(d)]);
+    } else {  // a strided shard: its chunks, in order
+      NRT_TRY(joined, concatenated(view, d, pieces));
+      view = std::move(*joined);
+    }
   }
   Tensor out = exec::contiguous_copy(view);
   for (size_t i = 0; i < placements.size(); ++i) {

@@ -51,6 +51,10 @@ Status check_placements(const Placements& placements, int64_t rank, int64_t mesh
                                                       " dims (one per mesh dim)");
   }
   for (const Placement& p : placements) {
+    if (p.kind == Placement::Kind::kStridedShard && (p.split_factor < 1 || p.split_factor > kMaxSplitFactor)) {
+      return make_error(ErrorCode::InvalidArgument, what + ": " + to_string(p) + " has a split factor outside [1, " +
+                                                        std::to_string(kMaxSplitFactor) + "]");
+    }
     if (p.is_shard() && (p.dim < 0 || p.dim >= rank)) {
       return make_error(ErrorCode::InvalidArgument, what + ": " + to_string(p) + " on a tensor of " +
                                                         std::to_string(rank) + " dims");
@@ -59,23 +63,66 @@ Status check_placements(const Placements& placements, int64_t rank, int64_t mesh
   return {};
 }
 
+bool ShardRegion::contiguous() const {
+  return std::all_of(pieces.begin(), pieces.end(), [](const auto& ranges) { return ranges.size() <= 1; });
+}
+
+namespace {
+
+// The global ranges that local range `part` covers, `held` being the global ranges the local
+// extent is made of, in order; adjacent ranges merged.
+void map_local_range(const std::vector<ChunkRange>& held, ChunkRange part, std::vector<ChunkRange>& out) {
+  int64_t position = 0;
+  for (const ChunkRange& range : held) {
+    const int64_t begin = std::max(part.offset, position), end = std::min(part.offset + part.size, position + range.size);
+    if (begin < end) {
+      const ChunkRange global{range.offset + (begin - position), end - begin};
+      if (!out.empty() && out.back().offset + out.back().size == global.offset) {
+        out.back().size += global.size;
+      } else {
+        out.push_back(global);
+      }
+    }
+    position += range.size;
+  }
+}
+
+}  // namespace
+
 Result<ShardRegion> shard_region(const std::vector<int64_t>& global_sizes, const Placements& placements,
                                  const std::vector<int64_t>& mesh_shape, const std::vector<int64_t>& coordinate,
                                  int64_t mesh_dims) {
   NRT_RETURN_IF_ERROR(check_placements(placements, static_cast<int64_t>(global_sizes.size()),
                                        static_cast<int64_t>(mesh_shape.size()), "placements " + to_string(placements)));
-  ShardRegion region{std::vector<int64_t>(global_sizes.size(), 0), global_sizes};
+  ShardRegion region{std::vector<int64_t>(global_sizes.size(), 0), global_sizes, {}};
+  for (int64_t extent : global_sizes) {
+    region.pieces.push_back(extent > 0 ? std::vector<ChunkRange>{{0, extent}} : std::vector<ChunkRange>{});
+  }
   const size_t n = mesh_dims < 0 ? placements.size() : static_cast<size_t>(mesh_dims);
   for (size_t i = 0; i < n; ++i) {
     const Placement& p = placements[i];
-    if (p.kind == Placement::Kind::kStridedShard) {
-      return make_error(ErrorCode::NotSupported, to_string(p) + ": strided shards do not run yet");
-    }
     if (!p.is_shard()) continue;
     const auto d = static_cast<size_t>(p.dim);
-    const ChunkRange chunk = chunk_range(region.sizes[d], mesh_shape[i], coordinate[i]);
-    region.offsets[d] += chunk.offset;
-    region.sizes[d] = chunk.size;
+    const int64_t extent = region.sizes[d], count = mesh_shape[i];
+    std::vector<ChunkRange> local;  // ranges of the extent this rank keeps, in order
+    if (p.kind == Placement::Kind::kStridedShard) {
+      for (int64_t j = 0; j < p.split_factor; ++j) local.push_back(chunk_range(extent, count * p.split_factor, coordinate[i] + j * count));
+    } else {
+      local.push_back(chunk_range(extent, count, coordinate[i]));
+    }
+    std::vector<ChunkRange> pieces;
+    int64_t size = 0;
+    for (const ChunkRange& part : local) {
+      map_local_range(region.pieces[d], part, pieces);
+      size += part.size;
+    }
+    if (!pieces.empty()) {
+      region.offsets[d] = pieces.front().offset;
+    } else {  // an empty shard starts where its chunk would: at the end
+      region.offsets[d] += p.kind == Placement::Kind::kStridedShard ? extent : local.front().offset;
+    }
+    region.sizes[d] = size;
+    region.pieces[d] = std::move(pieces);
   }
   return region;
 }

@@ -44,15 +44,23 @@ ChunkRange chunk_range(int64_t extent, int64_t count, int64_t index);
 // ceil(extent / count): the largest shard, the size every shard is padded to for a collective.
 int64_t padded_chunk(int64_t extent, int64_t count);
 
-// The region of the global tensor a rank holds: per tensor dim, its offset and size.
+// The part of the global tensor a rank holds. Per tensor dim: its extent (`sizes`), where it
+// starts (`offsets`: the first piece; an empty shard starts at the dim's end, as torch reports),
+// and the ranges of the global dim it holds, in the order the shard holds them (`pieces`): one
+// range, except under _StridedShard(dim, sf) on a mesh dim of n, where the rank at coordinate c
+// holds chunks c, c + n, ..., c + (sf - 1) n of the dim chunked n x sf ways (torch.chunk).
 struct ShardRegion {
   std::vector<int64_t> offsets;
   std::vector<int64_t> sizes;
+  std::vector<std::vector<ChunkRange>> pieces;  // empty ranges left out
+
+  // One range per dim: the shard is one box of the global tensor (a view can hold it).
+  bool contiguous() const;
 };
 
 // The region `placements` (one per mesh dim; only the first `mesh_dims` apply, all when -1) give
-// the rank at `coordinate` of a mesh of `mesh_shape`. Checks: one placement per mesh dim, shard
-// dims inside the tensor; _StridedShard is NotSupported (its shard is not one region).
+// the rank at `coordinate` of a mesh of `mesh_shape`, placements applied in mesh-dim order.
+// Checks: one placement per mesh dim, shard dims inside the tensor.
 Result<ShardRegion> shard_region(const std::vector<int64_t>& global_sizes, const Placements& placements,
                                  const std::vector<int64_t>& mesh_shape, const std::vector<int64_t>& coordinate,
                                  int64_t mesh_dims = -1);

@@ -45,9 +45,10 @@ class Pass {
     state_.resize(graph_->values.size());
     declared_.resize(graph_->values.size());
     NRT_RETURN_IF_ERROR(read_declared());
-    NRT_RETURN_IF_ERROR(shard_inputs());
+    // The graph is rebuilt node by node; binding the inputs may put steps first (strided weights).
     std::vector<std::unique_ptr<fb::NodeT>> nodes = std::move(graph_->nodes);
     graph_->nodes.clear();
+    NRT_RETURN_IF_ERROR(shard_inputs());
     for (auto& node : nodes) NRT_RETURN_IF_ERROR(plan_node(std::move(node)));
     NRT_RETURN_IF_ERROR(finish_outputs());
     // Every value is local now: the program is a plain one.
@@ -224,7 +225,8 @@ class Pass {
   }
 
   // Inserts the steps taking `v` to `to`; the last defines `into` when given (else a new value).
-  Result<uint32_t> convert(uint32_t v, const Placements& to, std::vector<PlannedStep>& record,
+  // `to` is taken by value: it may name an entry of declared_, which adding values grows.
+  Result<uint32_t> convert(uint32_t v, Placements to, std::vector<PlannedStep>& record,
                            std::optional<uint32_t> into = std::nullopt) {
     NRT_TRY(from, state_of(v));
     NRT_TRY(steps, plan_redistribute(from->placements, to));
@@ -269,7 +271,7 @@ class Pass {
   }
 
   Status shard_inputs() {
-    std::map<int32_t, const fb::InputSpecT*> spec_of;
+    std::map<int32_t, fb::InputSpecT*> spec_of;
     if (graph_->signature) {
       for (const auto& spec : graph_->signature->inputs) spec_of[spec->value] = spec.get();
     }
@@ -279,17 +281,38 @@ class Pass {
       const uint32_t v = t->value;
       if (!declared_[v]) continue;
       state_[v] = declared_[v];
-      const State& s = *declared_[v];
+      const State s = *declared_[v];  // a copy: binding a whole weight grows declared_
       auto it = spec_of.find(static_cast<int32_t>(v));
       const fb::InputKind kind = it == spec_of.end() ? fb::InputKind::USER_INPUT : it->second->kind;
       if (kind == fb::InputKind::USER_INPUT) {
         r_.inputs.push_back({graph_->values[v]->name, s.global, s.placements});
       } else if (kind == fb::InputKind::PARAMETER || kind == fb::InputKind::BUFFER ||
                  kind == fb::InputKind::TENSOR_CONSTANT) {
+        NRT_TRY(region, shard_region(s.global, s.placements, r_.mesh.shape, r_.coordinate));
+        if (!region->contiguous()) {
+          NRT_RETURN_IF_ERROR(bind_whole_weight(*holder, *it->second, v, s));
+          continue;
+        }
         NRT_RETURN_IF_ERROR(view_weight_shard(it->second->target, s, v));
       }
       NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[v], s));
     }
+    return {};
+  }
+
+  // A strided shard is not one view of the stored weight: the whole weight is bound, and steps at
+  // the start of the graph copy this rank's chunks out of it (reading only their pages).
+  Status bind_whole_weight(fb::ArgumentHolderT& holder, fb::InputSpecT& spec, uint32_t v, const State& s) {
+    const uint32_t whole = add_value(*graph_->values[v], graph_->values[v]->name);
+    std::swap(graph_->values[v]->name, graph_->values[whole]->name);  // the bound input keeps its name
+    const State replicate{replicated(), s.global};
+    NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[whole], replicate));
+    state_[whole] = replicate;
+    holder.arg.AsTensorArg()->value = whole;
+    spec.value = static_cast<int32_t>(whole);
+    PlannedNodeSharding planned{spec.target, "weight", "strided weight: copied", {replicated()}, s.placements, {}, {}, {}};
+    NRT_TRY(done, convert(whole, s.placements, planned.steps, v));
+    r_.nodes.push_back(std::move(planned));
     return {};
   }
 
@@ -386,9 +409,15 @@ class Pass {
       rule_values.clear();
       for (auto& v : *lists[0]) rule_values.push_back(&v);
     }
+    // Rules see a strided shard as whole: its chunks are gathered before the node (a strided
+    // shard is kept through redistribution and at the program's edges only).
     for (auto* v : rule_values) {
       NRT_TRY(s, state_of(*v));
-      rule_inputs.push_back({s->placements, s->global});
+      Placements seen = s->placements;
+      for (auto& p : seen) {
+        if (p.kind == Placement::Kind::kStridedShard) p = Placement::replicate();
+      }
+      rule_inputs.push_back({seen, s->global});
     }
     // Ops of several outputs (split, chunk) give every output the first one's placements.
     const bool every_output = kEveryOutputAlike.contains(target);
@@ -542,7 +571,10 @@ class Pass {
     Placements required = s->placements;
     std::optional<size_t> exchange;
     for (size_t i = 0; i < required.size(); ++i) {
-      if (required[i].is_partial()) required[i] = Placement::replicate();
+      // A strided shard of the reduced dim is not one offset into it: gathered.
+      if (required[i].is_partial() || (required[i].kind == Placement::Kind::kStridedShard && required[i].dim == d)) {
+        required[i] = Placement::replicate();
+      }
       if (required[i].is_shard(static_cast<int32_t>(d))) {
         if (exchange) required[i] = Placement::replicate();
         else exchange = i;

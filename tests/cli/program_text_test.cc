@@ -75,7 +75,7 @@ TEST(RenderPlacement, NamesEveryKind) {
   EXPECT_EQ(render_placement(fb::Placement(fb::PlacementKind::REPLICATE, fb::ReduceOp::SUM, 0, 0)), "Replicate()");
   EXPECT_EQ(render_placement(fb::Placement(fb::PlacementKind::PARTIAL, fb::ReduceOp::AVG, 0, 0)), "Partial(avg)");
   EXPECT_EQ(render_placement(fb::Placement(fb::PlacementKind::STRIDED_SHARD, fb::ReduceOp::SUM, 0, 2)),
-            "StridedShard(dim=0, sf=2)");
+            "_StridedShard(dim=0, sf=2)");
 }
 
 }  // namespace

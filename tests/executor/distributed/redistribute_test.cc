@@ -1,6 +1,7 @@
 // Every redistribution between the placements {Replicate, Shard(0), Shard(1), Partial(sum),
-// Partial(max)} on a 1-D mesh of the whole world and, with 4 ranks, on a 2x2 mesh (every pair of
-// placement pairs), over MPI process groups, for global shapes that shard unevenly (dims of 5 and
+// Partial(max), _StridedShard(dim=0, sf=2), _StridedShard(dim=1, sf=3)} on a 1-D mesh of the
+// whole world and, with 4 ranks, on a 2x2 mesh (every pair of placement pairs), over MPI process
+// groups, for global shapes that shard unevenly (dims of 5 and
 // 3 over up to 4 ranks: empty shards included). Each rank builds its source shard from the global
 // tensor, runs the planned steps and checks what it holds against its target shard; a Partial
 // target is checked by reducing it back to Replicate. Run by distributed_mpi_test.sh under mpirun
@@ -63,8 +64,13 @@ Tensor iota(std::vector<int64_t> sizes) {
 }
 
 std::vector<Placements> all_placements(size_t mesh_ndim) {
-  const Placement choices[] = {Placement::replicate(), Placement::shard(0), Placement::shard(1), Placement::partial(),
-                               Placement::partial(ReduceOp::MAXIMUM)};
+  const Placement choices[] = {Placement::replicate(),
+                               Placement::shard(0),
+                               Placement::shard(1),
+                               Placement::partial(),
+                               Placement::partial(ReduceOp::MAXIMUM),
+                               *parse_placement("_StridedShard(dim=0, sf=2)"),
+                               *parse_placement("_StridedShard(dim=1, sf=3)")};
   std::vector<Placements> out{{}};
   for (size_t d = 0; d < mesh_ndim; ++d) {
     std::vector<Placements> next;

@@ -6,6 +6,7 @@
 # the global output must equal torch's single-process output (--expect, 1e-5). Also: the plan
 # printed shows the Megatron plan's one all_reduce, --local-outputs writes each rank's shard, a
 # world of the wrong size is refused naming both sizes, and malformed plans fail naming the entry.
+# _StridedShard weights, inputs and outputs on 2 ranks, and FSDP over TP on 2x2.
 # testdata/torch/lm_head (a head sharded over its vocabulary: argmax, argmin, max.dim, min.dim with
 # ties across shards and a NaN on one shard) on 2, 3 and 2x2 ranks, and testdata/torch/argreduce5
 # (a dim of 5 over 4 ranks: shards of 2, 2, 1, 0) run the (value, index) exchange; the
@@ -36,7 +37,7 @@ failures=0
 check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi; }
 contains() { grep -qF -- "$2" "$1" || { echo "--- $1 lacks: $2"; cat "$1"; return 1; }; }
 
-for case in "mlp_tp 2" "mlp_tp3 3" "mlp_tp4 4" "mlp_dp_tp 4" "mlp_batch 3"; do
+for case in "mlp_tp 2" "mlp_tp3 3" "mlp_tp4 4" "mlp_dp_tp 4" "mlp_batch 3" "mlp_strided2 2" "mlp_fsdp_tp 4"; do
   set -- $case
   "$INSPECT" shard "$MODEL" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
   check "$1: nrt-inspect shard" [ $? -eq 0 ]
@@ -54,6 +55,20 @@ check "plan: one all_reduce" [ "$(grep -c '(all_reduce)' plan.out)" -eq 1 ]
 check "plan: no all_gather" [ "$(grep -c '(all_gather)' plan.out)" -eq 0 ]
 "$INSPECT" info mlp_tp.nrt > info.out
 check "info shows the shard and the global shape" contains info.out "dtensor<f32[16,16] global [32,16], mesh 0 [Shard(0)]>"
+
+# _StridedShard: on 2 ranks the weight's interleaved chunks are copied out of the whole stored
+# weight, the input is cut and the output assembled from strided shards; FSDP over TP on 2x2
+# ([_StridedShard(0, sf=2), Shard(0)]) gives each rank one contiguous block: a view, and the
+# linear all-gathers it over dp.
+"$INSPECT" plan mlp_strided2.nrt > strided_plan.out
+check "strided plan: the weight is copied" contains strided_plan.out "fc1.weight (weight): strided weight: copied, inputs [Replicate()] -> [_StridedShard(dim=0, sf=2)]"
+"$INSPECT" plan mlp_fsdp_tp.nrt > fsdp_plan.out
+check "FSDP x TP plan: the weight is a view" [ "$(grep -c 'strided weight' fsdp_plan.out)" -eq 0 ]
+check "FSDP x TP plan: gathered over dp" contains fsdp_plan.out "redistribute p_fc1_weight on mesh dim 0: _StridedShard(dim=0, sf=2) -> Replicate() (all_gather)"
+"$INSPECT" info mlp_strided2.nrt > strided_info.out
+check "info shows the strided shard" contains strided_info.out "_StridedShard(dim=0, sf=2)"
+mpi 60 -np 2 "$RUN" mlp_strided2.nrt --input "$INPUT" --local-outputs --output-dir 'strided_{rank}' > strided_local.out 2>&1
+check "strided --local-outputs runs" [ $? -eq 0 ]
 
 # --local-outputs: each rank writes its Shard(0) rows of the batch-sharded output (2, 2, 0 of 4).
 mpi 60 -np 3 "$RUN" mlp_batch.nrt --input "$INPUT" --local-outputs --output-dir 'local_{rank}' > local.out 2>&1
