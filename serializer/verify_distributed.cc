@@ -46,7 +46,9 @@ Status check_coordinate_zero_shard(const fb::Value& value, const fb::DeviceMesh&
       NRT_RETURN_IF_ERROR(budget.charge(static_cast<uint64_t>(placement->split_factor())));
       int64_t total = 0;
       for (int64_t j = 0; j < placement->split_factor(); ++j) {
-        total += chunk_extent(extent, n * placement->split_factor(), j * n);
+        const int64_t chunk = chunk_extent(extent, n * placement->split_factor(), j * n);
+        if (chunk == 0) break;  // chunks past the end: all empty
+        total += chunk;
       }
       extent = total;
     }

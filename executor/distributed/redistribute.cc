@@ -89,7 +89,11 @@ Result<Tensor> gather_shards(const Tensor& local, int64_t d, int64_t extent, Pro
 // The chunks of an extent a _StridedShard gives group rank r, in the order it holds them.
 std::vector<ChunkRange> strided_chunks(int64_t extent, int64_t n, int64_t split_factor, int64_t r) {
   std::vector<ChunkRange> chunks;
-  for (int64_t j = 0; j < split_factor; ++j) chunks.push_back(chunk_range(extent, n * split_factor, r + j * n));
+  for (int64_t j = 0; j < split_factor; ++j) {
+    const ChunkRange chunk = chunk_range(extent, n * split_factor, r + j * n);
+    if (chunk.size == 0) break;  // chunks past the end: all empty
+    chunks.push_back(chunk);
+  }
   return chunks;
 }
 

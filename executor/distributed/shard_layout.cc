@@ -106,7 +106,11 @@ Result<ShardRegion> shard_region(const std::vector<int64_t>& global_sizes, const
     const int64_t extent = region.sizes[d], count = mesh_shape[i];
     std::vector<ChunkRange> local;  // ranges of the extent this rank keeps, in order
     if (p.kind == Placement::Kind::kStridedShard) {
-      for (int64_t j = 0; j < p.split_factor; ++j) local.push_back(chunk_range(extent, count * p.split_factor, coordinate[i] + j * count));
+      for (int64_t j = 0; j < p.split_factor; ++j) {
+        const ChunkRange chunk = chunk_range(extent, count * p.split_factor, coordinate[i] + j * count);
+        if (chunk.size == 0 && !local.empty()) break;  // chunks past the end: all empty
+        local.push_back(chunk);
+      }
     } else {
       local.push_back(chunk_range(extent, count, coordinate[i]));
     }

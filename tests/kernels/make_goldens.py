@@ -1058,6 +1058,16 @@ def indexing_cases():
     case("embedding_i32_indices", "aten::embedding.default", [("weight", w), ("indices", idx.astype(np.int32)[0])], w[idx[0]])
     case("embedding_out_of_range", "aten::embedding.default", [("weight", w), ("indices", np.array([6]))],
          error="out of range")
+    # The sharding pass's lookup into rows [2, 5) of a 6-row table: other rows read as zeros.
+    shard = w[2:5]
+    masked = np.where(((idx >= 2) & (idx < 5))[..., None], w[np.clip(idx, 0, 5)], 0).astype(np.float32)
+    case("masked_embedding_shard", "nrt::masked_embedding.default",
+         [("weight", shard), ("indices", idx), ("vocab_start", I(2)), ("vocab_size", I(6))], masked)
+    case("masked_embedding_out_of_range", "nrt::masked_embedding.default",
+         [("weight", shard), ("indices", np.array([6])), ("vocab_start", I(2)), ("vocab_size", I(6))],
+         error="out of range")
+    case("masked_embedding_not_a_shard", "nrt::masked_embedding.default",
+         [("weight", w), ("indices", idx), ("vocab_start", I(2)), ("vocab_size", I(6))], error="not a shard")
     x = randn(3, 4)
     case("index_select_negative", "aten::index_select.default",
          [("self", x), ("dim", I(1)), ("index", np.array([3, -1, 0], dtype=np.int64))], x[:, [3, -1, 0]])
