@@ -354,6 +354,15 @@ class Pass {
       }
       if (auto* l = a->arg.AsTensorListArg()) lists.push_back(&l->values);
     }
+    // A value brought into its declared placements after the node making it is read by later
+    // nodes as that node produced it: the declared form is for the program's outputs (and
+    // to_local, which reads a DTensor in its declared placements).
+    if (target != kToLocal) {
+      for (auto* v : args) *v = as_produced(*v);
+      for (auto* l : lists) {
+        for (auto& v : *l) v = as_produced(v);
+      }
+    }
     auto sharded = [&](uint32_t v) { return state_[v] && !all_replicate(state_[v]->placements); };
     for (auto* v : args) distributed |= sharded(*v);
     for (auto* l : lists) {
@@ -508,6 +517,11 @@ class Pass {
     return {};
   }
 
+  uint32_t as_produced(uint32_t v) const {
+    auto it = produced_as_.find(v);
+    return it == produced_as_.end() ? v : it->second;
+  }
+
   // A view's size argument, rewritten to the local sizes of its output in `state`.
   Status set_local_sizes_arg(fb::NodeT& node, const State& state) {
     NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
@@ -547,6 +561,7 @@ class Pass {
           NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[fresh], produced));
           *v = fresh;
           NRT_TRY(done, convert(fresh, declared_[declared]->placements, planned.output_steps, declared));
+          produced_as_[declared] = fresh;
         } else {
           state_[*v] = produced;
           NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[*v], produced));
@@ -665,6 +680,7 @@ class Pass {
   std::vector<std::string> group_names_;  // this rank's group per mesh dim
   std::vector<std::optional<State>> state_;
   std::vector<std::optional<State>> declared_;
+  std::map<uint32_t, uint32_t> produced_as_;  // declared value -> the value its node produced
   std::set<std::string> names_;
 };
 

@@ -160,6 +160,7 @@ check "embed_vocab3: one all_reduce of the looked-up rows" contains embed_vocab3
 for rule in "layer_norm, inputs [Shard(0), Replicate()]" "split, inputs [Shard(0), Replicate()]" \
   "cat, inputs [Shard(0), Replicate()], [Shard(0), Replicate()]" "bmm, inputs [Shard(0), Replicate()]" \
   "rms_norm, inputs [Shard(0), Replicate()]" "select, inputs [Shard(0), Replicate()]" \
+  "mean (aten::mean.dim): mean, inputs [Shard(0), Replicate()]" \
   "embedding (vocabulary-sharded), inputs [Replicate(), Shard(0)], [Shard(0), Replicate()] -> [Shard(0), Partial(sum)]"; do
   check "embed_dp_tp plan: $rule" contains embed_plan.out "$rule"
 done
