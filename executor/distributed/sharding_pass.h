@@ -7,7 +7,8 @@
 // its inputs need; an input in other placements is redistributed first, by nrt::redistribute_step
 // nodes on the groups of the mesh dims (redistribute.h), inserted before the node. An op without a
 // rule gets the fallback that is always correct: inputs redistributed to Replicate, computed
-// whole. A value the program declares a DTensor ends in its declared placements.
+// whole. A value the program declares a DTensor ends in its declared placements (later nodes
+// read it in the placements its node produced; to_local reads the declared ones).
 //
 // The result is a plain program for `rank`: every tensor value has this rank's local sizes, every
 // DTensor parameter or buffer views its shard of the stored global tensor (no copy: the weight's
