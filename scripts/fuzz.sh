@@ -143,6 +143,7 @@ seed() {  # target, files...
 }
 shopt -s nullglob
 seed open_verify_fuzzer testdata/*.nrt
+seed dtensor_program_fuzzer testdata/dtensor.nrt
 seed json_form_fuzzer testdata/*.nrt.json
 seed execution_plan_fuzzer testdata/*.nrt.json
 # Inputs earlier campaigns found interesting (small files, committed).
