@@ -464,6 +464,10 @@ class Pass {
       NRT_TRY(global, global_sizes(outputs[0]));
       NRT_RETURN_IF_ERROR(set_local_sizes_arg(*node, State{decision->output, *global}));
     }
+    if (target == "aten::unflatten.int" && outputs.size() == 1) {
+      NRT_TRY(global, global_sizes(outputs[0]));
+      NRT_RETURN_IF_ERROR(set_unflatten_sizes_arg(*node, rule_inputs[0].global_sizes.size(), State{decision->output, *global}));
+    }
     if (decision->rule == kVocabularyShardedEmbedding) NRT_RETURN_IF_ERROR(mask_embedding(*node, rule_inputs[0].global_sizes, decision->inputs[0]));
     graph_->nodes.push_back(std::move(node));
     NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, every_output, planned));
@@ -520,6 +524,24 @@ class Pass {
   uint32_t as_produced(uint32_t v) const {
     auto it = produced_as_.find(v);
     return it == produced_as_.end() ? v : it->second;
+  }
+
+  // unflatten(self, dim, sizes): `sizes` made the local sizes of the output dims it names.
+  Status set_unflatten_sizes_arg(fb::NodeT& node, size_t input_rank, const State& state) {
+    NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
+    auto dim = int_argument(node, "dim", 1);
+    for (size_t i = 0; i < node.inputs.size() && dim; ++i) {
+      auto& a = *node.inputs[i];
+      if (!(a.name == "sizes" || (a.name.empty() && i == 2))) continue;
+      std::vector<int64_t>* list = nullptr;
+      if (auto* ints = a.arg.AsIntListArg()) list = &ints->values;
+      const size_t count = list ? list->size() : (a.arg.AsSymIntListArg() ? a.arg.AsSymIntListArg()->items.size() : 0);
+      const int64_t first = *dim < 0 ? *dim + static_cast<int64_t>(input_rank) : *dim;
+      if (count == 0 || first < 0 || static_cast<size_t>(first) + count > region->sizes.size()) break;
+      a.arg = int_list_arg(std::vector<int64_t>(region->sizes.begin() + first, region->sizes.begin() + first + static_cast<int64_t>(count)));
+      return {};
+    }
+    return make_error(ErrorCode::NotSupported, "node '" + node.name + "': unflatten's sizes do not shard");
   }
 
   // A view's size argument, rewritten to the local sizes of its output in `state`.

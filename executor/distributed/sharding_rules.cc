@@ -27,9 +27,9 @@ int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim
 
 // What an input broadcast into an output of `out_sizes` needs when the output holds `out`.
 Placement aligned(const Placement& out, const RuleInput& in, const std::vector<int64_t>& out_sizes) {
-  if (!out.is_shard()) return Placement::replicate();
+  if (!out.is_shard() || out.dim < 0 || out.dim >= static_cast<int64_t>(out_sizes.size())) return Placement::replicate();
   const int64_t j = out.dim - (static_cast<int64_t>(out_sizes.size()) - rank_of(in));
-  if (j < 0 || in.global_sizes[static_cast<size_t>(j)] != out_sizes[static_cast<size_t>(out.dim)]) {
+  if (j < 0 || j >= rank_of(in) || in.global_sizes[static_cast<size_t>(j)] != out_sizes[static_cast<size_t>(out.dim)]) {
     return Placement::replicate();
   }
   return Placement::shard(static_cast<int32_t>(j));
@@ -45,6 +45,7 @@ std::optional<RuleDecision> elementwise(const std::vector<RuleInput>& inputs, co
       const Placement& p = in.placements[i];
       if (!p.is_shard()) continue;
       const int64_t e = p.dim + (static_cast<int64_t>(out_sizes.size()) - rank_of(in));
+      if (e < 0 || e >= static_cast<int64_t>(out_sizes.size())) continue;  // shapes that do not broadcast
       if (in.global_sizes[static_cast<size_t>(p.dim)] == out_sizes[static_cast<size_t>(e)]) {
         out = Placement::shard(static_cast<int32_t>(e));
         break;
@@ -62,6 +63,8 @@ std::optional<RuleDecision> elementwise(const std::vector<RuleInput>& inputs, co
 std::optional<RuleDecision> matmul_like(const std::string& rule, const RuleInput& x, const RuleInput& w,
                                         const RuleInput* bias, int32_t w_contract, int32_t w_out,
                                         const std::vector<int64_t>& out_sizes) {
+  // Shapes a product cannot have (the file's metadata is not checked against the op): no rule.
+  if (rank_of(x) < 1 || rank_of(w) != 2 || out_sizes.size() != x.global_sizes.size()) return std::nullopt;
   const size_t mesh_ndim = x.placements.size();
   const auto x_last = static_cast<int32_t>(rank_of(x) - 1);
   const auto out_last = static_cast<int32_t>(out_sizes.size() - 1);
@@ -161,11 +164,11 @@ std::optional<std::vector<DimGroup>> reshape_groups(const std::vector<int64_t>& 
       if (pin < pout) {
         if (i == in.size()) return std::nullopt;
         g.in.push_back(static_cast<int64_t>(i));
-        pin *= in[i++];
+        if (__builtin_mul_overflow(pin, in[i++], &pin)) return std::nullopt;
       } else {
         if (j == out.size()) return std::nullopt;
         g.out.push_back(static_cast<int64_t>(j));
-        pout *= out[j++];
+        if (__builtin_mul_overflow(pout, out[j++], &pout)) return std::nullopt;
       }
     }
     groups.push_back(std::move(g));
@@ -337,6 +340,12 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
                                       const std::vector<int64_t>& mesh_shape) {
   if (inputs.empty()) return std::nullopt;
   if (is_view_like(target) && inputs.size() == 1) return view_like(inputs[0], output_sizes, mesh_shape);
+  if ((target == "aten::flatten.using_ints" || target == "aten::unflatten.int") && inputs.size() == 1) {
+    // Reshapes by another name: flatten merges a run of dims, unflatten splits one.
+    auto d = view_like(inputs[0], output_sizes, mesh_shape);
+    if (d) d->rule = target == "aten::flatten.using_ints" ? "flatten" : "unflatten";
+    return d;
+  }
   if (target == "aten::scaled_dot_product_attention.default") return attention(inputs, output_sizes);
   if (kElementwise.contains(target)) return elementwise(inputs, output_sizes);
   if (target == "aten::linear.default" && (inputs.size() == 2 || inputs.size() == 3)) {
@@ -347,6 +356,7 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
   }
   if (target == "aten::addmm.default" && inputs.size() == 3) {
     auto d = matmul_like("addmm", inputs[1], inputs[2], &inputs[0], 0, 1, output_sizes);
+    if (!d) return d;
     // addmm's bias comes first.
     std::rotate(d->inputs.rbegin(), d->inputs.rbegin() + 1, d->inputs.rend());
     return d;
@@ -358,12 +368,19 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
     for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
     if (target == "aten::transpose.int") {
       auto a = int_argument(node, "dim0", 1), b = int_argument(node, "dim1", 2);
-      if (!a || !b) return std::nullopt;
+      if (!a || !b || normalize(*a, rank) < 0 || normalize(*a, rank) >= rank || normalize(*b, rank) < 0 ||
+          normalize(*b, rank) >= rank) {
+        return std::nullopt;
+      }
       std::swap(perm[static_cast<size_t>(normalize(*a, rank))], perm[static_cast<size_t>(normalize(*b, rank))]);
     } else {
       auto dims = int_list_argument(node, "dims", 1);
       if (!dims || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
-      for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = normalize((*dims)[static_cast<size_t>(d)], rank);
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t from = normalize((*dims)[static_cast<size_t>(d)], rank);
+        if (from < 0 || from >= rank) return std::nullopt;
+        perm[static_cast<size_t>(d)] = from;
+      }
     }
     return permuted(target == "aten::transpose.int" ? "transpose" : "permute", inputs[0], perm);
   }
@@ -422,6 +439,7 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
   if (target == "aten::expand.default" && inputs.size() == 1) {
     // Input dims align to the output's trailing dims; a dim broadcast from 1 has nothing sharded.
     const int64_t shift = static_cast<int64_t>(output_sizes.size()) - rank;
+    if (shift < 0) return std::nullopt;
     const RuleInput& in = inputs[0];
     return dim_mapped("expand", in, [&](int64_t d) {
       return in.global_sizes[static_cast<size_t>(d)] == output_sizes[static_cast<size_t>(d + shift)]

@@ -15,10 +15,11 @@
 //   log_softmax
 //   sum.dim_IntList, amax, amin
 //                  over a sharded dim give Partial(sum / max / min); other shards follow their dim
-//   view, reshape, _unsafe_view
+//   view, reshape, _unsafe_view, flatten, unflatten
 //                  a dim kept whole keeps its shard; a sharded dim split into factors keeps it
 //                  on its first factor, and dims merged keep the shard of the first, when the
-//                  mesh dim divides both (the caller rewrites the size argument to local sizes)
+//                  mesh dim divides both (the caller rewrites the size argument to local sizes,
+//                  unflatten's sizes to those of the dims it makes)
 //   scaled_dot_product_attention
 //                  sharded by batch or heads (dims 0 and 1 of q, k, v); a mask follows
 //   layer_norm,    keep a shard on a dim before the normalized ones; weight and bias whole

@@ -97,6 +97,21 @@ TEST(ShardingRules, ViewsKeepShardsWhenTheyCan) {
             "view: [Shard(1)] -> [Shard(0)]");
 }
 
+TEST(ShardingRules, FlattenAndUnflattenAreReshapes) {
+  // [2, 4, 6] Shard(1) flattened over dims 1-2: [2, 24] keeps the shard on the merged dim.
+  EXPECT_EQ(show(propagate("aten::flatten.using_ints", kNoArgs, {{{S(1)}, {2, 4, 6}}}, {2, 24}, {2})),
+            "flatten: [Shard(1)] -> [Shard(1)]");
+  // Merging with a sharded second dim: gathered.
+  EXPECT_EQ(show(propagate("aten::flatten.using_ints", kNoArgs, {{{S(2)}, {2, 4, 6}}}, {2, 24}, {2})),
+            "flatten: [Replicate()] -> [Replicate()]");
+  // [2, 24] Shard(1) unflattened to [2, 4, 6]: the shard on the first factor.
+  EXPECT_EQ(show(propagate("aten::unflatten.int", kNoArgs, {{{S(1)}, {2, 24}}}, {2, 4, 6}, {2})),
+            "unflatten: [Shard(1)] -> [Shard(1)]");
+  // 3 does not divide 4: gathered.
+  EXPECT_EQ(show(propagate("aten::unflatten.int", kNoArgs, {{{S(1)}, {2, 24}}}, {2, 4, 6}, {3})),
+            "unflatten: [Replicate()] -> [Replicate()]");
+}
+
 TEST(ShardingRules, AttentionByBatchOrHeads) {
   const std::vector<int64_t> qkv{2, 4, 6, 8};
   EXPECT_EQ(show(propagate("aten::scaled_dot_product_attention.default", kNoArgs,
@@ -208,6 +223,25 @@ TEST(ShardingRules, MeanProdAndWholeSums) {
             "prod: [Shard(0), Shard(1)] -> [Partial(product), Shard(0)]");
   EXPECT_EQ(show(propagate("aten::sum.default", kNoArgs, {{{S(1)}, {4, 8}}}, {}, {2})),
             "sum: [Shard(1)] -> [Partial(sum)]");
+}
+
+TEST(ShardingRules, ShapesAnOpCannotHaveGetNoRuleNotACrash) {
+  // The file's metadata is not checked against the op (the dtensor_program_fuzzer's finding):
+  // a linear whose output has no dims, a 1-D weight, dims outside the tensor, an expand that drops dims.
+  EXPECT_FALSE(propagate("aten::linear.default", kNoArgs, {{{S(0)}, {4, 16}}, {{R}, {32, 16}}}, {}, {2}));
+  EXPECT_FALSE(propagate("aten::mm.default", kNoArgs, {{{S(0)}, {4, 16}}, {{R}, {16}}}, {4, 16}, {2}));
+  EXPECT_FALSE(propagate("aten::addmm.default", kNoArgs, {{{R}, {4}}, {{S(0)}, {4}}, {{R}, {4, 4}}}, {4, 4}, {2}));
+  auto t = node_with({{"self", {}}, {"dim0", int_arg(5)}, {"dim1", int_arg(0)}});
+  EXPECT_FALSE(propagate("aten::transpose.int", t, {{{S(0)}, {4, 8}}}, {8, 4}, {2}));
+  auto perm = node_with({{"self", {}}, {"dims", int_list_arg({0, 7})}});
+  EXPECT_FALSE(propagate("aten::permute.default", perm, {{{S(0)}, {4, 8}}}, {8, 4}, {2}));
+  EXPECT_FALSE(propagate("aten::expand.default", kNoArgs, {{{S(1)}, {4, 8}}}, {8}, {2}));
+  // Elementwise with an input of more dims than the output: that input's shard is not followed.
+  EXPECT_EQ(show(propagate("aten::add.Tensor", kNoArgs, {{{S(0)}, {2, 4, 8}}, {{R}, {8}}}, {8}, {2})),
+            "elementwise: [Replicate()] [Replicate()] -> [Replicate()]");
+  // A reshape whose sizes overflow when multiplied: no rule.
+  EXPECT_FALSE(propagate("aten::view.default", kNoArgs, {{{S(0)}, {int64_t{1} << 40, int64_t{1} << 40}}},
+                         {int64_t{1} << 41, int64_t{1} << 39}, {2}));
 }
 
 TEST(ShardingRules, OpsWithoutARuleGetNone) {
