@@ -59,44 +59,6 @@ Status issued(const ProcessGroup& group, const Placement& from, const Placement&
   return {};
 }
 
-// Shard(d) -> Replicate: every shard padded to c rows (dim d moved first), gathered, unpadded.
-Result<Tensor> gather_shards(const Tensor& local, int64_t d, int64_t extent, ProcessGroup& group,
-                             const Placement& from, const Placement& to) {
-  const int64_t n = group.size();
-  const int64_t c = padded_chunk(extent, n);
-  Tensor front = move_to_front(local, d);
-  std::vector<int64_t> padded_sizes = front.sizes();
-  padded_sizes[0] = c;
-  Tensor send = zeros(local.dtype(), padded_sizes);
-  NRT_RETURN_IF_ERROR(exec::copy_elements(front, narrow(send, 0, 0, front.sizes()[0])));
-  std::vector<int64_t> gathered_sizes = padded_sizes;
-  gathered_sizes[0] = c * n;
-  Tensor gathered = Tensor::empty(local.dtype(), gathered_sizes);
-  NRT_RETURN_IF_ERROR(issued(group, from, to, group.all_gather_into_tensor(send, gathered)));
-  std::vector<int64_t> out_sizes = local.sizes();
-  out_sizes[static_cast<size_t>(d)] = extent;
-  Tensor out = Tensor::empty(local.dtype(), out_sizes);
-  Tensor out_front = move_to_front(out, d);
-  for (int64_t r = 0; r < n; ++r) {
-    const ChunkRange chunk = chunk_range(extent, n, r);
-    if (chunk.size == 0) continue;
-    NRT_RETURN_IF_ERROR(exec::copy_elements(narrow(gathered, 0, r * c, chunk.size),
-                                            narrow(out_front, 0, chunk.offset, chunk.size)));
-  }
-  return out;
-}
-
-// The chunks of an extent a _StridedShard gives group rank r, in the order it holds them.
-std::vector<ChunkRange> strided_chunks(int64_t extent, int64_t n, int64_t split_factor, int64_t r) {
-  std::vector<ChunkRange> chunks;
-  for (int64_t j = 0; j < split_factor; ++j) {
-    const ChunkRange chunk = chunk_range(extent, n * split_factor, r + j * n);
-    if (chunk.size == 0) break;  // chunks past the end: all empty
-    chunks.push_back(chunk);
-  }
-  return chunks;
-}
-
 // `t` with `chunks` of dim d (ranges of it) concatenated in order, as a new contiguous tensor.
 Result<Tensor> concatenated(const Tensor& t, int64_t d, const std::vector<ChunkRange>& chunks) {
   std::vector<int64_t> sizes = t.sizes();
@@ -112,16 +74,18 @@ Result<Tensor> concatenated(const Tensor& t, int64_t d, const std::vector<ChunkR
   return out;
 }
 
-// _StridedShard(d, sf) -> Replicate: every rank's chunks padded to the largest holding, gathered,
-// and each chunk put back where it lies in the extent.
-Result<Tensor> gather_strided(const Tensor& local, const Placement& from, int64_t extent, ProcessGroup& group,
-                              const Placement& to) {
+// Shard(d) or _StridedShard(d, sf) -> Replicate: every rank's chunks (dim d moved first) padded
+// to the largest holding (ceil(E/n) for Shard), gathered, and each chunk put back where it lies.
+Result<Tensor> gather_shards(const Tensor& local, const Placement& from, int64_t extent, ProcessGroup& group,
+                             const Placement& to) {
   const int64_t n = group.size(), d = from.dim;
+  std::vector<std::vector<ChunkRange>> held;
   int64_t c = 0;
   for (int64_t r = 0; r < n; ++r) {
-    int64_t held = 0;
-    for (const ChunkRange& chunk : strided_chunks(extent, n, from.split_factor, r)) held += chunk.size;
-    c = std::max(c, held);
+    held.push_back(held_chunks(from, extent, n, r));
+    int64_t size = 0;
+    for (const ChunkRange& chunk : held.back()) size += chunk.size;
+    c = std::max(c, size);
   }
   Tensor front = move_to_front(local, d);
   std::vector<int64_t> padded_sizes = front.sizes();
@@ -138,9 +102,10 @@ Result<Tensor> gather_strided(const Tensor& local, const Placement& from, int64_
   Tensor out_front = move_to_front(out, d);
   for (int64_t r = 0; r < n; ++r) {
     int64_t at = r * c;
-    for (const ChunkRange& chunk : strided_chunks(extent, n, from.split_factor, r)) {
+    for (const ChunkRange& chunk : held[static_cast<size_t>(r)]) {
       if (chunk.size == 0) continue;
-      NRT_RETURN_IF_ERROR(exec::copy_elements(narrow(gathered, 0, at, chunk.size), narrow(out_front, 0, chunk.offset, chunk.size)));
+      NRT_RETURN_IF_ERROR(exec::copy_elements(narrow(gathered, 0, at, chunk.size),
+                                              narrow(out_front, 0, chunk.offset, chunk.size)));
       at += chunk.size;
     }
   }
@@ -299,16 +264,8 @@ Result<Tensor> redistribute_step(const Tensor& local, const Placement& from, con
     }
   }
   if (from.is_shard() && to.is_partial()) return step_error(group, from, to, "a shard is not a partial value");
-  const bool from_strided = from.kind == Placement::Kind::kStridedShard, to_strided = to.kind == Placement::Kind::kStridedShard;
-  if (from_strided && to.is_replicate()) {
-    return gather_strided(local, from, region_sizes[static_cast<size_t>(from.dim)], group, to);
-  }
-  if (from.is_replicate() && to_strided) {
-    const int64_t extent = local.sizes()[static_cast<size_t>(to.dim)];
-    return concatenated(local, to.dim, strided_chunks(extent, group.size(), to.split_factor, group.rank()));
-  }
   if (from.is_shard() && to.is_replicate()) {
-    return gather_shards(local, from.dim, region_sizes[static_cast<size_t>(from.dim)], group, from, to);
+    return gather_shards(local, from, region_sizes[static_cast<size_t>(from.dim)], group, to);
   }
   if (from.is_partial() && to.is_replicate()) {
     Tensor out = exec::contiguous_copy(local);
@@ -316,9 +273,9 @@ Result<Tensor> redistribute_step(const Tensor& local, const Placement& from, con
     return out;
   }
   if (from.is_partial() && to.kind == Placement::Kind::kShard) return scatter_partial(local, to.dim, group, from, to);
-  if (from.is_replicate() && to.is_shard()) {
-    const ChunkRange mine = chunk_range(local.sizes()[static_cast<size_t>(to.dim)], group.size(), group.rank());
-    return exec::contiguous_copy(narrow(local, to.dim, mine.offset, mine.size));
+  if (from.is_replicate() && to.is_shard()) {  // this rank's chunks, no traffic
+    const int64_t extent = local.sizes()[static_cast<size_t>(to.dim)];
+    return concatenated(local, to.dim, held_chunks(to, extent, group.size(), group.rank()));
   }
   if (from.is_replicate() && to.is_partial()) return partition_value(local, to.reduce_op, group.rank());
   if (from.kind == Placement::Kind::kShard && to.kind == Placement::Kind::kShard && from.dim != to.dim) {

@@ -63,6 +63,17 @@ Status check_placements(const Placements& placements, int64_t rank, int64_t mesh
   return {};
 }
 
+std::vector<ChunkRange> held_chunks(const Placement& p, int64_t extent, int64_t count, int64_t index) {
+  if (p.kind != Placement::Kind::kStridedShard) return {chunk_range(extent, count, index)};
+  std::vector<ChunkRange> chunks;
+  for (int64_t j = 0; j < p.split_factor; ++j) {
+    const ChunkRange chunk = chunk_range(extent, count * p.split_factor, index + j * count);
+    if (chunk.size == 0 && !chunks.empty()) break;
+    chunks.push_back(chunk);
+  }
+  return chunks;
+}
+
 bool ShardRegion::contiguous() const {
   return std::all_of(pieces.begin(), pieces.end(), [](const auto& ranges) { return ranges.size() <= 1; });
 }
@@ -104,16 +115,7 @@ Result<ShardRegion> shard_region(const std::vector<int64_t>& global_sizes, const
     if (!p.is_shard()) continue;
     const auto d = static_cast<size_t>(p.dim);
     const int64_t extent = region.sizes[d], count = mesh_shape[i];
-    std::vector<ChunkRange> local;  // ranges of the extent this rank keeps, in order
-    if (p.kind == Placement::Kind::kStridedShard) {
-      for (int64_t j = 0; j < p.split_factor; ++j) {
-        const ChunkRange chunk = chunk_range(extent, count * p.split_factor, coordinate[i] + j * count);
-        if (chunk.size == 0 && !local.empty()) break;  // chunks past the end: all empty
-        local.push_back(chunk);
-      }
-    } else {
-      local.push_back(chunk_range(extent, count, coordinate[i]));
-    }
+    const std::vector<ChunkRange> local = held_chunks(p, extent, count, coordinate[i]);
     std::vector<ChunkRange> pieces;
     int64_t size = 0;
     for (const ChunkRange& part : local) {

@@ -44,6 +44,13 @@ ChunkRange chunk_range(int64_t extent, int64_t count, int64_t index);
 // ceil(extent / count): the largest shard, the size every shard is padded to for a collective.
 int64_t padded_chunk(int64_t extent, int64_t count);
 
+// The chunks of `extent` elements that shard placement `p` gives index `index` of a mesh dim of
+// `count`, in the order it holds them: its torch.chunk for Shard; for _StridedShard(dim, sf),
+// chunks index, index + count, ..., index + (sf-1) count of the extent chunked count x sf ways,
+// listed up to the first empty one (all after it are empty too). Never empty: an empty shard is
+// one empty chunk, at the end.
+std::vector<ChunkRange> held_chunks(const Placement& p, int64_t extent, int64_t count, int64_t index);
+
 // The part of the global tensor a rank holds. Per tensor dim: its extent (`sizes`), where it
 // starts (`offsets`: the first piece; an empty shard starts at the dim's end, as torch reports),
 // and the ranges of the global dim it holds, in the order the shard holds them (`pieces`): one
