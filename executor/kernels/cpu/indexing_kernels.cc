@@ -54,26 +54,40 @@ Tensor select_view(const Tensor& t, size_t axis, int64_t i) {
   return t.as_strided(sizes, strides, offset);
 }
 
+// The lookup of both embeddings: `weight` (2-D) holds rows [first_row, first_row + rows) of a
+// table of `table_rows`; each index reads its row, or zeros where `weight` does not hold it. An
+// index outside [0, table_rows) is an error.
+Status look_up_rows(KernelContext& ctx, const Tensor& weight, const Tensor& indices, int64_t first_row,
+                    int64_t table_rows) {
+  if (auto s = check_index_dtype(ctx, indices); !s.ok()) return s;
+  std::vector<int64_t> values = index_values(indices);
+  if (auto s = wrap_indices(ctx, values, table_rows, false); !s.ok()) return s;
+  std::vector<int64_t> sizes = indices.sizes();
+  sizes.push_back(weight.sizes()[1]);
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, weight.dtype(), sizes));
+  const Tensor staging = slot->staging(weight.dtype());
+  const int64_t width = weight.sizes()[1];
+  const Tensor rows =
+      staging.as_strided({static_cast<int64_t>(values.size()), width}, {width, 1}, staging.storage_offset());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const Tensor row = select_view(rows, 0, static_cast<int64_t>(i));
+    const int64_t held = values[i] - first_row;
+    if (held >= 0 && held < weight.sizes()[0]) {
+      copy_into(row, select_view(weight, 0, held));
+    } else {
+      std::memset(row.raw_data(), 0, static_cast<size_t>(width) * row.element_size());
+    }
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
 // embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)
 Status embedding(KernelContext& ctx) {
   NRT_TRY(weight, ctx.tensor("weight", 0));
   NRT_TRY(indices, ctx.tensor("indices", 1));
   if (weight->dim() != 2) return ctx.error("weight must be 2-D, got " + shape_string(weight->sizes()));
-  if (auto s = check_index_dtype(ctx, *indices); !s.ok()) return s;
-  std::vector<int64_t> values = index_values(*indices);
-  if (auto s = wrap_indices(ctx, values, weight->sizes()[0], false); !s.ok()) return s;
-  std::vector<int64_t> sizes = indices->sizes();
-  sizes.push_back(weight->sizes()[1]);
-  NRT_TRY(slot, OutputSlot::bind(ctx, 0, weight->dtype(), sizes));
-  const Tensor staging = slot->staging(weight->dtype());
-  const int64_t width = weight->sizes()[1];
-  const Tensor rows =
-      staging.as_strided({static_cast<int64_t>(values.size()), width}, {width, 1}, staging.storage_offset());
-  for (size_t i = 0; i < values.size(); ++i) {
-    copy_into(select_view(rows, 0, static_cast<int64_t>(i)), select_view(*weight, 0, values[i]));
-  }
-  slot->commit();
-  return Status::Ok();
+  return look_up_rows(ctx, *weight, *indices, 0, weight->sizes()[0]);
 }
 
 // nrt::masked_embedding(Tensor weight, Tensor indices, int vocab_start, int vocab_size): the
@@ -91,27 +105,7 @@ Status masked_embedding(KernelContext& ctx) {
     return ctx.error("rows [" + std::to_string(*start) + ", " + std::to_string(*start + weight->sizes()[0]) +
                      ") are not a shard of a " + std::to_string(*vocab) + "-row table");
   }
-  if (auto s = check_index_dtype(ctx, *indices); !s.ok()) return s;
-  std::vector<int64_t> values = index_values(*indices);
-  if (auto s = wrap_indices(ctx, values, *vocab, false); !s.ok()) return s;
-  std::vector<int64_t> sizes = indices->sizes();
-  sizes.push_back(weight->sizes()[1]);
-  NRT_TRY(slot, OutputSlot::bind(ctx, 0, weight->dtype(), sizes));
-  const Tensor staging = slot->staging(weight->dtype());
-  const int64_t width = weight->sizes()[1];
-  const Tensor rows =
-      staging.as_strided({static_cast<int64_t>(values.size()), width}, {width, 1}, staging.storage_offset());
-  for (size_t i = 0; i < values.size(); ++i) {
-    const Tensor row = select_view(rows, 0, static_cast<int64_t>(i));
-    const int64_t local = values[i] - *start;
-    if (local >= 0 && local < weight->sizes()[0]) {
-      copy_into(row, select_view(*weight, 0, local));
-    } else {
-      std::memset(row.raw_data(), 0, static_cast<size_t>(width) * row.element_size());
-    }
-  }
-  slot->commit();
-  return Status::Ok();
+  return look_up_rows(ctx, *weight, *indices, *start, *vocab);
 }
 
 // index_select(Tensor self, int dim, Tensor index)
