@@ -101,18 +101,25 @@ expect() {
   mkdir -p "expect_$model"
   for name in "$@"; do cp "$ROOT/testdata/torch/$model/output_$i.npy" "expect_$model/$name.npy"; i=$((i + 1)); done
 }
+# Shards testdata/torch/MODEL by testdata/sharding/PLAN.json into PLAN.nrt and runs it on RANKS
+# ranks for at most SECONDS against expect_MODEL; the remaining arguments go to nrt-run.
+shard_and_run() {
+  local model="$1" plan="$2" ranks="$3" seconds="$4"; shift 4
+  "$INSPECT" shard "$ROOT/testdata/torch/$model/model.pt2" --plan "$PLANS/$plan.json" -o "$plan.nrt" 2> "$plan.shard.err"
+  check "$plan: nrt-inspect shard" [ $? -eq 0 ]
+  mpi "$seconds" -np "$ranks" "$RUN" "$plan.nrt" "$@" --expect "expect_$model" > "$plan.run.out" 2>&1
+  check "$plan: $model on $ranks ranks equals torch's output" [ $? -eq 0 ]
+}
 expect lm_head argmax getitem getitem_1 argmin getitem_2 getitem_3
 expect argreduce5 argmax argmin getitem getitem_1 argmax_1
 LM_INPUTS=(--input "x=$ROOT/testdata/torch/lm_head/input_0.npy" --input "mask=$ROOT/testdata/torch/lm_head/input_1.npy")
-for case in "lm_head lm_head_vocab2 2" "lm_head lm_head_vocab3 3" "lm_head lm_head_dp_tp 4" "argreduce5 argreduce5_4 4"; do
+# Ties across shards, a NaN on one shard, empty shards.
+for case in "lm_head_vocab2 2" "lm_head_vocab3 3" "lm_head_dp_tp 4"; do
   set -- $case
-  "$INSPECT" shard "$ROOT/testdata/torch/$1/model.pt2" --plan "$PLANS/$2.json" -o "$2.nrt" 2> "$2.shard.err"
-  check "$2: nrt-inspect shard" [ $? -eq 0 ]
-  if [ "$1" = lm_head ]; then inputs=("${LM_INPUTS[@]}"); else
-    inputs=(--input "x=$ROOT/testdata/torch/$1/input_0.npy" --input "flags=$ROOT/testdata/torch/$1/input_1.npy"); fi
-  mpi 60 -np "$3" "$RUN" "$2.nrt" "${inputs[@]}" --expect "expect_$1" > "$2.run.out" 2>&1
-  check "$2 on $3 ranks equals torch's output (ties, NaN, empty shards)" [ $? -eq 0 ]
+  shard_and_run lm_head "$1" "$2" 60 "${LM_INPUTS[@]}"
 done
+shard_and_run argreduce5 argreduce5_4 4 60 --input "x=$ROOT/testdata/torch/argreduce5/input_0.npy" \
+  --input "flags=$ROOT/testdata/torch/argreduce5/input_1.npy"
 "$INSPECT" plan lm_head_vocab2.nrt > lm_plan.out
 check "plan: argmax over the sharded vocabulary is an exchange" contains lm_plan.out "argmax (aten::argmax.default): arg reduction: (value, index) exchange"
 check "plan: the logits are never gathered" [ "$(grep -c 'redistribute' lm_plan.out)" -eq 0 ]
@@ -123,11 +130,7 @@ check "plan: the logits are never gathered" [ "$(grep -c 'redistribute' lm_plan.
 expect attention_heads linear_3
 for case in "attention_heads2 2" "attention_heads4 4" "attention_heads3 3"; do
   set -- $case
-  "$INSPECT" shard "$ROOT/testdata/torch/attention_heads/model.pt2" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
-  check "$1: nrt-inspect shard" [ $? -eq 0 ]
-  mpi 60 -np "$2" "$RUN" "$1.nrt" --input "x=$ROOT/testdata/torch/attention_heads/input_0.npy" \
-    --expect expect_attention_heads > "$1.run.out" 2>&1
-  check "$1 on $2 ranks equals torch's output" [ $? -eq 0 ]
+  shard_and_run attention_heads "$1" "$2" 60 --input "x=$ROOT/testdata/torch/attention_heads/input_0.npy"
 done
 check "attention by heads on 2 ranks: one all_reduce" contains attention_heads2.run.out "communication: 1 collective,"
 "$INSPECT" plan attention_heads2.nrt > att_plan.out
@@ -147,11 +150,7 @@ check "check-ops: nothing replicated by heads on 2 ranks" contains check2.out "e
 expect embed_block linear mean unsqueeze
 for case in "embed_vocab2 2" "embed_vocab3 3" "embed_dp_tp 4"; do
   set -- $case
-  "$INSPECT" shard "$ROOT/testdata/torch/embed_block/model.pt2" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
-  check "$1: nrt-inspect shard" [ $? -eq 0 ]
-  mpi 60 -np "$2" "$RUN" "$1.nrt" --input "tokens=$ROOT/testdata/torch/embed_block/input_0.npy" \
-    --expect expect_embed_block > "$1.run.out" 2>&1
-  check "$1: on $2 ranks equals torch's output" [ $? -eq 0 ]
+  shard_and_run embed_block "$1" "$2" 60 --input "tokens=$ROOT/testdata/torch/embed_block/input_0.npy"
   "$INSPECT" info --check-ops "$1.nrt" > "$1.check.out"
   check "$1: nothing replicated" contains "$1.check.out" "every op with sharded inputs keeps its shards"
 done
@@ -169,11 +168,7 @@ done
 expect llama__default linear_14
 for case in "llama_tp2 2" "llama_tp4 4"; do
   set -- $case
-  "$INSPECT" shard "$ROOT/testdata/torch/llama__default/model.pt2" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
-  check "$1: nrt-inspect shard" [ $? -eq 0 ]
-  mpi 90 -np "$2" "$RUN" "$1.nrt" --input "args_0=$ROOT/testdata/torch/llama__default/input_0.npy" \
-    --expect expect_llama__default > "$1.run.out" 2>&1
-  check "$1: Llama on $2 ranks equals torch's output" [ $? -eq 0 ]
+  shard_and_run llama__default "$1" "$2" 90 --input "args_0=$ROOT/testdata/torch/llama__default/input_0.npy"
 done
 check "llama_tp2: the minimum of collectives" contains llama_tp2.run.out "communication: 6 collectives, 14336 bytes sent by this rank (all_gather_into_tensor x1, all_reduce x5)"
 "$INSPECT" info --check-ops llama_tp2.nrt > llama_check2.out
