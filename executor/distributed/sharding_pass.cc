@@ -17,9 +17,6 @@ namespace {
 constexpr const char* kStepOperator = "nrt::redistribute_step";
 constexpr std::string_view kFromLocal = "nrt::from_local.default";
 constexpr std::string_view kToLocal = "nrt::to_local.default";
-// Ops of several outputs whose outputs all take the placements the rule gives the first.
-const std::set<std::string_view, std::less<>> kEveryOutputAlike = {"aten::split.Tensor", "aten::split_with_sizes.default",
-                                                                   "aten::chunk.default"};
 
 struct State {
   Placements placements;
@@ -428,12 +425,11 @@ class Pass {
       }
       rule_inputs.push_back({seen, s->global});
     }
-    // Ops of several outputs (split, chunk) give every output the first one's placements.
-    const bool every_output = kEveryOutputAlike.contains(target);
-    if ((lists.empty() || list_rule) && (outputs.size() == 1 || every_output) && !outputs.empty() &&
-        is_tensor(outputs[0])) {
+    if ((lists.empty() || list_rule) && !outputs.empty() && is_tensor(outputs[0])) {
       NRT_TRY(out_global, global_sizes(outputs[0]));
       decision = propagate(target, *node, rule_inputs, *out_global, r_.mesh.shape);
+      // A rule speaks for a node of several outputs only when it gives them all its placements.
+      if (decision && outputs.size() > 1 && !decision->every_output) decision.reset();
     }
     if (!decision) {
       decision = RuleDecision{"replicate", std::vector<Placements>(rule_values.size(), replicated()), replicated()};
@@ -470,7 +466,7 @@ class Pass {
     }
     if (decision->rule == kVocabularyShardedEmbedding) NRT_RETURN_IF_ERROR(mask_embedding(*node, rule_inputs[0].global_sizes, decision->inputs[0]));
     graph_->nodes.push_back(std::move(node));
-    NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, every_output, planned));
+    NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, decision->every_output, planned));
     r_.nodes.push_back(std::move(planned));
     return {};
   }

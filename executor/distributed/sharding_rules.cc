@@ -427,7 +427,9 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
   if ((target == "aten::split.Tensor" || target == "aten::split_with_sizes.default" || target == "aten::chunk.default") &&
       inputs.size() == 1) {
     auto dim = int_argument(node, "dim", 2);
-    return dim_mapped("split", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+    auto d = dim_mapped("split", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+    d->every_output = true;
+    return d;
   }
   if (target == "aten::cat.default") {
     // The list's tensors, each taking the first one's placements; the cat dim gathered.

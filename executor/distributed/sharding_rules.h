@@ -56,6 +56,7 @@ struct RuleDecision {
   std::string rule;
   std::vector<Placements> inputs;  // per tensor input, in the order given
   Placements output;
+  bool every_output = false;  // every output takes `output` (split, chunk); else only the first
 };
 
 // `inputs`: the node's tensor arguments in argument order (TensorArg and present

@@ -162,6 +162,9 @@ TEST(ShardingRules, SliceSelectUnsqueezeExpandSplitAndCat) {
   auto split = node_with({{"self", {}}, {"split_size", int_arg(4)}, {"dim", int_arg(-1)}});
   EXPECT_EQ(show(propagate("aten::split.Tensor", split, {{{S(0)}, {6, 12}}}, {6, 4}, {2})),
             "split: [Shard(0)] -> [Shard(0)]");
+  // Every output of a split takes the placements; a slice's one output is the only one.
+  EXPECT_TRUE(propagate("aten::split.Tensor", split, {{{S(0)}, {6, 12}}}, {6, 4}, {2})->every_output);
+  EXPECT_FALSE(propagate("aten::slice.Tensor", slice, {{{S(0), S(1)}, {4, 8}}}, {4, 2}, {2, 2})->every_output);
   EXPECT_EQ(show(propagate("aten::split.Tensor", split, {{{S(1)}, {6, 12}}}, {6, 4}, {2})),
             "split: [Replicate()] -> [Replicate()]");
   // expand: GQA's kv heads [2, 2, 1, 8, 4] -> [2, 2, 3, 8, 4] keep their shard; a broadcast dim has none.
