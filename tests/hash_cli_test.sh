@@ -3,16 +3,12 @@
 # run; environment, locale and thread counts vary; two processes run at once), for .nrt and
 # .nrt.json alike; `hash --json`/`diff --json` parse; `diff` exits 0 same, 1 different, 2 trouble.
 set -u
+source tests/check_support.sh
 BIN="cli/nrt-inspect"
-failures=0
-check() {  # check DESCRIPTION COMMAND...
-  local what="$1"; shift
-  if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi
-}
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 
 for program in testdata/*.nrt; do
-  reference=$("$BIN" hash --json "$program" 2>/dev/null) || { echo "FAIL: hash $program"; failures=$((failures + 1)); continue; }
+  reference=$("$BIN" hash --json "$program" 2>/dev/null) || { fail "hash $program"; continue; }
   runs=()
   runs+=("$(env -i PATH=/usr/bin:/bin "$BIN" hash --json "$program" 2>/dev/null)")
   runs+=("$(LC_ALL=C.UTF-8 NRT_LOG_LEVEL=debug "$BIN" hash --json --threads 1 "$program" 2>/dev/null)")
@@ -58,5 +54,4 @@ d = json.loads(sys.stdin.read())
 assert d["same"] is False and d["graphs_added"] == ["false_graph_0", "true_graph_0"], d
 ' < <("$BIN" diff --json testdata/mlp.nrt testdata/subgraph.nrt)
 
-echo "$failures failures"
-[ "$failures" -eq 0 ]
+finish

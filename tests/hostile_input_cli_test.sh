@@ -4,9 +4,9 @@
 # (a hang fails the check) and, for the memory cases, a 2 GiB address-space limit (ulimit -v):
 # each ends with a clean error and its stable code, never a hang or an abort.
 set -u
+source tests/check_support.sh
 INSPECT="cli/nrt-inspect"
 RUN="cli/nrt-run"
-failures=0
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 out="$tmp/out.txt"
 
@@ -17,10 +17,10 @@ expect() {
   timeout 20 "$@" >"$out" 2>&1
   local got=$?
   if [ "$got" -eq "$want" ] && { [ -z "$text" ] || grep -q -- "$text" "$out"; }; then
-    echo "ok: $what"
+    pass "$what"
   else
-    echo "FAIL: $what: exit $got (want $want), output:"; sed 's/^/    /' "$out" | head -5
-    failures=$((failures + 1))
+    fail "$what: exit $got (want $want)"
+    echo "  output:"; sed 's/^/    /' "$out" | head -5
   fi
 }
 
@@ -44,7 +44,7 @@ expect 2 "kernel library '$tmp/fifo.nrt' is a FIFO" "nrt-run --kernel-library FI
   "$RUN" testdata/mlp.nrt --random-inputs 1 --kernel-library "$tmp/fifo.nrt"
 expect 2 "NRT-E102 IoWrite: '$tmp/out_fifo.nrt' is a FIFO" "convert -o FIFO" \
   "$INSPECT" convert testdata/mlp.nrt -o "$tmp/out_fifo.nrt"
-[ -p "$tmp/out_fifo.nrt" ] && echo "ok: the FIFO is still a FIFO" || { echo "FAIL: the FIFO was replaced"; failures=$((failures + 1)); }
+check "the FIFO is still a FIFO" [ -p "$tmp/out_fifo.nrt" ]
 expect 2 "NRT-E102 IoWrite: '$tmp/dir.nrt' is a directory" "convert -o directory" \
   "$INSPECT" convert testdata/mlp.nrt -o "$tmp/dir.nrt" --to nrt
 
@@ -52,8 +52,8 @@ expect 2 "NRT-E102 IoWrite: '$tmp/dir.nrt' is a directory" "convert -o directory
 cp testdata/mlp.nrt "$tmp/kept.nrt" && chmod 600 "$tmp/kept.nrt"
 expect 0 "" "convert over an 0600 file" "$INSPECT" convert testdata/mlp.nrt.json -o "$tmp/kept.nrt"
 mode=$(stat -c %a "$tmp/kept.nrt")
-[ "$mode" = 600 ] && echo "ok: mode 600 kept" || { echo "FAIL: mode became $mode"; failures=$((failures + 1)); }
-ls "$tmp" | grep -q '\.tmp\.' && { echo "FAIL: a temporary file is left"; failures=$((failures + 1)); } || echo "ok: no temporary file left"
+check "mode 600 kept (mode $mode)" [ "$mode" = 600 ]
+check "no temporary file left" bash -c '! ls "$0" | grep -q "\.tmp\."' "$tmp"
 
 # --- flags --------------------------------------------------------------------------------------
 # Outputs off by far more than any tolerance: a tolerance of NaN used to let them pass.
@@ -104,9 +104,6 @@ expect 1 "NRT-E504 InvalidShape" "f32[1e8, 1e7] cannot be addressed" "$INSPECT" 
     expect 2 "NRT-E1008 MemoryBudgetExceeded" "3.2 GB plan under ulimit -v 2 GiB" "$RUN" "$tmp/large.nrt.json" --random-inputs 1
   fi
   expect 2 "NRT-E1008" "3.2 GB plan over --max-memory 1G" "$RUN" "$tmp/large.nrt.json" --random-inputs 1 --max-memory 1G
-  exit "$failures"
 )
-failures=$?
 
-echo "$failures failures"
-[ "$failures" -eq 0 ]
+finish

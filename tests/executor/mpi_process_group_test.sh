@@ -11,19 +11,12 @@ require_mpirun mpi_process_group_test
 
 BIN="tests/executor/mpi_process_group_test_bin"
 
-failures=0
 for ranks in 2 3; do
   echo "=== mpirun -np $ranks $BIN"
   (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no)
   status=$?
-  if [ "$status" -eq 0 ]; then
-    echo "ok: $ranks ranks"
-  else
-    reason="exit status $status"
-    [ "$status" -eq 124 ] && reason="timed out after 120 s"
-    echo "FAIL: $ranks ranks ($reason)"
-    failures=$((failures + 1))
-  fi
+  reason="exit status $status"
+  [ "$status" -ne 124 ] || reason="timed out after 120 s"
+  check "every rank of $ranks passes ($reason)" [ "$status" -eq 0 ]
 done
-echo "$failures failures"
-[ "$failures" -eq 0 ]
+finish

@@ -25,9 +25,6 @@ MLP="$PWD/testdata/mlp.nrt"
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/collectives.XXXXXX")
 cd "$work" || exit 1
 
-failures=0
-check() { local what="$1"; shift; if "$@"; then echo "ok: $what"; else echo "FAIL: $what"; failures=$((failures + 1)); fi; }
-contains() { grep -qF -- "$2" "$1" || { echo "--- $1 lacks: $2"; cat "$1"; return 1; }; }
 
 "$INSPECT" convert "$MODEL" -o model.nrt 2> convert.err
 check "nrt-inspect converts the .pt2" [ $? -eq 0 ]
@@ -121,7 +118,8 @@ check "nothing was written" [ ! -e shared ]
 mpi 60 -np 2 bash -c '"$0" model.nrt --input "x=in_${OMPI_COMM_WORLD_RANK}.npy" --output-dir "bash_out$OMPI_COMM_WORLD_RANK"' "$RUN" \
   > bash.out 2> bash.err
 check "--output-dir out\$OMPI_COMM_WORLD_RANK runs (exit 0)" [ $? -eq 0 ]
-check "each rank wrote its own directory" [ -f bash_out0/mul.npy ] && [ -f bash_out1/mul.npy ]
+check "rank 0 wrote its own directory" [ -f bash_out0/mul.npy ]
+check "rank 1 wrote its own directory" [ -f bash_out1/mul.npy ]
 
 # Text mode: rank 0 alone prints the report.
 mpi 60 -np 2 "$RUN" model.nrt --input 'x=in_{rank}.npy' --expect 'exp_{rank}' > text.out 2> text.err
@@ -176,5 +174,4 @@ check "per-rank programs with different collectives stop with exit 2 (exit $stat
 check "the ranks name the schedules that differ" \
   contains sched.err "NRT-E1009 RankMismatch: not running: ranks [1] hold a different collective schedule than ranks [0]: 0 collectives"
 
-echo "$failures failures"
-[ "$failures" -eq 0 ]
+finish

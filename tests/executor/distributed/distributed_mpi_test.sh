@@ -7,15 +7,10 @@ source tests/executor/mpi_test_support.sh
 require_mpirun distributed_mpi_test
 
 BIN="tests/executor/distributed/distributed_test_bin"
-failures=0
 for ranks in 1 2 3 4; do
   echo "=== mpirun -np $ranks $BIN"
-  if (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no); then
-    echo "ok: $ranks ranks"
-  else
-    echo "FAIL: $ranks ranks (exit status $?)"
-    failures=$((failures + 1))
-  fi
+  (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no)
+  status=$?
+  check "every rank of $ranks passes (exit status $status)" [ "$status" -eq 0 ]
 done
-echo "$failures failures"
-[ "$failures" -eq 0 ]
+finish
