@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_target.h"
 #include "bench/bench_timing.h"
 #include "serializer/convert_program.h"
 #include "executor/executor.h"
@@ -103,5 +104,6 @@ int main(int argc, char** argv) {
   std::printf("  executor:     %8.3f ms  (%6.1f GFLOP/s)\n", exec_s * 1e3, flops / exec_s / 1e9);
   std::printf("  cblas_sgemm:  %8.3f ms  (%6.1f GFLOP/s)\n", direct_s * 1e3, flops / direct_s / 1e9);
   std::printf("matmul ratio (sgemm time / executor time): %.3f  (target >= 0.9)\n", direct_s / exec_s);
+  nrt::bench::report_target("matmul_bench/sgemm_over_executor", direct_s / exec_s, nrt::bench::Goal::kAtLeast, 0.9);
   return ok ? 0 : 1;
 }
