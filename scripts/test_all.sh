@@ -1,89 +1,153 @@
 #!/usr/bin/env bash
-# Sets up, builds and runs every test of nrt: unit and CLI tests, the same tests of the
-# serializer and executor under ASan+UBSan, the concurrent-runs test under TSan, the fuzz targets
-# for a bounded time, and the benchmark smokes.
-# Ends with the line `N passed, N failed[, N skipped]` summed over every suite; exits non-zero
-# when anything failed. `.ci/run` calls this script.
+# Sets up, builds and runs every test of nrt: unit, CLI and mpirun tests (gcc, warnings are
+# errors), the tests of everything that parses untrusted bytes or runs what they load again under
+# clang's ASan+UBSan, the threaded tests under TSan, the fuzz targets for a bounded time (built in
+# the ASan+UBSan tree), and the benchmark smokes. `.ci/run` calls this script.
 #
-# Environment: NRT_FUZZ_SECONDS (default 30 per fuzz target).
+# Counting: `N passed, N failed` sums test cases (a gtest case, a shell test's check, a fuzz
+# target, a benchmark smoke). The sanitizer reruns are reported on a line of their own: their
+# failures fail the run, their passes are not added again. Benchmark targets are reported, met or
+# missed, and a missed one is not a failure (machines are noisy). Each step's wall time is printed
+# as it ends and in a table at the end.
+#
+# Bazel keeps every action in a disk cache under ~/.cache/nrt (.bazelrc), so a second run, or a
+# fresh clone on the same machine, reuses what was built and tested.
+#
+# Environment: NRT_FUZZ_TOTAL_SECONDS (default 150: the fuzz step's running time, shared by the
+# targets); CI=true (set by .ci/run) turns a test that reports itself skipped into a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
-
 passed=0 failed=0 skipped=0
 add() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0})); }
-step() { echo; echo "=== $* ==="; }
 
-# Tests read the conformance programs in place (../shared/conformance, beside the checkout).
+# Steps and their wall times.
+step_names=() step_seconds=() step_name="" step_started=0
+end_step() {
+  [ -n "$step_name" ] || return 0
+  local took=$((SECONDS - step_started))
+  step_names+=("$step_name")
+  step_seconds+=("$took")
+  echo "--- $step_name: ${took} s"
+  step_name=""
+}
+step() { end_step; step_name="$*"; step_started=$SECONDS; echo; echo "=== $* ==="; }
+
+step "setup"
+bash scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+# Tests read the conformance programs in place (../shared/conformance, beside the checkout). Their
+# digest is part of the test environment, so a cached result never outlives a change to them.
 CONFORMANCE_DIR="$(cd .. && pwd)/shared/conformance"
+conformance_digest=$( (cd "$CONFORMANCE_DIR" 2>/dev/null && find . -type f -print0 | sort -z | xargs -0 -r sha256sum) \
+  | sha256sum | cut -c1-16)
 BAZEL_FLAGS=(--noshow_progress --show_result=0)
-TEST_FLAGS=(--test_env=NRT_CONFORMANCE_DIR="$CONFORMANCE_DIR")
+TEST_FLAGS=(--test_env=NRT_CONFORMANCE_DIR="$CONFORMANCE_DIR" --test_env=NRT_CONFORMANCE_DIGEST="$conformance_digest")
+
+# run_suite LABEL BAZEL -- BAZEL_ARGS... -- TARGETS...: runs the tests, prints their count and
+# sets suite_passed/suite_failed/suite_skipped. BAZEL is the command (bazel or scripts/bazel_clang.sh).
+run_suite() {
+  local label="$1" bazel="$2"
+  shift 3
+  local args=()
+  while [ "$1" != "--" ]; do args+=("$1"); shift; done
+  shift
+  $bazel test "${BAZEL_FLAGS[@]}" "${TEST_FLAGS[@]}" "${args[@]}" "$@"
+  local logs
+  logs="$($bazel info "${args[@]}" bazel-testlogs 2>/dev/null)"
+  read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py "$logs" "$@")
+  echo "$label: $suite_passed passed, $suite_failed failed, $suite_skipped skipped"
+}
 
 # Every test target in the repository.
+step "build (gcc, warnings are errors)"
 mapfile -t TESTS < <(bazel query 'tests(//...)' 2>/dev/null | sort)
-
-step "build (warnings are errors)"
 if ! bazel build "${BAZEL_FLAGS[@]}" //...; then
   echo "build failed"
   add 0 1
 fi
 
-run_suite() {  # run_suite LABEL BAZEL_ARGS... -- TARGETS...
-  local label="$1"; shift
-  local args=()
-  while [ "$1" != "--" ]; do args+=("$1"); shift; done
-  shift
-  step "$label"
-  bazel test "${BAZEL_FLAGS[@]}" "${TEST_FLAGS[@]}" "${args[@]}" "$@"
-  local logs
-  logs="$(bazel info "${args[@]}" bazel-testlogs 2>/dev/null)"
-  read -r p f s < <(python3 scripts/count_test_results.py "$logs" "$@")
-  echo "$label: $p passed, $f failed, $s skipped"
-  add "$p" "$f" "$s"
-}
+step "tests"
+run_suite "tests" bazel -- -- "${TESTS[@]}"
+add "$suite_passed" "$suite_failed" "$suite_skipped"
 
-run_suite "tests" -- "${TESTS[@]}"
-
-# The tests of everything that parses untrusted bytes (serializer, verifier, torch.export import)
-# and of the executor that runs what they load (not its mpirun tests) again under ASan+UBSan, in
-# a separate output tree.
-EXECUTOR_SANITIZED='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test|collective_hooks_test'
+# Everything that parses untrusted bytes (serializer, verifier, torch.export import), the executor
+# that runs what they load with its kernels (their NumPy goldens), and the command-line tools
+# again under clang's ASan+UBSan: not the mpirun tests, nor the tests that time big files.
+sanitizer_lines=()
+ASAN_EXECUTOR='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test|collective_hooks_test|nrt_run_test|compare_outputs_test|kernel_registry_test|rank_agreement_test|collective_schedule_test'
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
-  grep -E "^//tests(/core|/verify|/torch_export|/files)?:|^//tests/executor:(${EXECUTOR_SANITIZED})\$|^//tests/executor/distributed:sharding_(math|rules)_test\$")
-run_suite "tests under ASan+UBSan" --config=asan -- "${SANITIZED[@]}"
+  grep -E "^//tests(/core|/verify|/torch_export|/files|/kernels|/cli|/meta)?:|^//tests/executor:(${ASAN_EXECUTOR})\$|^//tests/executor/distributed:sharding_(math|rules)_test\$")
+step "ASan+UBSan: build (clang, tests and fuzz targets in one tree)"
+if ! bash scripts/bazel_clang.sh build "${BAZEL_FLAGS[@]}" "${SANITIZED[@]}" //tests/fuzz:all //tests/fuzz:make_fuzz_seeds; then
+  echo "the ASan+UBSan build failed"
+fi
+step "ASan+UBSan: tests"
+run_suite "ASan+UBSan rerun" "bash scripts/bazel_clang.sh" -- -- "${SANITIZED[@]}"
+sanitizer_lines+=("ASan+UBSan rerun of ${#SANITIZED[@]} test targets: $suite_passed passed, $suite_failed failed, $suite_skipped skipped")
+add 0 "$suite_failed"
 
 # One loaded program run from 8 threads at once, and the watchdog's thread beside traced groups,
-# under ThreadSanitizer (its own output tree).
-run_suite "threads under TSan" --config=tsan -- //tests/executor:concurrent_runs_test //tests/executor:collective_hooks_test
+# under ThreadSanitizer (its own output tree: only these targets and their dependencies).
+step "TSan: threaded tests"
+TSAN_TESTS=(//tests/executor:concurrent_runs_test //tests/executor:collective_hooks_test)
+run_suite "TSan rerun" bazel -- --config=tsan -- "${TSAN_TESTS[@]}"
+sanitizer_lines+=("TSan rerun of ${#TSAN_TESTS[@]} test targets: $suite_passed passed, $suite_failed failed, $suite_skipped skipped")
+add 0 "$suite_failed"
 
 step "fuzz targets"
-if [ -x scripts/fuzz.sh ]; then
-  fuzz_log=$(mktemp)
-  if bash scripts/fuzz.sh "${NRT_FUZZ_SECONDS:-30}" 2>&1 | tee "$fuzz_log"; then :; fi
-  ok=$(grep -c '^fuzz: .* 0 crashes' "$fuzz_log" || true)
-  bad=$(grep -c '^fuzz: ' "$fuzz_log" || true); bad=$((bad - ok))
-  [ "$ok" -eq 0 ] && bad=$((bad > 0 ? bad : 1))
-  add "$ok" "$bad"
-  rm -f "$fuzz_log"
-fi
+fuzz_targets=$(ls tests/fuzz/*_fuzzer.cc | wc -l)
+fuzz_seconds=$(( ${NRT_FUZZ_TOTAL_SECONDS:-150} / fuzz_targets ))
+((fuzz_seconds > 0)) || fuzz_seconds=1
+echo "fuzz: $fuzz_targets targets, ${fuzz_seconds} s each (campaigns: scripts/fuzz.sh)"
+fuzz_log=$(mktemp)
+bash scripts/fuzz.sh "$fuzz_seconds" 2>&1 | tee "$fuzz_log"
+ok=$(grep -c '^fuzz: .* 0 crashes$' "$fuzz_log")
+ran=$(grep -c '^fuzz: [a-z_]* ' "$fuzz_log")
+add "$ok" $((ran - ok))
+[ "$ran" -eq "$fuzz_targets" ] || { echo "fuzz: $ran of $fuzz_targets targets reported"; add 0 1; }
+rm -f "$fuzz_log"
 
+# Each smoke passes or fails on its exit status; the `target:` lines it prints (bench/bench_target.h)
+# are collected for the summary.
 step "benchmark smokes"
+target_log=$(mktemp)
+smoke() {  # smoke NAME COMMAND...
+  local name="$1" status
+  shift
+  "$@" 2>&1 | tee -a "$target_log"
+  status=${PIPESTATUS[0]}
+  if [ "$status" -eq 0 ]; then add 1 0; else echo "FAILED: $name (exit $status)"; add 0 1; fi
+}
 for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
   bin="bazel-bin/${bench#//}"; bin="${bin/://}"
-  if NRT_BENCH_SMOKE=1 "$bin" --smoke; then add 1 0; else echo "FAILED: $bench"; add 0 1; fi
+  smoke "$bench" env NRT_BENCH_SMOKE=1 "$bin" --smoke
 done
 # The overlap, collective and DTensor benchmarks measure something only across ranks: once more under
 # mpirun -np 2.
 if command -v mpirun > /dev/null 2>&1; then
   for bench in overlap_bench collective_bench dtensor_bench; do
-    if timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "bazel-bin/bench/executor/$bench" --smoke; then
-      add 1 0
-    else
-      echo "FAILED: $bench under mpirun -np 2"; add 0 1
-    fi
+    smoke "$bench under mpirun -np 2" \
+      timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "bazel-bin/bench/executor/$bench" --smoke
   done
 fi
+end_step
+
+echo
+echo "=== summary ==="
+total=0
+printf '%-64s %8s\n' "step" "seconds"
+for i in "${!step_names[@]}"; do
+  printf '%-64s %8d\n' "${step_names[$i]}" "${step_seconds[$i]}"
+  total=$((total + step_seconds[i]))
+done
+printf '%-64s %8d\n' "total" "$total"
+met=$(grep -c '^target: .*: met$' "$target_log")
+missed=$(grep -c '^target: .*: MISSED$' "$target_log")
+echo "benchmark targets: $met met, $missed missed (a miss is reported, not failed: shared machines are noisy)"
+grep '^target: .*: MISSED$' "$target_log" | sed 's/^/  missed: /'
+rm -f "$target_log"
+for line in "${sanitizer_lines[@]}"; do echo "$line"; done
 
 # CI runs every test it can: a test that reports itself skipped there (no device test exists yet)
 # is a failure, so a missing package or interpreter cannot pass unnoticed.
