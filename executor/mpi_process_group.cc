@@ -451,13 +451,15 @@ WorkResult MpiProcessGroup::all_to_all_single(const Tensor& input, Tensor& outpu
   }
   return start(
       kWhat, exchange, [exchange] { return exchange->out.finish(); },
-      [&](MPI_Request* request) {
-        return MPI_Ialltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
-                              receive_counts.data(), receive_offsets.data(), wire->type, comm_, request);
+      // The lambdas name the exchange's fields through `e`: clang 14 (the ASan build) cannot
+      // capture structured bindings.
+      [&, &e = *exchange](MPI_Request* request) {
+        return MPI_Ialltoallv(e.in.data(), e.send_counts.data(), e.send_offsets.data(), wire->type, e.out.data(),
+                              e.receive_counts.data(), e.receive_offsets.data(), wire->type, comm_, request);
       },
-      [&] {
-        return MPI_Alltoallv(in.data(), send_counts.data(), send_offsets.data(), wire->type, out.data(),
-                             receive_counts.data(), receive_offsets.data(), wire->type, comm_);
+      [&, &e = *exchange] {
+        return MPI_Alltoallv(e.in.data(), e.send_counts.data(), e.send_offsets.data(), wire->type, e.out.data(),
+                             e.receive_counts.data(), e.receive_offsets.data(), wire->type, comm_);
       });
 }
 

@@ -79,7 +79,7 @@ ASAN_EXECUTOR='executor_test|execution_plan_test|control_flow_test|collective_ke
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
   grep -E "^//tests(/core|/verify|/torch_export|/files|/kernels|/cli|/meta)?:|^//tests/executor:(${ASAN_EXECUTOR})\$|^//tests/executor/distributed:sharding_(math|rules)_test\$")
 step "ASan+UBSan: build (clang, tests and fuzz targets in one tree)"
-if ! bash scripts/bazel_clang.sh build "${BAZEL_FLAGS[@]}" "${SANITIZED[@]}" //tests/fuzz:all //tests/fuzz:make_fuzz_seeds; then
+if ! bash scripts/bazel_clang.sh build "${BAZEL_FLAGS[@]}" "${SANITIZED[@]}" //tests/fuzz:fuzz_targets //tests/fuzz:make_fuzz_seeds; then
   echo "the ASan+UBSan build failed"
 fi
 step "ASan+UBSan: tests"
