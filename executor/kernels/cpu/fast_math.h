@@ -20,7 +20,10 @@ namespace {
 // (Cephes' expf coefficients). 2^n is built in the exponent bits as two halves, so that n may
 // reach 128 (overflowing to inf, as exp does) and -150 (denormal results, then 0).
 inline float fast_exp(float x) {
-  const float clamped = x < -104.0f ? -104.0f : (x > 89.0f ? 89.0f : x);
+  // A NaN goes through the polynomial as 0 (converting NaN to int is undefined: UBSan's finding)
+  // and comes back as itself below.
+  const float number = x == x ? x : 0.0f;
+  const float clamped = number < -104.0f ? -104.0f : (number > 89.0f ? 89.0f : number);
   // Round to nearest with the 1.5 * 2^23 trick: no call, no branch.
   const float n = (clamped * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = (clamped - n * 0.693359375f) - n * -2.12194440e-4f;
@@ -36,7 +39,7 @@ inline float fast_exp(float x) {
   const float low = std::bit_cast<float>(static_cast<int32_t>((half + 127) << 23));
   const float high = std::bit_cast<float>(static_cast<int32_t>((k - half + 127) << 23));
   const float y = er * low * high;
-  return x != x ? x : y;  // NaN in, NaN out (the clamp would have turned it into a number)
+  return x != x ? x : y;  // NaN in, NaN out
 }
 
 // tanh: an odd polynomial below |x| = 0.625 (Cephes' tanhf), 1 - 2 / (exp(2|x|) + 1) above it.
