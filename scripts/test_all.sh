@@ -91,7 +91,8 @@ add 0 "$suite_failed"
 # under ThreadSanitizer (its own output tree: only these targets and their dependencies).
 step "TSan: threaded tests"
 TSAN_TESTS=(//tests/executor:concurrent_runs_test //tests/executor:collective_hooks_test)
-run_suite "TSan rerun" bazel -- --config=tsan -- "${TSAN_TESTS[@]}"
+# --symlink_prefix=/: bazel-bin stays the gcc tree's (the benchmark smokes below run from it).
+run_suite "TSan rerun" bazel -- --config=tsan --symlink_prefix=/ -- "${TSAN_TESTS[@]}"
 sanitizer_lines+=("TSan rerun of ${#TSAN_TESTS[@]} test targets: $suite_passed passed, $suite_failed failed, $suite_skipped skipped")
 add 0 "$suite_failed"
 
@@ -103,7 +104,7 @@ echo "fuzz: $fuzz_targets targets, ${fuzz_seconds} s each (campaigns: scripts/fu
 fuzz_log=$(mktemp)
 bash scripts/fuzz.sh "$fuzz_seconds" 2>&1 | tee "$fuzz_log"
 ok=$(grep -c '^fuzz: .* 0 crashes$' "$fuzz_log")
-ran=$(grep -c '^fuzz: [a-z_]* ' "$fuzz_log")
+ran=$(grep -c '^fuzz: [a-z0-9_]* ' "$fuzz_log")
 add "$ok" $((ran - ok))
 [ "$ran" -eq "$fuzz_targets" ] || { echo "fuzz: $ran of $fuzz_targets targets reported"; add 0 1; }
 rm -f "$fuzz_log"
@@ -119,8 +120,9 @@ smoke() {  # smoke NAME COMMAND...
   status=${PIPESTATUS[0]}
   if [ "$status" -eq 0 ]; then add 1 0; else echo "FAILED: $name (exit $status)"; add 0 1; fi
 }
+gcc_bin=$(bazel info bazel-bin 2>/dev/null)
 for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
-  bin="bazel-bin/${bench#//}"; bin="${bin/://}"
+  bin="$gcc_bin/${bench#//}"; bin="${bin/://}"
   smoke "$bench" env NRT_BENCH_SMOKE=1 "$bin" --smoke
 done
 # The overlap, collective and DTensor benchmarks measure something only across ranks: once more under
@@ -128,7 +130,7 @@ done
 if command -v mpirun > /dev/null 2>&1; then
   for bench in overlap_bench collective_bench dtensor_bench; do
     smoke "$bench under mpirun -np 2" \
-      timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "bazel-bin/bench/executor/$bench" --smoke
+      timeout 300 mpirun --allow-run-as-root --oversubscribe -np 2 "$gcc_bin/bench/executor/$bench" --smoke
   done
 fi
 end_step
