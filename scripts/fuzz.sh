@@ -37,9 +37,11 @@ done
 # --- Building -------------------------------------------------------------------------------------
 labels=()
 for t in "${targets[@]}"; do labels+=("//tests/fuzz:$t"); done
+built_together=1
 if ! bash scripts/bazel_clang.sh build --noshow_progress "${labels[@]}" //tests/fuzz:make_fuzz_seeds \
      >"$out/logs/build.log" 2>&1; then
   tail -n 60 "$out/logs/build.log" >&2
+  built_together=0
   # Each target is built alone to tell which ones are broken; the others still run.
   echo "fuzz.sh: the build failed (above, whole in $out/logs/build.log); trying each target alone" >&2
 fi
@@ -81,7 +83,8 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-abort_on_error=0:detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 for t in "${targets[@]}"; do
-  if [ ! -x "$bin/$t" ] && ! bash scripts/bazel_clang.sh build --noshow_progress "//tests/fuzz:$t" \
+  # After a failed build a binary left from an earlier one may be stale: each target is built again.
+  if [ "$built_together" -eq 0 ] && ! bash scripts/bazel_clang.sh build --noshow_progress "//tests/fuzz:$t" \
        >"$out/logs/build_$t.log" 2>&1; then
     echo "fuzz.sh: $t does not build:" >&2
     tail -n 40 "$out/logs/build_$t.log" >&2
