@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <string>
 
-#include "executor/memory_budget.h"
+#include "executor/runtime/memory_budget.h"
 #include "core/error.h"
 
 namespace nrt::cli {

@@ -12,7 +12,7 @@ namespace nrt::cli {
 // A finite number >= 0 (tolerances).
 const CLI::Validator& finite_non_negative();
 
-// A memory size for --max-memory (executor/memory_budget.h: parse_memory_size).
+// A memory size for --max-memory (executor/runtime/memory_budget.h: parse_memory_size).
 const CLI::Validator& memory_size();
 
 // Usage errors print as "NRT-E104 InvalidArgument: <what CLI11 says>".

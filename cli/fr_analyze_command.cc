@@ -5,7 +5,7 @@
 #include <cstdio>
 
 #include "cli/exit_status.h"
-#include "executor/flight_recorder_analysis.h"
+#include "executor/comm/flight_recorder_analysis.h"
 #include "serializer/read_file.h"
 
 namespace nrt::cli {

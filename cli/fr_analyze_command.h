@@ -1,6 +1,6 @@
 // `nrt-inspect fr-analyze DUMP... [--json]`: reads the flight recorder dumps of a job's ranks
 // (nrt-run writes <NRT_FR_DUMP_PREFIX><rank>.json) and names the first mismatch between them
-// (executor/flight_recorder_analysis.h). Exit 0 when the dumps agree, 1 when they do not, 2 when
+// (executor/comm/flight_recorder_analysis.h). Exit 0 when the dumps agree, 1 when they do not, 2 when
 // a dump cannot be read.
 #pragma once
 

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "cli/exit_status.h"
-#include "executor/distributed/sharding_pass.h"
-#include "executor/execution_plan.h"
-#include "executor/kernel_library.h"
+#include "executor/dtensor/sharding_pass.h"
+#include "executor/runtime/execution_plan.h"
+#include "executor/runtime/kernel_library.h"
 #include "cli/program_input.h"
 #include "serializer/program_summary.h"
 #include "serializer/program_text.h"
@@ -269,7 +269,7 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
                 "Also list the targets the CPU executor has no kernel for, exit 1 if any (nothing runs); for a "
                 "DTensor program also the ops without a sharding rule, which run replicated (docs/DISTRIBUTED.md)");
   sub->add_option("--kernel-library", command.kernel_libraries,
-                  "With --check-ops: load this kernel library (custom ops; executor/kernel_library.h) first; "
+                  "With --check-ops: load this kernel library (custom ops; executor/runtime/kernel_library.h) first; "
                   "repeatable")
       ->check(CLI::ExistingFile);
   sub->add_flag("--kernel-library-override", command.kernel_library_override,

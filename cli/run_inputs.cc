@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "executor/npy.h"
-#include "executor/random_inputs.h"
+#include "io/npy.h"
+#include "io/random_inputs.h"
 
 namespace nrt::cli {
 namespace {

@@ -1,6 +1,6 @@
 // The user inputs of an nrt-run: `--input NAME=PATH.npy` files (adapted to the declared dtype
-// by the bf16 convention of executor/npy.h; a symbolic int input takes a 0-d integer array),
-// then `--random-inputs SEED` for the rest (executor/random_inputs.h). Inputs missing from both
+// by the bf16 convention of io/npy.h; a symbolic int input takes a 0-d integer array),
+// then `--random-inputs SEED` for the rest (io/random_inputs.h). Inputs missing from both
 // are left for the executor to report.
 #pragma once
 
@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "executor/executor.h"
+#include "executor/runtime/executor.h"
 
 namespace nrt::cli {
 

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "executor/communication_counts.h"
-#include "executor/compare_outputs.h"
-#include "executor/run_profile.h"
+#include "executor/comm/communication_counts.h"
+#include "io/compare_outputs.h"
+#include "executor/runtime/run_profile.h"
 #include "core/error.h"
 
 namespace nrt::cli {

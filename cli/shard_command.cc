@@ -7,8 +7,8 @@
 
 #include "cli/exit_status.h"
 #include "cli/program_input.h"
-#include "executor/distributed/shard_plan.h"
-#include "executor/distributed/sharding_pass.h"
+#include "executor/dtensor/shard_plan.h"
+#include "executor/dtensor/sharding_pass.h"
 #include "serializer/program_text.h"
 #include "serializer/read_file.h"
 #include "serializer/write_program.h"

@@ -1,5 +1,5 @@
 // `nrt-inspect shard IN --plan PLAN.json -o OUT`: makes a DTensor program of any program nrt reads
-// (executor/distributed/shard_plan.h), verified, written atomically. Exit 0, 1 for an invalid
+// (executor/dtensor/shard_plan.h), verified, written atomically. Exit 0, 1 for an invalid
 // program or plan, 2 for usage or I/O trouble.
 // `nrt-inspect plan FILE [--rank R]`: the sharding pass's plan of a DTensor program for rank R of
 // its mesh: per node the rule, the placements, and each inserted redistribution with its collective.

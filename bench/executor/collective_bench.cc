@@ -7,7 +7,7 @@
 // (S: the per-rank payload, as nccl-tests counts it: all_reduce and broadcast the buffer,
 // all_gather the gathered output, reduce_scatter the scattered input, all_to_all the sent buffer),
 // busbw = algbw x 2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and all_to_all,
-// 1 for broadcast. Then the cost of the reliability hooks (executor/traced_process_group.h) on
+// 1 for broadcast. Then the cost of the reliability hooks (executor/comm/traced_process_group.h) on
 // all_reduce: the flight recorder and watchdog on, and the NaN check on, each as a ratio against
 // hooks off.
 // Usage: mpirun -np 2 collective_bench [--smoke]   (--smoke or NRT_BENCH_SMOKE=1: 4 KiB and 1 MiB,
@@ -25,8 +25,8 @@
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
 #include "bench/executor/mpi_timing.h"
-#include "executor/mpi_process_group.h"
-#include "executor/traced_process_group.h"
+#include "executor/comm/mpi_process_group.h"
+#include "executor/comm/traced_process_group.h"
 
 namespace {
 

@@ -17,7 +17,7 @@
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
 #include "serializer/convert_program.h"
-#include "executor/executor.h"
+#include "executor/runtime/executor.h"
 #include "testdata/program_builder.h"
 
 namespace {

@@ -11,8 +11,8 @@
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
 #include "serializer/convert_program.h"
-#include "executor/executor.h"
-#include "executor/random_inputs.h"
+#include "executor/runtime/executor.h"
+#include "io/random_inputs.h"
 #include "tests/executor/transformer_block_program.h"
 
 int main(int argc, char** argv) {

@@ -15,10 +15,10 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
-#include "executor/executor.h"
-#include "executor/mpi_process_group.h"
-#include "executor/random_inputs.h"
-#include "executor/single_process_group.h"
+#include "executor/runtime/executor.h"
+#include "executor/comm/mpi_process_group.h"
+#include "io/random_inputs.h"
+#include "executor/comm/single_process_group.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
 

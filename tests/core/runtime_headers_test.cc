@@ -1,12 +1,12 @@
 // The runtime's public headers (tensors, kernels, process groups, allocators) compile without the
 // generated schema: a schema change cannot change the kernel-library ABI, and nvcc can compile
 // them. This file fails to build if any of them reaches schema/nrt_generated.h.
-#include "executor/allocator.h"
-#include "executor/kernel.h"
-#include "executor/pending_collectives.h"
-#include "executor/process_group.h"
-#include "executor/runtime_value.h"
-#include "executor/tensor.h"
+#include "executor/runtime/allocator.h"
+#include "executor/runtime/kernel.h"
+#include "executor/comm/pending_collectives.h"
+#include "executor/comm/process_group.h"
+#include "executor/runtime/runtime_value.h"
+#include "executor/runtime/tensor.h"
 
 #ifdef FLATBUFFERS_GENERATED_NRT_NRT_FB_H_
 #error "a runtime header includes schema/nrt_generated.h"

@@ -1,4 +1,4 @@
-// Collectives in flight between their node and their wait_tensor (executor/pending_collectives.h):
+// Collectives in flight between their node and their wait_tensor (executor/comm/pending_collectives.h):
 // through a process group whose Work completes only when waited for, the nodes scheduled in
 // between run first; a node reading the collective's output directly makes the kernel wait
 // itself; a run that fails midway still completes what it issued.
@@ -6,8 +6,8 @@
 
 #include <cstring>
 
-#include "executor/executor.h"
-#include "executor/pending_collectives.h"
+#include "executor/runtime/executor.h"
+#include "executor/comm/pending_collectives.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
 

@@ -1,4 +1,4 @@
-// The reliability hooks of collectives (executor/traced_process_group.h and its parts): the flight
+// The reliability hooks of collectives (executor/comm/traced_process_group.h and its parts): the flight
 // recorder's ring and JSON dumps, the environment, the NaN check, sequence numbers and records of a
 // traced group, the watchdog, and the analysis of crafted dumps.
 #include <gtest/gtest.h>
@@ -10,14 +10,14 @@
 #include <mutex>
 #include <thread>
 
-#include "executor/collective_hooks.h"
-#include "executor/collective_watchdog.h"
-#include "executor/executor.h"
-#include "executor/flight_recorder.h"
-#include "executor/flight_recorder_analysis.h"
-#include "executor/nan_check.h"
-#include "executor/single_process_group.h"
-#include "executor/traced_process_group.h"
+#include "executor/comm/collective_hooks.h"
+#include "executor/comm/collective_watchdog.h"
+#include "executor/runtime/executor.h"
+#include "executor/comm/flight_recorder.h"
+#include "executor/comm/flight_recorder_analysis.h"
+#include "executor/comm/nan_check.h"
+#include "executor/comm/single_process_group.h"
+#include "executor/comm/traced_process_group.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
 

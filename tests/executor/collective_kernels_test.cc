@@ -7,9 +7,9 @@
 #include <cstring>
 #include <optional>
 
-#include "executor/kernel.h"
-#include "executor/single_process_group.h"
-#include "executor/tensor_copy.h"
+#include "executor/runtime/kernel.h"
+#include "executor/comm/single_process_group.h"
+#include "executor/runtime/tensor_copy.h"
 #include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {

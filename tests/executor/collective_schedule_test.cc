@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 
-#include "executor/collective_schedule.h"
+#include "executor/comm/collective_schedule.h"
 #include "serializer/convert_program.h"
 #include "serializer/torch_export/convert_any.h"
 #include "tests/runfile.h"

@@ -6,8 +6,8 @@
 #include <cstring>
 #include <limits>
 
-#include "executor/compare_outputs.h"
-#include "executor/reduced_float.h"
+#include "io/compare_outputs.h"
+#include "executor/runtime/reduced_float.h"
 #include "tests/executor/tensor_literals.h"
 
 namespace nrt::exec {

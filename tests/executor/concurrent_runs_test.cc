@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "executor/executor.h"
-#include "executor/random_inputs.h"
+#include "executor/runtime/executor.h"
+#include "io/random_inputs.h"
 #include "serializer/convert_program.h"
 #include "serializer/torch_export/open_any.h"
 #include "tests/executor/transformer_block_program.h"

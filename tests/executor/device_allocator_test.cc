@@ -1,4 +1,4 @@
-// Per-device allocators (executor/allocator.h): the host's, and the seam a device backend plugs
+// Per-device allocators (executor/runtime/allocator.h): the host's, and the seam a device backend plugs
 // into. A pretend device (host memory behind its own allocator, registered as cuda here) shows
 // what a real one gets: the load gate asks for an allocator and then for kernels, weights are
 // copied to the device once at load, storages know their device, copies go through the
@@ -9,10 +9,10 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "executor/allocator.h"
-#include "executor/executor.h"
-#include "executor/memory_budget.h"
-#include "executor/storage.h"
+#include "executor/runtime/allocator.h"
+#include "executor/runtime/executor.h"
+#include "executor/runtime/memory_budget.h"
+#include "executor/runtime/storage.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
 

@@ -1,4 +1,4 @@
-// A kernel library (executor/kernel_library.h) for the custom op of the torch.export corpus,
+// A kernel library (executor/runtime/kernel_library.h) for the custom op of the torch.export corpus,
 // `nrt_corpus::enum_probe(Tensor x, ScalarType dtype, Layout layout, MemoryFormat memory_format,
 // Device device) -> Tensor`, which scripts/torch_corpus.py defines as
 // `x.to(dtype=dtype, device=device).contiguous(memory_format=memory_format) * 2`.
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "executor/kernel_library.h"
+#include "executor/runtime/kernel_library.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 // unsupported argument kinds named, graph lookup.
 #include <gtest/gtest.h>
 
-#include "executor/execution_plan.h"
+#include "executor/runtime/execution_plan.h"
 #include "testdata/program_builder.h"
 #include "serializer/convert_program.h"
 #include "tests/executor/test_kernels.h"

@@ -8,8 +8,8 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "executor/executor.h"
-#include "executor/memory_planner.h"
+#include "executor/runtime/executor.h"
+#include "executor/runtime/memory_planner.h"
 #include "testdata/program_builder.h"
 #include "serializer/convert_program.h"
 #include "tests/executor/tensor_literals.h"

@@ -1,9 +1,9 @@
-// Which functional op an in-place or out= target runs as (executor/in_place_target.h), and which
+// Which functional op an in-place or out= target runs as (executor/runtime/in_place_target.h), and which
 // kernel the registry resolves for it: its own when it has one, the functional one otherwise,
 // none when neither exists or nothing can write the result back.
 #include <gtest/gtest.h>
 
-#include "executor/in_place_target.h"
+#include "executor/runtime/in_place_target.h"
 
 namespace nrt::exec {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <cstdlib>
 
-#include "executor/kernel.h"
-#include "executor/kernel_library.h"
+#include "executor/runtime/kernel.h"
+#include "executor/runtime/kernel_library.h"
 #include "tests/runfile.h"
 
 namespace nrt::exec {

@@ -3,9 +3,9 @@
 // over it fails naming the node; both are NRT-E1008 and leave the executor usable.
 #include <gtest/gtest.h>
 
-#include "executor/executor.h"
-#include "executor/memory_budget.h"
-#include "executor/storage.h"
+#include "executor/runtime/executor.h"
+#include "executor/runtime/memory_budget.h"
+#include "executor/runtime/storage.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
 

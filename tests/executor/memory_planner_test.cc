@@ -4,7 +4,7 @@
 
 #include <random>
 
-#include "executor/memory_planner.h"
+#include "executor/runtime/memory_planner.h"
 
 namespace nrt::exec {
 namespace {

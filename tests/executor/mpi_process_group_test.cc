@@ -5,7 +5,7 @@
 //
 // Every rank runs every test in the same order, so collectives match up. Rank 0 prints gtest's
 // usual output; other ranks print only their failures, prefixed with their rank.
-#include "executor/mpi_process_group.h"
+#include "executor/comm/mpi_process_group.h"
 
 #include <gtest/gtest.h>
 
@@ -14,8 +14,8 @@
 #include <functional>
 #include <thread>
 
-#include "executor/reduced_float.h"
-#include "executor/tensor_copy.h"
+#include "executor/runtime/reduced_float.h"
+#include "executor/runtime/tensor_copy.h"
 #include "core/schema_enums.h"
 
 namespace nrt::testing {

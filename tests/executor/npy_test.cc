@@ -9,8 +9,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "executor/npy.h"
-#include "executor/reduced_float.h"
+#include "io/npy.h"
+#include "executor/runtime/reduced_float.h"
 #include "tests/runfile.h"
 
 namespace nrt::exec {

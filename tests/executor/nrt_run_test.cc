@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "executor/compare_outputs.h"
-#include "executor/npy.h"
+#include "io/compare_outputs.h"
+#include "io/npy.h"
 #include "tests/executor/run_process.h"
 #include "tests/runfile.h"
 

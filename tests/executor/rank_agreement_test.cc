@@ -1,7 +1,7 @@
 // The ranks' comparison before the first collective: who differs, named by rank.
 #include <gtest/gtest.h>
 
-#include "executor/rank_agreement.h"
+#include "executor/comm/rank_agreement.h"
 
 namespace nrt::exec {
 namespace {

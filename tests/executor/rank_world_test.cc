@@ -1,11 +1,11 @@
-// executor/rank_world.h under mpirun (linked into mpi_process_group_test_bin, which
+// executor/comm/rank_world.h under mpirun (linked into mpi_process_group_test_bin, which
 // mpi_process_group_test.sh runs with 2 and 3 ranks): joining, agreeing on failures and programs,
 // gathering texts. Every rank asserts the same answers.
-#include "executor/rank_world.h"
+#include "executor/comm/rank_world.h"
 
 #include <gtest/gtest.h>
 
-#include "executor/mpi_process_group.h"
+#include "executor/comm/mpi_process_group.h"
 #include "serializer/convert_program.h"
 #include "testdata/program_builder.h"
 

@@ -2,7 +2,7 @@
 // graceful "unknown" on anything unsupported or unbound.
 #include <gtest/gtest.h>
 
-#include "executor/sym_expr.h"
+#include "executor/runtime/sym_expr.h"
 
 namespace nrt::exec {
 namespace {

@@ -3,7 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "executor/tensor_copy.h"
+#include "executor/runtime/tensor_copy.h"
 
 namespace nrt::testing {
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "executor/runtime_value.h"
+#include "executor/runtime/runtime_value.h"
 
 namespace nrt::testing {
 

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "executor/process_group.h"
+#include "executor/comm/process_group.h"
 
 namespace nrt::testing {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 
 namespace nrt::testing {
 

@@ -17,11 +17,11 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "executor/compare_outputs.h"
-#include "executor/executor.h"
-#include "executor/kernel_library.h"
-#include "executor/npy.h"
-#include "executor/tensor_copy.h"
+#include "io/compare_outputs.h"
+#include "executor/runtime/executor.h"
+#include "executor/runtime/kernel_library.h"
+#include "io/npy.h"
+#include "executor/runtime/tensor_copy.h"
 #include "serializer/convert_program.h"
 #include "core/schema_enums.h"
 #include "serializer/torch_export/convert_any.h"

@@ -13,8 +13,8 @@
 
 #include <gtest/gtest.h>
 
-#include "executor/kernel_library.h"
-#include "executor/npy.h"
+#include "executor/runtime/kernel_library.h"
+#include "io/npy.h"
 #include "serializer/program_file.h"
 #include "serializer/read_file.h"
 #include "serializer/regular_file.h"

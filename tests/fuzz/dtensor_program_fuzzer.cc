@@ -1,5 +1,5 @@
 // DTensor programs from untrusted bytes: a file that verifies must shard for each rank of its
-// mesh (the sharding pass nrt-run runs at load, executor/distributed/sharding_pass.h) into a plan
+// mesh (the sharding pass nrt-run runs at load, executor/dtensor/sharding_pass.h) into a plan
 // or an error, never a crash, a hang or an unbounded allocation. Ranks 0 to 3 of the mesh's
 // world are tried. Built and run by scripts/fuzz.sh.
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "executor/distributed/sharding_pass.h"
+#include "executor/dtensor/sharding_pass.h"
 #include "serializer/program_file.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

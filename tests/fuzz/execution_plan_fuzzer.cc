@@ -9,11 +9,11 @@
 #include <cstdint>
 #include <string_view>
 
-#include "executor/executor.h"
+#include "executor/runtime/executor.h"
 // scripts/fuzz.sh links the libraries of the headers a target includes: this one brings the CPU kernels.
 #include "executor/kernels/cpu/gemm.h"
-#include "executor/memory_budget.h"
-#include "executor/random_inputs.h"
+#include "executor/runtime/memory_budget.h"
+#include "io/random_inputs.h"
 #include "serializer/convert_program.h"
 #include "serializer/json_form.h"
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "executor/flight_recorder.h"
-#include "executor/flight_recorder_analysis.h"
+#include "executor/comm/flight_recorder.h"
+#include "executor/comm/flight_recorder_analysis.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

@@ -7,7 +7,7 @@
 #include <cstring>
 #include <span>
 
-#include "executor/npy.h"
+#include "io/npy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   auto tensor = nrt::exec::parse_npy(std::span<const uint8_t>(data, size), "fuzz");

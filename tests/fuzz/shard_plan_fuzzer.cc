@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "executor/distributed/placement.h"
-#include "executor/distributed/shard_plan.h"
+#include "executor/dtensor/placement.h"
+#include "executor/dtensor/shard_plan.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

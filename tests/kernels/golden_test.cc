@@ -15,9 +15,9 @@
 #include <set>
 #include <sstream>
 
-#include "executor/compare_outputs.h"
-#include "executor/kernel.h"
-#include "executor/npy.h"
+#include "io/compare_outputs.h"
+#include "executor/runtime/kernel.h"
+#include "io/npy.h"
 #include "core/scalar_type.h"
 
 namespace nrt::exec {

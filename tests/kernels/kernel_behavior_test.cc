@@ -10,7 +10,7 @@
 #include <string>
 #include <utility>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "executor/kernels/cpu/dim_vector.h"
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

@@ -1,5 +1,5 @@
 // torch's functional collectives (`_c10d_functional::*`) over the ProcessGroup the executor bound
-// to their `group_name` argument (executor/process_group.h): all_reduce, all_gather_into_tensor,
+// to their `group_name` argument (executor/comm/process_group.h): all_reduce, all_gather_into_tensor,
 // reduce_scatter_tensor, all_to_all_single, broadcast, their in-place and coalesced forms, and
 // wait_tensor.
 //
@@ -25,9 +25,9 @@
 
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
-#include "executor/pending_collectives.h"
-#include "executor/process_group.h"
-#include "executor/tensor_copy.h"
+#include "executor/comm/pending_collectives.h"
+#include "executor/comm/process_group.h"
+#include "executor/runtime/tensor_copy.h"
 
 namespace nrt::exec::cpu {
 namespace {

@@ -2,15 +2,15 @@
 //   higher_order::cond(pred, true_fn, false_fn, operands)           -> the branch's outputs
 //   higher_order::while_loop(cond_fn, body_fn, carried, additional)  -> the final carried values
 // Subgraphs arrive as GraphRef arguments whose runners the executor bound at load time
-// (executor/graph_runner.h). A predicate is a bool, an int, or a one-element tensor of any dtype
+// (executor/runtime/graph_runner.h). A predicate is a bool, an int, or a one-element tensor of any dtype
 // (non-zero is true). Results are copied out of the subgraph's memory into the node's outputs
 // (the planned tensors where the graph gives static shapes), so they never alias it.
 #include <string>
 
-#include "executor/graph_runner.h"
+#include "executor/runtime/graph_runner.h"
 #include "executor/kernels/cpu/tensor_copy.h"
-#include "executor/kernel.h"
-#include "executor/tensor_copy.h"
+#include "executor/runtime/kernel.h"
+#include "executor/runtime/tensor_copy.h"
 
 namespace nrt::exec::cpu {
 namespace {

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 
 namespace nrt::exec::cpu {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <type_traits>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 #include "executor/kernels/cpu/element_conversion.h"
 #include "core/scalar_type.h"
 

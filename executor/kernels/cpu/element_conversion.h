@@ -15,7 +15,7 @@
 #include <type_traits>
 
 #include "executor/kernels/cpu/reduced_float.h"
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

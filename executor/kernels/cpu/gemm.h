@@ -3,7 +3,7 @@
 // transposed when column-major; others (expanded, doubly strided) are copied first.
 #pragma once
 
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

@@ -92,7 +92,7 @@ Status embedding(KernelContext& ctx) {
 
 // nrt::masked_embedding(Tensor weight, Tensor indices, int vocab_start, int vocab_size): the
 // lookup of an embedding whose table is sharded by vocabulary (the sharding pass inserts it,
-// executor/distributed/sharding_rules.h): `weight` holds rows [vocab_start, vocab_start + rows)
+// executor/dtensor/sharding_rules.h): `weight` holds rows [vocab_start, vocab_start + rows)
 // of a vocab_size-row table; an index this shard holds reads its row, any other gives zeros, so
 // the shards' results sum to the whole lookup. An index outside [0, vocab_size) is an error.
 Status masked_embedding(KernelContext& ctx) {

@@ -11,7 +11,7 @@
 
 #include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/operand.h"
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

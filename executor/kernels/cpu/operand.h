@@ -9,7 +9,7 @@
 #include <span>
 #include <string_view>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 #include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/element_conversion.h"
 

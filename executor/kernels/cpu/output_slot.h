@@ -8,7 +8,7 @@
 #include <span>
 #include <vector>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 
 namespace nrt::exec::cpu {
 

@@ -1,11 +1,11 @@
 // Half (IEEE binary16) and BFloat16 as distinct element types, so that dtype dispatch can name
-// them; the conversions are the executor's (executor/reduced_float.h: round to nearest even, NaN
+// them; the conversions are the executor's (executor/runtime/reduced_float.h: round to nearest even, NaN
 // stays a quiet NaN). Kernels compute on them in float.
 #pragma once
 
 #include <cstdint>
 
-#include "executor/reduced_float.h"
+#include "executor/runtime/reduced_float.h"
 
 namespace nrt::exec::cpu {
 

@@ -13,7 +13,7 @@
 
 #include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/loop_operand.h"
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

@@ -2,7 +2,7 @@
 #pragma once
 
 #include "executor/kernels/cpu/operand.h"
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

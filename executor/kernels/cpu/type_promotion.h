@@ -10,7 +10,7 @@
 
 #include <span>
 
-#include "executor/tensor.h"
+#include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
 

@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "executor/kernel.h"
+#include "executor/runtime/kernel.h"
 
 namespace nrt::exec::cpu {
 

@@ -1,0 +1,495 @@
+#include "executor/dtensor/sharding_rules.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+#include "executor/dtensor/schema_args.h"
+
+namespace nrt::dist {
+namespace {
+
+const std::set<std::string_view, std::less<>> kElementwise = {
+    "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor", "aten::add.Scalar",
+    "aten::sub.Scalar", "aten::mul.Scalar", "aten::div.Scalar", "aten::relu.default", "aten::gelu.default",
+    "aten::silu.default", "aten::sigmoid.default", "aten::tanh.default", "aten::neg.default", "aten::exp.default",
+    "aten::log.default", "aten::sqrt.default", "aten::rsqrt.default", "aten::abs.default", "aten::pow.Tensor_Scalar",
+    "aten::where.self", "aten::clamp.default", "aten::clamp_min.default", "aten::clamp_max.default",
+    "aten::_to_copy.default", "aten::to.dtype", "aten::clone.default", "aten::maximum.default",
+    "aten::minimum.default", "aten::eq.Tensor", "aten::ne.Tensor", "aten::gt.Tensor", "aten::lt.Tensor",
+    "aten::ge.Tensor", "aten::le.Tensor", "aten::eq.Scalar", "aten::gt.Scalar", "aten::lt.Scalar",
+    "aten::logical_not.default", "aten::dropout.default", "aten::alias.default", "aten::contiguous.default",
+};
+
+int64_t rank_of(const RuleInput& in) { return static_cast<int64_t>(in.global_sizes.size()); }
+
+int64_t normalize(int64_t dim, int64_t rank) { return dim < 0 ? dim + rank : dim; }
+
+// What an input broadcast into an output of `out_sizes` needs when the output holds `out`.
+Placement aligned(const Placement& out, const RuleInput& in, const std::vector<int64_t>& out_sizes) {
+  if (!out.is_shard() || out.dim < 0 || out.dim >= static_cast<int64_t>(out_sizes.size())) return Placement::replicate();
+  const int64_t j = out.dim - (static_cast<int64_t>(out_sizes.size()) - rank_of(in));
+  if (j < 0 || j >= rank_of(in) || in.global_sizes[static_cast<size_t>(j)] != out_sizes[static_cast<size_t>(out.dim)]) {
+    return Placement::replicate();
+  }
+  return Placement::shard(static_cast<int32_t>(j));
+}
+
+std::optional<RuleDecision> elementwise(const std::vector<RuleInput>& inputs, const std::vector<int64_t>& out_sizes) {
+  if (inputs.empty()) return std::nullopt;
+  const size_t mesh_ndim = inputs[0].placements.size();
+  RuleDecision d{"elementwise", std::vector<Placements>(inputs.size()), Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    Placement out = Placement::replicate();
+    for (const RuleInput& in : inputs) {
+      const Placement& p = in.placements[i];
+      if (!p.is_shard()) continue;
+      const int64_t e = p.dim + (static_cast<int64_t>(out_sizes.size()) - rank_of(in));
+      if (e < 0 || e >= static_cast<int64_t>(out_sizes.size())) continue;  // shapes that do not broadcast
+      if (in.global_sizes[static_cast<size_t>(p.dim)] == out_sizes[static_cast<size_t>(e)]) {
+        out = Placement::shard(static_cast<int32_t>(e));
+        break;
+      }
+    }
+    // Two inputs sharding different output dims on one mesh dim: the first wins, the other follows.
+    d.output[i] = out;
+    for (size_t k = 0; k < inputs.size(); ++k) d.inputs[k].push_back(aligned(out, inputs[k], out_sizes));
+  }
+  return d;
+}
+
+// Matrix products: x is [..., K] (contraction on its last dim), w's contraction dim is
+// `w_contract`, its output dim `w_out`; the output is [..., N].
+std::optional<RuleDecision> matmul_like(const std::string& rule, const RuleInput& x, const RuleInput& w,
+                                        const RuleInput* bias, int32_t w_contract, int32_t w_out,
+                                        const std::vector<int64_t>& out_sizes) {
+  // Shapes a product cannot have (the file's metadata is not checked against the op): no rule.
+  if (rank_of(x) < 1 || rank_of(w) != 2 || out_sizes.size() != x.global_sizes.size()) return std::nullopt;
+  const size_t mesh_ndim = x.placements.size();
+  const auto x_last = static_cast<int32_t>(rank_of(x) - 1);
+  const auto out_last = static_cast<int32_t>(out_sizes.size() - 1);
+  RuleDecision d{rule, {Placements(mesh_ndim), Placements(mesh_ndim)}, Placements(mesh_ndim)};
+  if (bias) d.inputs.emplace_back(mesh_ndim);
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    const Placement& px = x.placements[i];
+    const Placement& pw = w.placements[i];
+    Placement rx = Placement::replicate(), rw = Placement::replicate(), out = Placement::replicate();
+    if (px.is_shard() && px.dim < x_last) {  // batch / row sharding
+      rx = px;
+      out = Placement::shard(px.dim + (out_last - x_last));
+    } else if (pw.is_shard(w_out) && !px.is_shard(x_last)) {  // column-wise weight
+      rw = pw;
+      out = Placement::shard(out_last);
+    } else if (px.is_shard(x_last) || pw.is_shard(w_contract)) {  // contraction: partial sums
+      rx = Placement::shard(x_last);
+      rw = Placement::shard(w_contract);
+      out = Placement::partial();
+    } else if (px.is_partial() && px.reduce_op == ReduceOp::SUM && pw.is_replicate()) {
+      rx = px;
+      out = px;
+    }
+    d.inputs[0][i] = rx;
+    d.inputs[1][i] = rw;
+    d.output[i] = out;
+    if (bias) d.inputs[2][i] = out.is_partial() ? Placement::partial() : aligned(out, *bias, out_sizes);
+  }
+  return d;
+}
+
+// Ops whose output dim k is input dim perm[k].
+std::optional<RuleDecision> permuted(const std::string& rule, const RuleInput& in, const std::vector<int64_t>& perm) {
+  RuleDecision d{rule, {in.placements}, in.placements};
+  for (auto& p : d.output) {
+    if (!p.is_shard()) continue;
+    auto it = std::find(perm.begin(), perm.end(), p.dim);
+    if (it == perm.end()) return std::nullopt;
+    p.dim = static_cast<int32_t>(it - perm.begin());
+  }
+  return d;
+}
+
+std::optional<RuleDecision> reduction(const std::string& rule, ReduceOp op, const RuleInput& in,
+                                      std::vector<int64_t> dims, bool keepdim) {
+  const int64_t rank = rank_of(in);
+  for (auto& d : dims) d = normalize(d, rank);
+  if (dims.empty()) {
+    for (int64_t d = 0; d < rank; ++d) dims.push_back(d);
+  }
+  RuleDecision d{rule, {in.placements}, in.placements};
+  for (size_t i = 0; i < d.output.size(); ++i) {
+    Placement& p = d.output[i];
+    if (p.is_partial()) {
+      if (p.reduce_op != op) {  // a partial value reduced by another op: reduce it first
+        d.inputs[0][i] = Placement::replicate();
+        p = Placement::replicate();
+      }
+      continue;
+    }
+    if (!p.is_shard()) continue;
+    if (std::find(dims.begin(), dims.end(), p.dim) != dims.end()) {
+      p = Placement::partial(op);
+    } else if (!keepdim) {
+      p.dim -= static_cast<int32_t>(std::count_if(dims.begin(), dims.end(), [&](int64_t r) { return r < p.dim; }));
+    }
+  }
+  return d;
+}
+
+// Reshape as groups of input dims and output dims with equal products.
+struct DimGroup {
+  std::vector<int64_t> in, out;
+};
+
+std::optional<std::vector<DimGroup>> reshape_groups(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  for (int64_t s : in) {
+    if (s <= 0) return std::nullopt;
+  }
+  for (int64_t s : out) {
+    if (s <= 0) return std::nullopt;
+  }
+  std::vector<DimGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < in.size() || j < out.size()) {
+    DimGroup g;
+    int64_t pin = 1, pout = 1;
+    if (i < in.size()) {
+      g.in.push_back(static_cast<int64_t>(i));
+      pin = in[i++];
+    }
+    if (j < out.size()) {
+      g.out.push_back(static_cast<int64_t>(j));
+      pout = out[j++];
+    }
+    while (pin != pout) {
+      if (pin < pout) {
+        if (i == in.size()) return std::nullopt;
+        g.in.push_back(static_cast<int64_t>(i));
+        if (__builtin_mul_overflow(pin, in[i++], &pin)) return std::nullopt;
+      } else {
+        if (j == out.size()) return std::nullopt;
+        g.out.push_back(static_cast<int64_t>(j));
+        if (__builtin_mul_overflow(pout, out[j++], &pout)) return std::nullopt;
+      }
+    }
+    groups.push_back(std::move(g));
+  }
+  return groups;
+}
+
+std::optional<int64_t> first_non_unit(const std::vector<int64_t>& dims, const std::vector<int64_t>& sizes) {
+  for (int64_t d : dims) {
+    if (sizes[static_cast<size_t>(d)] != 1) return d;
+  }
+  return std::nullopt;
+}
+
+std::optional<RuleDecision> view_like(const RuleInput& in, const std::vector<int64_t>& out_sizes,
+                                      const std::vector<int64_t>& mesh_shape) {
+  auto groups = reshape_groups(in.global_sizes, out_sizes);
+  if (!groups) return std::nullopt;
+  RuleDecision d{"view", {in.placements}, in.placements};
+  std::vector<bool> seen(in.global_sizes.size(), false);
+  for (size_t i = 0; i < in.placements.size(); ++i) {
+    const Placement& p = in.placements[i];
+    if (!p.is_shard()) continue;
+    Placement out = Placement::replicate();
+    if (p.kind == Placement::Kind::kShard && !seen[static_cast<size_t>(p.dim)]) {
+      for (const DimGroup& g : *groups) {
+        if (std::find(g.in.begin(), g.in.end(), p.dim) == g.in.end()) continue;
+        const auto first_in = first_non_unit(g.in, in.global_sizes);
+        const auto first_out = first_non_unit(g.out, out_sizes);
+        if (!first_in || *first_in != p.dim || !first_out) break;
+        const int64_t n = mesh_shape[i];
+        const int64_t in_size = in.global_sizes[static_cast<size_t>(p.dim)];
+        const int64_t out_size = out_sizes[static_cast<size_t>(*first_out)];
+        if (in_size == out_size || (in_size % n == 0 && out_size % n == 0)) {
+          out = Placement::shard(static_cast<int32_t>(*first_out));
+        }
+        break;
+      }
+    }
+    seen[static_cast<size_t>(p.dim)] = true;
+    if (out.is_replicate()) d.inputs[0][i] = Placement::replicate();
+    d.output[i] = out;
+  }
+  return d;
+}
+
+std::optional<RuleDecision> attention(const std::vector<RuleInput>& inputs, const std::vector<int64_t>& out_sizes) {
+  if (inputs.size() < 3 || rank_of(inputs[0]) != 4) return std::nullopt;
+  const size_t mesh_ndim = inputs[0].placements.size();
+  RuleDecision d{"attention", std::vector<Placements>(inputs.size()), Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    Placement out = Placement::replicate();
+    for (size_t k = 0; k < 3; ++k) {
+      const Placement& p = inputs[k].placements[i];
+      if (p.is_shard(0) || p.is_shard(1)) {
+        out = p;
+        break;
+      }
+    }
+    if (out.kind == Placement::Kind::kStridedShard) out = Placement::replicate();
+    d.output[i] = out;
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      d.inputs[k].push_back(k < 3 ? out : aligned(out, inputs[k], out_sizes));
+    }
+  }
+  return d;
+}
+
+// Ops whose output dim map(d) is input dim d; nullopt: the dim is consumed or changed, so its
+// shard is gathered first. Partial inputs are reduced first; further inputs (norm weights) whole.
+std::optional<RuleDecision> dim_mapped(const std::string& rule, const RuleInput& in,
+                                       const std::function<std::optional<int64_t>(int64_t)>& map, size_t extra_inputs) {
+  RuleDecision d{rule, {in.placements}, in.placements};
+  for (size_t i = 0; i < d.output.size(); ++i) {
+    Placement& p = d.output[i];
+    std::optional<int64_t> to;
+    if (p.is_shard()) to = map(p.dim);
+    if (p.is_partial() || (p.is_shard() && !to)) {
+      p = Placement::replicate();
+      d.inputs[0][i] = p;
+    } else if (p.is_shard()) {
+      p.dim = static_cast<int32_t>(*to);
+    }
+  }
+  for (size_t k = 0; k < extra_inputs; ++k) d.inputs.emplace_back(in.placements.size(), Placement::replicate());
+  return d;
+}
+
+// Every dim but `blocked` keeps its shard.
+std::function<std::optional<int64_t>(int64_t)> all_but(int64_t blocked) {
+  return [blocked](int64_t d) { return d == blocked ? std::nullopt : std::optional<int64_t>(d); };
+}
+
+// Batched matrix products of equal ranks: a [..., M, K] @ b [..., K, N] -> [..., M, N]. The batch
+// dims shard both alike; M (a's rows) and N (b's columns) shard the output; K gives Partial(sum).
+std::optional<RuleDecision> batched_matmul(const std::string& rule, const RuleInput& a, const RuleInput& b) {
+  const int64_t r = rank_of(a);
+  if (r < 3 || rank_of(b) != r) return std::nullopt;
+  for (int64_t d = 0; d < r - 2; ++d) {
+    if (a.global_sizes[static_cast<size_t>(d)] != b.global_sizes[static_cast<size_t>(d)]) return std::nullopt;
+  }
+  const auto m = static_cast<int32_t>(r - 2), n = static_cast<int32_t>(r - 1);
+  const size_t mesh_ndim = a.placements.size();
+  RuleDecision d{rule, {Placements(mesh_ndim), Placements(mesh_ndim)}, Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    const Placement& pa = a.placements[i];
+    const Placement& pb = b.placements[i];
+    Placement ra, rb, out;
+    if (pa.kind == Placement::Kind::kShard && pa.dim < m) {
+      ra = rb = out = pa;
+    } else if (pb.kind == Placement::Kind::kShard && pb.dim < m) {
+      ra = rb = out = pb;
+    } else if (pa.is_shard(m)) {
+      ra = out = pa;
+    } else if (pb.is_shard(n)) {
+      rb = out = pb;
+    } else if (pa.is_shard(n) || pb.is_shard(m)) {
+      ra = Placement::shard(n);
+      rb = Placement::shard(m);
+      out = Placement::partial();
+    }
+    d.inputs[0][i] = ra;
+    d.inputs[1][i] = rb;
+    d.output[i] = out;
+  }
+  return d;
+}
+
+// embedding(weight [V, D], indices): indices sharded shard the output alike; a weight sharded on
+// D shards the output's last dim; a vocabulary-sharded weight (Shard(0)) gives Partial(sum): each
+// rank looks up the indices its rows hold and zeros the others (the caller runs
+// nrt::masked_embedding for that).
+std::optional<RuleDecision> embedding(const RuleInput& weight, const RuleInput& indices) {
+  if (rank_of(weight) != 2) return std::nullopt;
+  const size_t mesh_ndim = weight.placements.size();
+  RuleDecision d{"embedding", {Placements(mesh_ndim), Placements(mesh_ndim)}, Placements(mesh_ndim)};
+  for (size_t i = 0; i < mesh_ndim; ++i) {
+    const Placement& pw = weight.placements[i];
+    const Placement& pi = indices.placements[i];
+    Placement rw, ri, out;
+    if (pi.kind == Placement::Kind::kShard) {
+      ri = out = pi;
+    } else if (pw.kind == Placement::Kind::kShard && pw.dim == 1) {
+      rw = pw;
+      out = Placement::shard(static_cast<int32_t>(rank_of(indices)));
+    } else if (pw.kind == Placement::Kind::kShard && pw.dim == 0) {
+      rw = pw;
+      out = Placement::partial();
+      d.rule = kVocabularyShardedEmbedding;
+    }
+    d.inputs[0][i] = rw;
+    d.inputs[1][i] = ri;
+    d.output[i] = out;
+  }
+  return d;
+}
+
+}  // namespace
+
+bool is_view_like(std::string_view target) {
+  return target == "aten::view.default" || target == "aten::reshape.default" || target == "aten::_unsafe_view.default";
+}
+
+bool has_size_argument(std::string_view target) { return is_view_like(target) || target == "aten::expand.default"; }
+
+std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
+                                      const std::vector<RuleInput>& inputs,
+                                      const std::vector<int64_t>& output_sizes,
+                                      const std::vector<int64_t>& mesh_shape) {
+  if (inputs.empty()) return std::nullopt;
+  if (is_view_like(target) && inputs.size() == 1) return view_like(inputs[0], output_sizes, mesh_shape);
+  if ((target == "aten::flatten.using_ints" || target == "aten::unflatten.int") && inputs.size() == 1) {
+    // Reshapes by another name: flatten merges a run of dims, unflatten splits one.
+    auto d = view_like(inputs[0], output_sizes, mesh_shape);
+    if (d) d->rule = target == "aten::flatten.using_ints" ? "flatten" : "unflatten";
+    return d;
+  }
+  if (target == "aten::scaled_dot_product_attention.default") return attention(inputs, output_sizes);
+  if (kElementwise.contains(target)) return elementwise(inputs, output_sizes);
+  if (target == "aten::linear.default" && (inputs.size() == 2 || inputs.size() == 3)) {
+    return matmul_like("linear", inputs[0], inputs[1], inputs.size() == 3 ? &inputs[2] : nullptr, 1, 0, output_sizes);
+  }
+  if (target == "aten::mm.default" && inputs.size() == 2) {
+    return matmul_like("mm", inputs[0], inputs[1], nullptr, 0, 1, output_sizes);
+  }
+  if (target == "aten::addmm.default" && inputs.size() == 3) {
+    auto d = matmul_like("addmm", inputs[1], inputs[2], &inputs[0], 0, 1, output_sizes);
+    if (!d) return d;
+    // addmm's bias comes first.
+    std::rotate(d->inputs.rbegin(), d->inputs.rbegin() + 1, d->inputs.rend());
+    return d;
+  }
+  const int64_t rank = rank_of(inputs[0]);
+  if (target == "aten::t.default" && rank == 2) return permuted("transpose", inputs[0], {1, 0});
+  if (target == "aten::transpose.int" || target == "aten::permute.default") {
+    std::vector<int64_t> perm(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
+    if (target == "aten::transpose.int") {
+      auto a = int_argument(node, "dim0", 1), b = int_argument(node, "dim1", 2);
+      if (!a || !b || normalize(*a, rank) < 0 || normalize(*a, rank) >= rank || normalize(*b, rank) < 0 ||
+          normalize(*b, rank) >= rank) {
+        return std::nullopt;
+      }
+      std::swap(perm[static_cast<size_t>(normalize(*a, rank))], perm[static_cast<size_t>(normalize(*b, rank))]);
+    } else {
+      auto dims = int_list_argument(node, "dims", 1);
+      if (!dims || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t from = normalize((*dims)[static_cast<size_t>(d)], rank);
+        if (from < 0 || from >= rank) return std::nullopt;
+        perm[static_cast<size_t>(d)] = from;
+      }
+    }
+    return permuted(target == "aten::transpose.int" ? "transpose" : "permute", inputs[0], perm);
+  }
+  if (target == "aten::_softmax.default" || target == "aten::softmax.int" || target == "aten::_log_softmax.default" ||
+      target == "aten::log_softmax.int") {
+    auto dim = int_argument(node, "dim", 1);
+    if (!dim) return std::nullopt;
+    RuleDecision d{"softmax", {inputs[0].placements}, inputs[0].placements};
+    for (size_t i = 0; i < d.output.size(); ++i) {
+      Placement& p = d.output[i];
+      if (p.is_partial() || p.is_shard(static_cast<int32_t>(normalize(*dim, rank)))) {
+        p = Placement::replicate();
+        d.inputs[0][i] = p;
+      }
+    }
+    return d;
+  }
+  if ((target == "aten::layer_norm.default" || target == "aten::rms_norm.default") && inputs.size() <= 3) {
+    auto normalized = int_list_argument(node, "normalized_shape", 1);
+    if (!normalized || static_cast<int64_t>(normalized->size()) > rank) return std::nullopt;
+    const int64_t first = rank - static_cast<int64_t>(normalized->size());
+    return dim_mapped(target == "aten::layer_norm.default" ? "layer_norm" : "rms_norm", inputs[0],
+                      [first](int64_t d) { return d < first ? std::optional<int64_t>(d) : std::nullopt; },
+                      inputs.size() - 1);
+  }
+  if (target == "aten::slice.Tensor" && inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 1);
+    return dim_mapped("slice", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+  }
+  if (target == "aten::select.int" && inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 1);
+    if (!dim) return std::nullopt;
+    const int64_t selected = normalize(*dim, rank);
+    return dim_mapped("select", inputs[0], [selected](int64_t d) {
+      return d == selected ? std::nullopt : std::optional<int64_t>(d < selected ? d : d - 1);
+    }, 0);
+  }
+  if (target == "aten::unsqueeze.default" && inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 1);
+    if (!dim) return std::nullopt;
+    const int64_t at = normalize(*dim, rank + 1);
+    return dim_mapped("unsqueeze", inputs[0], [at](int64_t d) { return std::optional<int64_t>(d < at ? d : d + 1); }, 0);
+  }
+  if ((target == "aten::split.Tensor" || target == "aten::split_with_sizes.default" || target == "aten::chunk.default") &&
+      inputs.size() == 1) {
+    auto dim = int_argument(node, "dim", 2);
+    auto d = dim_mapped("split", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+    d->every_output = true;
+    return d;
+  }
+  if (target == "aten::cat.default") {
+    // The list's tensors, each taking the first one's placements; the cat dim gathered.
+    auto dim = int_argument(node, "dim", 1);
+    auto d = dim_mapped("cat", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
+    for (size_t k = 1; k < inputs.size(); ++k) d->inputs.push_back(d->inputs[0]);
+    return d;
+  }
+  if (target == "aten::expand.default" && inputs.size() == 1) {
+    // Input dims align to the output's trailing dims; a dim broadcast from 1 has nothing sharded.
+    const int64_t shift = static_cast<int64_t>(output_sizes.size()) - rank;
+    if (shift < 0) return std::nullopt;
+    const RuleInput& in = inputs[0];
+    return dim_mapped("expand", in, [&](int64_t d) {
+      return in.global_sizes[static_cast<size_t>(d)] == output_sizes[static_cast<size_t>(d + shift)]
+                 ? std::optional<int64_t>(d + shift)
+                 : std::nullopt;
+    }, 0);
+  }
+  if (target == "aten::bmm.default" && inputs.size() == 2) return batched_matmul("bmm", inputs[0], inputs[1]);
+  if (target == "aten::matmul.default" && inputs.size() == 2) {
+    if (rank_of(inputs[1]) == 2 && rank >= 2) return matmul_like("matmul", inputs[0], inputs[1], nullptr, 0, 1, output_sizes);
+    return batched_matmul("matmul", inputs[0], inputs[1]);
+  }
+  if (target == "aten::embedding.default" && inputs.size() == 2) return embedding(inputs[0], inputs[1]);
+  if (target == "aten::mean.dim" || target == "aten::prod.dim_int" || target == "aten::sum.default" ||
+      target == "aten::mean.default") {
+    const bool all_dims = target == "aten::sum.default" || target == "aten::mean.default";
+    std::vector<int64_t> dims;
+    if (target == "aten::prod.dim_int") {
+      auto dim = int_argument(node, "dim", 1);
+      if (!dim) return std::nullopt;
+      dims = {*dim};
+    } else if (!all_dims) {
+      dims = int_list_argument(node, "dim", 1).value_or(std::vector<int64_t>{});
+    }
+    const bool keepdim = !all_dims && bool_argument(node, "keepdim", 2).value_or(false);
+    const bool mean = target == "aten::mean.dim" || target == "aten::mean.default";
+    const ReduceOp op = mean ? ReduceOp::AVG : target == "aten::prod.dim_int" ? ReduceOp::PRODUCT : ReduceOp::SUM;
+    auto d = reduction(mean ? "mean" : target == "aten::prod.dim_int" ? "prod" : "sum", op, inputs[0], dims, keepdim);
+    // The mean of shard means is the mean only when every shard holds as many elements.
+    for (size_t i = 0; mean && i < d->output.size(); ++i) {
+      const Placement& p = inputs[0].placements[i];
+      if (d->output[i].is_partial() && p.is_shard() &&
+          inputs[0].global_sizes[static_cast<size_t>(p.dim)] % mesh_shape[i] != 0) {
+        d->inputs[0][i] = d->output[i] = Placement::replicate();
+      }
+    }
+    return d;
+  }
+  if (target == "aten::sum.dim_IntList" || target == "aten::amax.default" || target == "aten::amin.default") {
+    auto dims = int_list_argument(node, "dim", 1);
+    const bool keepdim = bool_argument(node, "keepdim", 2).value_or(false);
+    const ReduceOp op = target == "aten::sum.dim_IntList" ? ReduceOp::SUM
+                        : target == "aten::amax.default"   ? ReduceOp::MAXIMUM
+                                                            : ReduceOp::MINIMUM;
+    return reduction(target == "aten::sum.dim_IntList" ? "sum" : "amax/amin", op, inputs[0], dims.value_or(std::vector<int64_t>{}),
+                     keepdim);
+  }
+  return std::nullopt;
+}
+
+}  // namespace nrt::dist

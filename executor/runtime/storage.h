@@ -1,0 +1,49 @@
+// A block of bytes on a device that tensors view. Three kinds: owned (allocated here, 64-byte
+// aligned), borrowed (bytes owned elsewhere, e.g. weights in a mapped .nrt file: zero-copy,
+// read-only by contract), and arena slices (the execution frame's planned memory).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "executor/runtime/device.h"
+
+namespace nrt::exec {
+
+class Allocator;
+
+class Storage {
+ public:
+  // Allocates `bytes` zero-initialised bytes on `device` from its Allocator (executor/runtime/allocator.h;
+  // the host's: 64-byte aligned, within the process's memory budget, executor/runtime/memory_budget.h):
+  // throws MemoryBudgetExceeded past it, std::bad_alloc when the system refuses or the build has
+  // no allocator for the device.
+  static std::shared_ptr<Storage> allocate(size_t bytes, Device device = {});
+  // Views bytes owned by `owner` (kept alive while the storage lives).
+  static std::shared_ptr<Storage> borrow(void* data, size_t bytes, std::shared_ptr<const void> owner,
+                                         Device device = {});
+
+  ~Storage();
+  Storage(const Storage&) = delete;
+  Storage& operator=(const Storage&) = delete;
+
+  uint8_t* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+  Device device() const { return device_; }
+  // Borrowed bytes are read-only by contract (a file's weights are mapped PROT_READ): kernels
+  // that write into an input refuse such storage instead of faulting.
+  bool read_only() const { return !owned_; }
+
+ private:
+  Storage(uint8_t* data, size_t bytes, Device device, bool owned, std::shared_ptr<const void> owner)
+      : data_(data), bytes_(bytes), device_(device), owned_(owned), owner_(std::move(owner)) {}
+  uint8_t* data_;
+  size_t bytes_;
+  Device device_;
+  bool owned_;
+  std::shared_ptr<const void> owner_;
+  Allocator* allocator_ = nullptr;  // owned storages: where the bytes go back
+};
+
+}  // namespace nrt::exec

@@ -1,0 +1,63 @@
+#include "executor/runtime/tensor_copy.h"
+
+#include <cstring>
+#include <vector>
+
+#include "executor/runtime/allocator.h"
+#include <vector>
+
+namespace nrt::exec {
+
+Status copy_elements(const Tensor& src, const Tensor& dst) {
+  if (src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
+    return make_error(ErrorCode::InvalidArgument,
+                      "copy_elements: cannot copy " + src.type_string() + " into " + dst.type_string());
+  }
+  const int64_t numel = src.numel();
+  if (numel == 0) return {};
+  const size_t elem = src.element_size();
+  if (src.device().kind != DeviceKind::kCpu || dst.device().kind != DeviceKind::kCpu) {
+    // Off the host the bytes move through the device's allocator; strided layouts need a kernel.
+    if (!src.is_contiguous() || !dst.is_contiguous()) {
+      return make_error(ErrorCode::NotSupported, "copy_elements: strided copies between " + src.device().to_string() +
+                                                     " and " + dst.device().to_string() + " are not supported");
+    }
+    return copy_storage_bytes(*dst.storage(), static_cast<size_t>(dst.storage_offset()) * elem, *src.storage(),
+                              static_cast<size_t>(src.storage_offset()) * elem, static_cast<size_t>(numel) * elem);
+  }
+  if (src.is_contiguous() && dst.is_contiguous()) {
+    std::memmove(dst.raw_data(), src.raw_data(), static_cast<size_t>(numel) * elem);
+    return {};
+  }
+  const int64_t rank = src.dim();
+  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  const uint8_t* s = src.raw_data();
+  uint8_t* d = dst.raw_data();
+  const auto& sizes = src.sizes();
+  const auto& ss = src.strides();
+  const auto& ds = dst.strides();
+  int64_t s_off = 0, d_off = 0;  // element offsets of the current index
+  for (int64_t n = 0; n < numel; ++n) {
+    std::memcpy(d + d_off * static_cast<int64_t>(elem), s + s_off * static_cast<int64_t>(elem), elem);
+    for (int64_t k = rank - 1; k >= 0; --k) {
+      const auto ku = static_cast<size_t>(k);
+      if (++index[ku] < sizes[ku]) {
+        s_off += ss[ku];
+        d_off += ds[ku];
+        break;
+      }
+      s_off -= ss[ku] * (sizes[ku] - 1);
+      d_off -= ds[ku] * (sizes[ku] - 1);
+      index[ku] = 0;
+    }
+  }
+  return {};
+}
+
+Tensor contiguous_copy(const Tensor& src) {
+  Tensor out = Tensor::empty(src.dtype(), src.sizes(), src.device());
+  (void)copy_elements(src, out);  // same dtype, sizes and device by construction
+  return out;
+}
+
+}  // namespace nrt::exec

@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Runs distributed_test_bin (redistribution, sharded arg reductions, from_local/to_local nodes) under mpirun with 1, 2, 3 and 4 ranks (oversubscribed); every rank
+# of every run must pass, and each run is cut by `timeout`. Skipped without mpirun.
+set -u
+
+source tests/executor/mpi_test_support.sh
+require_mpirun distributed_mpi_test
+
+BIN="tests/executor/dtensor/distributed_test_bin"
+for ranks in 1 2 3 4; do
+  echo "=== mpirun -np $ranks $BIN"
+  (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no)
+  status=$?
+  check "every rank of $ranks passes (exit status $status)" [ "$status" -eq 0 ]
+done
+finish
