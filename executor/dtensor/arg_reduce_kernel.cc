@@ -2,6 +2,7 @@
 // argmax/argmin (one output: indices) and max.dim/min.dim (values, indices) over a dim sharded
 // across `group_name`, by the (value, index) exchange of sharded_arg_reduce.h. Inserted by the
 // sharding pass in place of the torch op; `offset` is this rank's first global index along `dim`.
+#include "executor/dtensor/dtensor_ops.h"
 #include "executor/dtensor/kernel_support.h"
 #include "executor/dtensor/sharded_arg_reduce.h"
 
@@ -29,8 +30,8 @@ Status sharded_arg_reduce_kernel(KernelContext& ctx) {
   return set_output(ctx, 1, std::move(result->indices));
 }
 
-const exec::KernelRegistration kRegistration{
-    "nrt::sharded_arg_reduce.default", DeviceKind::kCpu, {&sharded_arg_reduce_kernel, false}};
+const exec::KernelRegistration kRegistration{kShardedArgReduceTarget, DeviceKind::kCpu,
+                                             {&sharded_arg_reduce_kernel, false}};
 
 }  // namespace
 }  // namespace nrt::dist

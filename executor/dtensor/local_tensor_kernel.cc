@@ -3,6 +3,7 @@
 // to_local). The sharding pass gives the output this rank's shard sizes (sharding_pass.h), so both
 // are a copy into the planned output; a local tensor of other sizes than the rank's shard is
 // refused, naming both. An absent (None) tensor passes through as None: nothing is invented.
+#include "executor/dtensor/dtensor_ops.h"
 #include "executor/dtensor/kernel_support.h"
 
 namespace nrt::dist {
@@ -11,7 +12,7 @@ namespace {
 using exec::KernelContext;
 
 Status local_tensor_kernel(KernelContext& ctx) {
-  NRT_TRY(input, ctx.optional_tensor(ctx.target() == "nrt::from_local.default" ? "local" : "self", 0));
+  NRT_TRY(input, ctx.optional_tensor(ctx.target() == kFromLocalTarget ? "local" : "self", 0));
   if (!input->has_value()) {
     ctx.outputs()[0] = exec::RuntimeValue{};
     return {};
@@ -26,8 +27,8 @@ Status local_tensor_kernel(KernelContext& ctx) {
   return set_output(ctx, 0, given);
 }
 
-const exec::KernelRegistration kFromLocal{"nrt::from_local.default", DeviceKind::kCpu, {&local_tensor_kernel, false}};
-const exec::KernelRegistration kToLocal{"nrt::to_local.default", DeviceKind::kCpu, {&local_tensor_kernel, false}};
+const exec::KernelRegistration kFromLocal{kFromLocalTarget, DeviceKind::kCpu, {&local_tensor_kernel, false}};
+const exec::KernelRegistration kToLocal{kToLocalTarget, DeviceKind::kCpu, {&local_tensor_kernel, false}};
 
 }  // namespace
 }  // namespace nrt::dist

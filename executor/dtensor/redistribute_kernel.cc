@@ -2,6 +2,7 @@
 // One step of a planned redistribution (redistribute.h), inserted by the sharding pass: `from`
 // and `to` are placements as torch prints them, `region` the sizes of the region the group holds
 // together, `group_name` the group of the step's mesh dim (bound by the executor at load).
+#include "executor/dtensor/dtensor_ops.h"
 #include "executor/dtensor/kernel_support.h"
 #include "executor/dtensor/redistribute.h"
 
@@ -29,8 +30,8 @@ Status redistribute_step_kernel(KernelContext& ctx) {
   return set_output(ctx, 0, std::move(*result));
 }
 
-const exec::KernelRegistration kRegistration{
-    "nrt::redistribute_step.default", DeviceKind::kCpu, {&redistribute_step_kernel, false}};
+const exec::KernelRegistration kRegistration{kRedistributeStepTarget, DeviceKind::kCpu,
+                                             {&redistribute_step_kernel, false}};
 
 }  // namespace
 }  // namespace nrt::dist

@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "executor/dtensor/dtensor_ops.h"
 #include "executor/dtensor/redistribute.h"
 #include "executor/dtensor/schema_args.h"
 #include "executor/dtensor/schema_placements.h"
@@ -13,10 +14,6 @@
 
 namespace nrt::dist {
 namespace {
-
-constexpr const char* kStepOperator = "nrt::redistribute_step";
-constexpr std::string_view kFromLocal = "nrt::from_local.default";
-constexpr std::string_view kToLocal = "nrt::to_local.default";
 
 struct State {
   Placements placements;
@@ -38,7 +35,7 @@ class Pass {
     graph_ = p_.graphs[*graph_index].get();
     NRT_RETURN_IF_ERROR(bind_mesh());
     add_groups();
-    step_op_ = operator_index(kStepOperator, "default");
+    step_op_ = operator_index(kRedistributeStepTarget);
     state_.resize(graph_->values.size());
     declared_.resize(graph_->values.size());
     NRT_RETURN_IF_ERROR(read_declared());
@@ -135,7 +132,12 @@ class Pass {
     return candidate;
   }
 
-  uint32_t operator_index(const std::string& name, const std::string& overload) {
+  // The operator of `target` ("namespace::name.overload", as target_of makes it), found or added.
+  uint32_t operator_index(std::string_view target) {
+    const size_t ns = target.find("::");
+    const size_t dot = target.find('.', ns == std::string_view::npos ? 0 : ns + 2);
+    const std::string name(target.substr(0, dot));
+    const std::string overload(dot == std::string_view::npos ? std::string_view() : target.substr(dot + 1));
     for (uint32_t i = 0; i < p_.operators.size(); ++i) {
       if (p_.operators[i]->name == name && p_.operators[i]->overload == overload) return i;
     }
@@ -258,7 +260,7 @@ class Pass {
       state_[*into] = *from;
       auto node = std::make_unique<fb::NodeT>();
       node->name = "redistribute_step_" + std::to_string(step_count_++);
-      node->op = operator_index("aten::clone", "default");
+      node->op = operator_index(kCloneTarget);
       node->inputs.push_back(named("self", tensor_arg(v)));
       node->outputs.push_back(output_of(*into));
       graph_->nodes.push_back(std::move(node));
@@ -340,6 +342,8 @@ class Pass {
 
   Status plan_node(std::unique_ptr<fb::NodeT> node) {
     const std::string target = target_of(p_, *node);
+    const ShardingEntry* entry = sharding_entry(target);
+    const NodePlanning planning = entry ? entry->planning : NodePlanning::kByRule;
     // Tensor arguments, and whether any is not whole on every rank.
     std::vector<uint32_t*> args;
     std::vector<std::vector<uint32_t>*> lists;
@@ -354,7 +358,7 @@ class Pass {
     // A value brought into its declared placements after the node making it is read by later
     // nodes as that node produced it: the declared form is for the program's outputs (and
     // to_local, which reads a DTensor in its declared placements).
-    if (target != kToLocal) {
+    if (planning != NodePlanning::kToLocal) {
       for (auto* v : args) *v = as_produced(*v);
       for (auto* l : lists) {
         for (auto& v : *l) v = as_produced(v);
@@ -373,14 +377,14 @@ class Pass {
     bool declared_output = false;
     for (auto v : outputs) declared_output |= declared_[v].has_value();
     // Ops that only look at metadata run on the shards as they are.
-    if (target == "aten::_assert_tensor_metadata.default" && outputs.empty()) distributed = false;
+    if (planning == NodePlanning::kMetadataOnly && outputs.empty()) distributed = false;
     if (!distributed && !declared_output) {
       graph_->nodes.push_back(std::move(node));
       return {};
     }
 
     PlannedNodeSharding planned{node->name, target, "replicate", {}, replicated(), {}, {}, {}};
-    if (target == "nrt::redistribute.default" && args.size() == 1 && outputs.size() == 1 && declared_[outputs[0]]) {
+    if (planning == NodePlanning::kRedistribute && args.size() == 1 && outputs.size() == 1 && declared_[outputs[0]]) {
       // The program's own redistribution: planned steps into its declared output.
       planned.rule = "redistribute";
       planned.output = declared_[outputs[0]]->placements;
@@ -389,18 +393,18 @@ class Pass {
       return {};
     }
 
-    if ((target == kFromLocal || target == kToLocal) && outputs.size() == 1 && args.size() <= 1) {
+    if ((planning == NodePlanning::kFromLocal || planning == NodePlanning::kToLocal) && outputs.size() == 1 &&
+        args.size() <= 1) {
       planned.rule = "local";
-      NRT_RETURN_IF_ERROR(plan_local_boundary(*node, target, args, outputs[0], planned));
+      NRT_RETURN_IF_ERROR(
+          plan_local_boundary(*node, target, planning == NodePlanning::kFromLocal, args, outputs[0], planned));
       graph_->nodes.push_back(std::move(node));
       r_.nodes.push_back(std::move(planned));
       return {};
     }
 
-    if ((target == "aten::argmax.default" || target == "aten::argmin.default" || target == "aten::max.dim" ||
-         target == "aten::min.dim") &&
-        args.size() == 1) {
-      if (auto handled = plan_arg_reduce(node, target, *args[0], planned)) {
+    if (planning == NodePlanning::kArgReduce && args.size() == 1) {
+      if (auto handled = plan_arg_reduce(node, entry->arg_reduction, *args[0], planned)) {
         NRT_RETURN_IF_ERROR(*handled);
         r_.nodes.push_back(std::move(planned));
         return {};
@@ -408,8 +412,8 @@ class Pass {
     }
     std::optional<RuleDecision> decision;
     std::vector<RuleInput> rule_inputs;
-    // cat's rule sees the listed tensors as its inputs.
-    const bool list_rule = args.empty() && lists.size() == 1 && !lists[0]->empty() && target == "aten::cat.default";
+    // A list rule (cat's) sees the listed tensors as its inputs.
+    const bool list_rule = args.empty() && lists.size() == 1 && !lists[0]->empty() && entry && entry->list_input;
     std::vector<uint32_t*> rule_values = args;
     if (list_rule) {
       rule_values.clear();
@@ -456,11 +460,12 @@ class Pass {
         v = *whole;
       }
     }
-    if (has_size_argument(target) && outputs.size() == 1) {
+    const ArgumentRewrite rewrite = entry ? entry->rewrite : ArgumentRewrite::kNone;
+    if ((rewrite == ArgumentRewrite::kViewSizes || rewrite == ArgumentRewrite::kExpandSizes) && outputs.size() == 1) {
       NRT_TRY(global, global_sizes(outputs[0]));
       NRT_RETURN_IF_ERROR(set_local_sizes_arg(*node, State{decision->output, *global}));
     }
-    if (target == "aten::unflatten.int" && outputs.size() == 1) {
+    if (rewrite == ArgumentRewrite::kUnflattenSizes && outputs.size() == 1) {
       NRT_TRY(global, global_sizes(outputs[0]));
       NRT_RETURN_IF_ERROR(set_unflatten_sizes_arg(*node, rule_inputs[0].global_sizes.size(), State{decision->output, *global}));
     }
@@ -475,11 +480,11 @@ class Pass {
   // declared placements. nrt::to_local: the input DTensor, in its declared placements, gives this
   // rank's shard as a plain tensor. Neither communicates; the output takes this rank's shard sizes.
   // A None input gives None, so an input that may be None makes the output an optional tensor.
-  Status plan_local_boundary(fb::NodeT& node, const std::string& target, const std::vector<uint32_t*>& args,
-                             uint32_t out, PlannedNodeSharding& planned) {
+  Status plan_local_boundary(fb::NodeT& node, const std::string& target, bool from_local,
+                             const std::vector<uint32_t*>& args, uint32_t out, PlannedNodeSharding& planned) {
     const std::string at = "node '" + node.name + "' (" + target + ")";
     const bool may_be_none = args.empty() || graph_->values[*args[0]]->kind == fb::ValueKind::OPTIONAL_TENSOR;
-    if (target == kFromLocal) {
+    if (from_local) {
       if (!declared_[out]) return make_error(ErrorCode::InvalidArgument, at + ": its output must be a DTensor");
       if (!args.empty() && state_[*args[0]] && !all_replicate(state_[*args[0]]->placements)) {
         return make_error(ErrorCode::InvalidArgument, at + ": its input must be a local tensor, not a DTensor");
@@ -508,7 +513,7 @@ class Pass {
   // nrt::masked_embedding(weight, indices, vocab_start, vocab_size), zeros elsewhere.
   Status mask_embedding(fb::NodeT& node, const std::vector<int64_t>& weight_sizes, const Placements& weight_placements) {
     NRT_TRY(region, shard_region(weight_sizes, weight_placements, r_.mesh.shape, r_.coordinate));
-    node.op = operator_index("nrt::masked_embedding", "default");
+    node.op = operator_index(kMaskedEmbeddingTarget);
     node.inputs.resize(2);  // weight, indices; padding_idx and the rest only matter to gradients
     node.inputs[0]->name = "weight";
     node.inputs[1]->name = "indices";
@@ -592,7 +597,7 @@ class Pass {
   // argmax/argmin, max.dim/min.dim. Over a sharded dim: the (value, index) exchange kernel on
   // the group of the first mesh dim sharding it (others sharding it are gathered first); over
   // an unsharded dim: the op itself on the shards. Nullopt when neither applies (dim None).
-  std::optional<Status> plan_arg_reduce(std::unique_ptr<fb::NodeT>& node, const std::string& target, uint32_t input,
+  std::optional<Status> plan_arg_reduce(std::unique_ptr<fb::NodeT>& node, ArgReduction kind, uint32_t input,
                                         PlannedNodeSharding& planned) {
     const std::optional<int64_t> dim = int_argument(*node, "dim", 1);
     const bool keepdim = bool_argument(*node, "keepdim", 2).value_or(false);
@@ -634,16 +639,14 @@ class Pass {
       if (!region) return Status(region.error());
       auto replaced = std::make_unique<fb::NodeT>();
       replaced->name = node->name;
-      replaced->op = operator_index("nrt::sharded_arg_reduce", "default");
+      replaced->op = operator_index(kShardedArgReduceTarget);
       replaced->outputs = std::move(node->outputs);
       replaced->metadata = std::move(node->metadata);
       replaced->inputs.push_back(named("self", tensor_arg(*converted)));
-      const bool maximum = target == "aten::argmax.default" || target == "aten::max.dim";
-      const bool indices_only = target == "aten::argmax.default" || target == "aten::argmin.default";
       replaced->inputs.push_back(named("dim", int_arg(d)));
       replaced->inputs.push_back(named("keepdim", bool_arg(keepdim)));
-      replaced->inputs.push_back(
-          named("mode", string_arg(indices_only ? (maximum ? "argmax" : "argmin") : (maximum ? "max" : "min"))));
+      replaced->inputs.push_back(named(
+          "mode", string_arg(kind.indices_only ? (kind.maximum ? "argmax" : "argmin") : (kind.maximum ? "max" : "min"))));
       replaced->inputs.push_back(named("offset", int_arg(region->offsets[static_cast<size_t>(d)])));
       replaced->inputs.push_back(named("group_name", string_arg(group_names_[*exchange])));
       graph_->nodes.push_back(std::move(replaced));

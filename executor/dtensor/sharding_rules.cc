@@ -2,24 +2,13 @@
 
 #include <algorithm>
 #include <functional>
-#include <set>
+#include <unordered_map>
 
+#include "executor/dtensor/dtensor_ops.h"
 #include "executor/dtensor/schema_args.h"
 
 namespace nrt::dist {
 namespace {
-
-const std::set<std::string_view, std::less<>> kElementwise = {
-    "aten::add.Tensor", "aten::sub.Tensor", "aten::mul.Tensor", "aten::div.Tensor", "aten::add.Scalar",
-    "aten::sub.Scalar", "aten::mul.Scalar", "aten::div.Scalar", "aten::relu.default", "aten::gelu.default",
-    "aten::silu.default", "aten::sigmoid.default", "aten::tanh.default", "aten::neg.default", "aten::exp.default",
-    "aten::log.default", "aten::sqrt.default", "aten::rsqrt.default", "aten::abs.default", "aten::pow.Tensor_Scalar",
-    "aten::where.self", "aten::clamp.default", "aten::clamp_min.default", "aten::clamp_max.default",
-    "aten::_to_copy.default", "aten::to.dtype", "aten::clone.default", "aten::maximum.default",
-    "aten::minimum.default", "aten::eq.Tensor", "aten::ne.Tensor", "aten::gt.Tensor", "aten::lt.Tensor",
-    "aten::ge.Tensor", "aten::le.Tensor", "aten::eq.Scalar", "aten::gt.Scalar", "aten::lt.Scalar",
-    "aten::logical_not.default", "aten::dropout.default", "aten::alias.default", "aten::contiguous.default",
-};
 
 int64_t rank_of(const RuleInput& in) { return static_cast<int64_t>(in.global_sizes.size()); }
 
@@ -326,170 +315,348 @@ std::optional<RuleDecision> embedding(const RuleInput& weight, const RuleInput& 
   return d;
 }
 
-}  // namespace
+// The rules, one function per target or family of targets alike; each checks the argument counts
+// it knows.
 
-bool is_view_like(std::string_view target) {
-  return target == "aten::view.default" || target == "aten::reshape.default" || target == "aten::_unsafe_view.default";
+std::optional<RuleDecision> elementwise_rule(const RuleQuery& q) { return elementwise(q.inputs, q.output_sizes); }
+
+std::optional<RuleDecision> view_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 1) return std::nullopt;
+  return view_like(q.inputs[0], q.output_sizes, q.mesh_shape);
 }
 
-bool has_size_argument(std::string_view target) { return is_view_like(target) || target == "aten::expand.default"; }
+// Reshapes by another name: flatten merges a run of dims, unflatten splits one.
+std::optional<RuleDecision> renamed_view(const RuleQuery& q, const char* rule) {
+  auto d = view_rule(q);
+  if (d) d->rule = rule;
+  return d;
+}
+std::optional<RuleDecision> flatten_rule(const RuleQuery& q) { return renamed_view(q, "flatten"); }
+std::optional<RuleDecision> unflatten_rule(const RuleQuery& q) { return renamed_view(q, "unflatten"); }
+
+std::optional<RuleDecision> attention_rule(const RuleQuery& q) { return attention(q.inputs, q.output_sizes); }
+
+std::optional<RuleDecision> linear_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 2 && q.inputs.size() != 3) return std::nullopt;
+  return matmul_like("linear", q.inputs[0], q.inputs[1], q.inputs.size() == 3 ? &q.inputs[2] : nullptr, 1, 0,
+                     q.output_sizes);
+}
+
+std::optional<RuleDecision> mm_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 2) return std::nullopt;
+  return matmul_like("mm", q.inputs[0], q.inputs[1], nullptr, 0, 1, q.output_sizes);
+}
+
+std::optional<RuleDecision> addmm_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 3) return std::nullopt;
+  auto d = matmul_like("addmm", q.inputs[1], q.inputs[2], &q.inputs[0], 0, 1, q.output_sizes);
+  if (!d) return d;
+  // addmm's bias comes first.
+  std::rotate(d->inputs.rbegin(), d->inputs.rbegin() + 1, d->inputs.rend());
+  return d;
+}
+
+std::vector<int64_t> identity_perm(int64_t rank) {
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
+  return perm;
+}
+
+std::optional<RuleDecision> t_rule(const RuleQuery& q) {
+  if (rank_of(q.inputs[0]) != 2) return std::nullopt;
+  return permuted("transpose", q.inputs[0], {1, 0});
+}
+
+std::optional<RuleDecision> transpose_rule(const RuleQuery& q) {
+  const int64_t rank = rank_of(q.inputs[0]);
+  std::vector<int64_t> perm = identity_perm(rank);
+  auto a = int_argument(q.node, "dim0", 1), b = int_argument(q.node, "dim1", 2);
+  if (!a || !b || normalize(*a, rank) < 0 || normalize(*a, rank) >= rank || normalize(*b, rank) < 0 ||
+      normalize(*b, rank) >= rank) {
+    return std::nullopt;
+  }
+  std::swap(perm[static_cast<size_t>(normalize(*a, rank))], perm[static_cast<size_t>(normalize(*b, rank))]);
+  return permuted("transpose", q.inputs[0], perm);
+}
+
+std::optional<RuleDecision> permute_rule(const RuleQuery& q) {
+  const int64_t rank = rank_of(q.inputs[0]);
+  std::vector<int64_t> perm = identity_perm(rank);
+  auto dims = int_list_argument(q.node, "dims", 1);
+  if (!dims || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t from = normalize((*dims)[static_cast<size_t>(d)], rank);
+    if (from < 0 || from >= rank) return std::nullopt;
+    perm[static_cast<size_t>(d)] = from;
+  }
+  return permuted("permute", q.inputs[0], perm);
+}
+
+std::optional<RuleDecision> softmax_rule(const RuleQuery& q) {
+  auto dim = int_argument(q.node, "dim", 1);
+  if (!dim) return std::nullopt;
+  const RuleInput& in = q.inputs[0];
+  RuleDecision d{"softmax", {in.placements}, in.placements};
+  for (size_t i = 0; i < d.output.size(); ++i) {
+    Placement& p = d.output[i];
+    if (p.is_partial() || p.is_shard(static_cast<int32_t>(normalize(*dim, rank_of(in))))) {
+      p = Placement::replicate();
+      d.inputs[0][i] = p;
+    }
+  }
+  return d;
+}
+
+std::optional<RuleDecision> normalized(const RuleQuery& q, const char* rule) {
+  if (q.inputs.size() > 3) return std::nullopt;
+  const int64_t rank = rank_of(q.inputs[0]);
+  auto shape = int_list_argument(q.node, "normalized_shape", 1);
+  if (!shape || static_cast<int64_t>(shape->size()) > rank) return std::nullopt;
+  const int64_t first = rank - static_cast<int64_t>(shape->size());
+  return dim_mapped(rule, q.inputs[0], [first](int64_t d) { return d < first ? std::optional<int64_t>(d) : std::nullopt; },
+                    q.inputs.size() - 1);
+}
+std::optional<RuleDecision> layer_norm_rule(const RuleQuery& q) { return normalized(q, "layer_norm"); }
+std::optional<RuleDecision> rms_norm_rule(const RuleQuery& q) { return normalized(q, "rms_norm"); }
+
+std::optional<RuleDecision> slice_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 1) return std::nullopt;
+  auto dim = int_argument(q.node, "dim", 1);
+  return dim_mapped("slice", q.inputs[0], all_but(normalize(dim.value_or(0), rank_of(q.inputs[0]))), 0);
+}
+
+std::optional<RuleDecision> select_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 1) return std::nullopt;
+  auto dim = int_argument(q.node, "dim", 1);
+  if (!dim) return std::nullopt;
+  const int64_t selected = normalize(*dim, rank_of(q.inputs[0]));
+  return dim_mapped("select", q.inputs[0], [selected](int64_t d) {
+    return d == selected ? std::nullopt : std::optional<int64_t>(d < selected ? d : d - 1);
+  }, 0);
+}
+
+std::optional<RuleDecision> unsqueeze_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 1) return std::nullopt;
+  auto dim = int_argument(q.node, "dim", 1);
+  if (!dim) return std::nullopt;
+  const int64_t at = normalize(*dim, rank_of(q.inputs[0]) + 1);
+  return dim_mapped("unsqueeze", q.inputs[0], [at](int64_t d) { return std::optional<int64_t>(d < at ? d : d + 1); }, 0);
+}
+
+// split, split_with_sizes, chunk: every output keeps the shards off the split dim.
+std::optional<RuleDecision> split_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 1) return std::nullopt;
+  auto dim = int_argument(q.node, "dim", 2);
+  auto d = dim_mapped("split", q.inputs[0], all_but(normalize(dim.value_or(0), rank_of(q.inputs[0]))), 0);
+  d->every_output = true;
+  return d;
+}
+
+// The list's tensors, each taking the first one's placements; the cat dim gathered.
+std::optional<RuleDecision> cat_rule(const RuleQuery& q) {
+  auto dim = int_argument(q.node, "dim", 1);
+  auto d = dim_mapped("cat", q.inputs[0], all_but(normalize(dim.value_or(0), rank_of(q.inputs[0]))), 0);
+  for (size_t k = 1; k < q.inputs.size(); ++k) d->inputs.push_back(d->inputs[0]);
+  return d;
+}
+
+// Input dims align to the output's trailing dims; a dim broadcast from 1 has nothing sharded.
+std::optional<RuleDecision> expand_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 1) return std::nullopt;
+  const RuleInput& in = q.inputs[0];
+  const std::vector<int64_t>& out_sizes = q.output_sizes;
+  const int64_t shift = static_cast<int64_t>(out_sizes.size()) - rank_of(in);
+  if (shift < 0) return std::nullopt;
+  return dim_mapped("expand", in, [&](int64_t d) {
+    return in.global_sizes[static_cast<size_t>(d)] == out_sizes[static_cast<size_t>(d + shift)]
+               ? std::optional<int64_t>(d + shift)
+               : std::nullopt;
+  }, 0);
+}
+
+std::optional<RuleDecision> bmm_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 2) return std::nullopt;
+  return batched_matmul("bmm", q.inputs[0], q.inputs[1]);
+}
+
+std::optional<RuleDecision> matmul_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 2) return std::nullopt;
+  if (rank_of(q.inputs[1]) == 2 && rank_of(q.inputs[0]) >= 2) {
+    return matmul_like("matmul", q.inputs[0], q.inputs[1], nullptr, 0, 1, q.output_sizes);
+  }
+  return batched_matmul("matmul", q.inputs[0], q.inputs[1]);
+}
+
+std::optional<RuleDecision> embedding_rule(const RuleQuery& q) {
+  if (q.inputs.size() != 2) return std::nullopt;
+  return embedding(q.inputs[0], q.inputs[1]);
+}
+
+// sum, mean, prod: a reduced sharded dim gives Partial(op).
+std::optional<RuleDecision> summed(const RuleQuery& q, const char* rule, ReduceOp op, std::vector<int64_t> dims,
+                                   bool keepdim) {
+  const RuleInput& in = q.inputs[0];
+  auto d = reduction(rule, op, in, std::move(dims), keepdim);
+  // The mean of shard means is the mean only when every shard holds as many elements.
+  for (size_t i = 0; op == ReduceOp::AVG && i < d->output.size(); ++i) {
+    const Placement& p = in.placements[i];
+    if (d->output[i].is_partial() && p.is_shard() && in.global_sizes[static_cast<size_t>(p.dim)] % q.mesh_shape[i] != 0) {
+      d->inputs[0][i] = d->output[i] = Placement::replicate();
+    }
+  }
+  return d;
+}
+
+std::vector<int64_t> dims_argument(const RuleQuery& q) {
+  return int_list_argument(q.node, "dim", 1).value_or(std::vector<int64_t>{});
+}
+bool keepdim_argument(const RuleQuery& q) { return bool_argument(q.node, "keepdim", 2).value_or(false); }
+
+std::optional<RuleDecision> mean_dim_rule(const RuleQuery& q) {
+  return summed(q, "mean", ReduceOp::AVG, dims_argument(q), keepdim_argument(q));
+}
+std::optional<RuleDecision> mean_rule(const RuleQuery& q) { return summed(q, "mean", ReduceOp::AVG, {}, false); }
+std::optional<RuleDecision> sum_rule(const RuleQuery& q) { return summed(q, "sum", ReduceOp::SUM, {}, false); }
+std::optional<RuleDecision> prod_dim_rule(const RuleQuery& q) {
+  auto dim = int_argument(q.node, "dim", 1);
+  if (!dim) return std::nullopt;
+  return summed(q, "prod", ReduceOp::PRODUCT, {*dim}, keepdim_argument(q));
+}
+std::optional<RuleDecision> sum_dims_rule(const RuleQuery& q) {
+  return reduction("sum", ReduceOp::SUM, q.inputs[0], dims_argument(q), keepdim_argument(q));
+}
+std::optional<RuleDecision> amax_rule(const RuleQuery& q) {
+  return reduction("amax/amin", ReduceOp::MAXIMUM, q.inputs[0], dims_argument(q), keepdim_argument(q));
+}
+std::optional<RuleDecision> amin_rule(const RuleQuery& q) {
+  return reduction("amax/amin", ReduceOp::MINIMUM, q.inputs[0], dims_argument(q), keepdim_argument(q));
+}
+
+// The registry: one entry per target, the only place the sharding code names a target.
+constexpr ShardingEntry kEntries[] = {
+    // elementwise
+    {.target = "aten::add.Tensor", .rule = elementwise_rule},
+    {.target = "aten::sub.Tensor", .rule = elementwise_rule},
+    {.target = "aten::mul.Tensor", .rule = elementwise_rule},
+    {.target = "aten::div.Tensor", .rule = elementwise_rule},
+    {.target = "aten::add.Scalar", .rule = elementwise_rule},
+    {.target = "aten::sub.Scalar", .rule = elementwise_rule},
+    {.target = "aten::mul.Scalar", .rule = elementwise_rule},
+    {.target = "aten::div.Scalar", .rule = elementwise_rule},
+    {.target = "aten::relu.default", .rule = elementwise_rule},
+    {.target = "aten::gelu.default", .rule = elementwise_rule},
+    {.target = "aten::silu.default", .rule = elementwise_rule},
+    {.target = "aten::sigmoid.default", .rule = elementwise_rule},
+    {.target = "aten::tanh.default", .rule = elementwise_rule},
+    {.target = "aten::neg.default", .rule = elementwise_rule},
+    {.target = "aten::exp.default", .rule = elementwise_rule},
+    {.target = "aten::log.default", .rule = elementwise_rule},
+    {.target = "aten::sqrt.default", .rule = elementwise_rule},
+    {.target = "aten::rsqrt.default", .rule = elementwise_rule},
+    {.target = "aten::abs.default", .rule = elementwise_rule},
+    {.target = "aten::pow.Tensor_Scalar", .rule = elementwise_rule},
+    {.target = "aten::where.self", .rule = elementwise_rule},
+    {.target = "aten::clamp.default", .rule = elementwise_rule},
+    {.target = "aten::clamp_min.default", .rule = elementwise_rule},
+    {.target = "aten::clamp_max.default", .rule = elementwise_rule},
+    {.target = "aten::_to_copy.default", .rule = elementwise_rule},
+    {.target = "aten::to.dtype", .rule = elementwise_rule},
+    {.target = kCloneTarget, .rule = elementwise_rule},
+    {.target = "aten::maximum.default", .rule = elementwise_rule},
+    {.target = "aten::minimum.default", .rule = elementwise_rule},
+    {.target = "aten::eq.Tensor", .rule = elementwise_rule},
+    {.target = "aten::ne.Tensor", .rule = elementwise_rule},
+    {.target = "aten::gt.Tensor", .rule = elementwise_rule},
+    {.target = "aten::lt.Tensor", .rule = elementwise_rule},
+    {.target = "aten::ge.Tensor", .rule = elementwise_rule},
+    {.target = "aten::le.Tensor", .rule = elementwise_rule},
+    {.target = "aten::eq.Scalar", .rule = elementwise_rule},
+    {.target = "aten::gt.Scalar", .rule = elementwise_rule},
+    {.target = "aten::lt.Scalar", .rule = elementwise_rule},
+    {.target = "aten::logical_not.default", .rule = elementwise_rule},
+    {.target = "aten::dropout.default", .rule = elementwise_rule},
+    {.target = "aten::alias.default", .rule = elementwise_rule},
+    {.target = "aten::contiguous.default", .rule = elementwise_rule},
+    // matrix products
+    {.target = "aten::linear.default", .rule = linear_rule},
+    {.target = "aten::mm.default", .rule = mm_rule},
+    {.target = "aten::addmm.default", .rule = addmm_rule},
+    {.target = "aten::bmm.default", .rule = bmm_rule},
+    {.target = "aten::matmul.default", .rule = matmul_rule},
+    // dims moved
+    {.target = "aten::t.default", .rule = t_rule},
+    {.target = "aten::transpose.int", .rule = transpose_rule},
+    {.target = "aten::permute.default", .rule = permute_rule},
+    // softmax over a dim
+    {.target = "aten::_softmax.default", .rule = softmax_rule},
+    {.target = "aten::softmax.int", .rule = softmax_rule},
+    {.target = "aten::_log_softmax.default", .rule = softmax_rule},
+    {.target = "aten::log_softmax.int", .rule = softmax_rule},
+    // reductions
+    {.target = "aten::sum.dim_IntList", .rule = sum_dims_rule},
+    {.target = "aten::amax.default", .rule = amax_rule},
+    {.target = "aten::amin.default", .rule = amin_rule},
+    {.target = "aten::mean.dim", .rule = mean_dim_rule},
+    {.target = "aten::prod.dim_int", .rule = prod_dim_rule},
+    {.target = "aten::sum.default", .rule = sum_rule},
+    {.target = "aten::mean.default", .rule = mean_rule},
+    // views and reshapes
+    {.target = "aten::view.default", .rule = view_rule, .rewrite = ArgumentRewrite::kViewSizes},
+    {.target = "aten::reshape.default", .rule = view_rule, .rewrite = ArgumentRewrite::kViewSizes},
+    {.target = "aten::_unsafe_view.default", .rule = view_rule, .rewrite = ArgumentRewrite::kViewSizes},
+    {.target = "aten::flatten.using_ints", .rule = flatten_rule},
+    {.target = "aten::unflatten.int", .rule = unflatten_rule, .rewrite = ArgumentRewrite::kUnflattenSizes},
+    // attention, norms
+    {.target = "aten::scaled_dot_product_attention.default", .rule = attention_rule},
+    {.target = "aten::layer_norm.default", .rule = layer_norm_rule},
+    {.target = "aten::rms_norm.default", .rule = rms_norm_rule},
+    // indexing and shape ops
+    {.target = "aten::slice.Tensor", .rule = slice_rule},
+    {.target = "aten::select.int", .rule = select_rule},
+    {.target = "aten::unsqueeze.default", .rule = unsqueeze_rule},
+    {.target = "aten::split.Tensor", .rule = split_rule},
+    {.target = "aten::split_with_sizes.default", .rule = split_rule},
+    {.target = "aten::chunk.default", .rule = split_rule},
+    {.target = "aten::cat.default", .rule = cat_rule, .list_input = true},
+    {.target = "aten::expand.default", .rule = expand_rule, .rewrite = ArgumentRewrite::kExpandSizes},
+    {.target = "aten::embedding.default", .rule = embedding_rule},
+    // planned by the pass itself: no rule (the fallback where the pass does not take them)
+    {.target = "aten::argmax.default",
+     .planning = NodePlanning::kArgReduce,
+     .arg_reduction = {.maximum = true, .indices_only = true}},
+    {.target = "aten::argmin.default",
+     .planning = NodePlanning::kArgReduce,
+     .arg_reduction = {.maximum = false, .indices_only = true}},
+    {.target = "aten::max.dim", .planning = NodePlanning::kArgReduce, .arg_reduction = {.maximum = true}},
+    {.target = "aten::min.dim", .planning = NodePlanning::kArgReduce, .arg_reduction = {.maximum = false}},
+    {.target = "aten::_assert_tensor_metadata.default", .planning = NodePlanning::kMetadataOnly},
+    {.target = kRedistributeTarget, .planning = NodePlanning::kRedistribute},
+    {.target = kFromLocalTarget, .planning = NodePlanning::kFromLocal},
+    {.target = kToLocalTarget, .planning = NodePlanning::kToLocal},
+};
+
+}  // namespace
+
+const ShardingEntry* sharding_entry(std::string_view target) {
+  static const std::unordered_map<std::string_view, const ShardingEntry*> kByTarget = [] {
+    std::unordered_map<std::string_view, const ShardingEntry*> index;
+    for (const ShardingEntry& entry : kEntries) index.emplace(entry.target, &entry);
+    return index;
+  }();
+  auto it = kByTarget.find(target);
+  return it == kByTarget.end() ? nullptr : it->second;
+}
+
+std::span<const ShardingEntry> sharding_entries() { return kEntries; }
 
 std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
                                       const std::vector<RuleInput>& inputs,
                                       const std::vector<int64_t>& output_sizes,
                                       const std::vector<int64_t>& mesh_shape) {
   if (inputs.empty()) return std::nullopt;
-  if (is_view_like(target) && inputs.size() == 1) return view_like(inputs[0], output_sizes, mesh_shape);
-  if ((target == "aten::flatten.using_ints" || target == "aten::unflatten.int") && inputs.size() == 1) {
-    // Reshapes by another name: flatten merges a run of dims, unflatten splits one.
-    auto d = view_like(inputs[0], output_sizes, mesh_shape);
-    if (d) d->rule = target == "aten::flatten.using_ints" ? "flatten" : "unflatten";
-    return d;
-  }
-  if (target == "aten::scaled_dot_product_attention.default") return attention(inputs, output_sizes);
-  if (kElementwise.contains(target)) return elementwise(inputs, output_sizes);
-  if (target == "aten::linear.default" && (inputs.size() == 2 || inputs.size() == 3)) {
-    return matmul_like("linear", inputs[0], inputs[1], inputs.size() == 3 ? &inputs[2] : nullptr, 1, 0, output_sizes);
-  }
-  if (target == "aten::mm.default" && inputs.size() == 2) {
-    return matmul_like("mm", inputs[0], inputs[1], nullptr, 0, 1, output_sizes);
-  }
-  if (target == "aten::addmm.default" && inputs.size() == 3) {
-    auto d = matmul_like("addmm", inputs[1], inputs[2], &inputs[0], 0, 1, output_sizes);
-    if (!d) return d;
-    // addmm's bias comes first.
-    std::rotate(d->inputs.rbegin(), d->inputs.rbegin() + 1, d->inputs.rend());
-    return d;
-  }
-  const int64_t rank = rank_of(inputs[0]);
-  if (target == "aten::t.default" && rank == 2) return permuted("transpose", inputs[0], {1, 0});
-  if (target == "aten::transpose.int" || target == "aten::permute.default") {
-    std::vector<int64_t> perm(static_cast<size_t>(rank));
-    for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
-    if (target == "aten::transpose.int") {
-      auto a = int_argument(node, "dim0", 1), b = int_argument(node, "dim1", 2);
-      if (!a || !b || normalize(*a, rank) < 0 || normalize(*a, rank) >= rank || normalize(*b, rank) < 0 ||
-          normalize(*b, rank) >= rank) {
-        return std::nullopt;
-      }
-      std::swap(perm[static_cast<size_t>(normalize(*a, rank))], perm[static_cast<size_t>(normalize(*b, rank))]);
-    } else {
-      auto dims = int_list_argument(node, "dims", 1);
-      if (!dims || static_cast<int64_t>(dims->size()) != rank) return std::nullopt;
-      for (int64_t d = 0; d < rank; ++d) {
-        const int64_t from = normalize((*dims)[static_cast<size_t>(d)], rank);
-        if (from < 0 || from >= rank) return std::nullopt;
-        perm[static_cast<size_t>(d)] = from;
-      }
-    }
-    return permuted(target == "aten::transpose.int" ? "transpose" : "permute", inputs[0], perm);
-  }
-  if (target == "aten::_softmax.default" || target == "aten::softmax.int" || target == "aten::_log_softmax.default" ||
-      target == "aten::log_softmax.int") {
-    auto dim = int_argument(node, "dim", 1);
-    if (!dim) return std::nullopt;
-    RuleDecision d{"softmax", {inputs[0].placements}, inputs[0].placements};
-    for (size_t i = 0; i < d.output.size(); ++i) {
-      Placement& p = d.output[i];
-      if (p.is_partial() || p.is_shard(static_cast<int32_t>(normalize(*dim, rank)))) {
-        p = Placement::replicate();
-        d.inputs[0][i] = p;
-      }
-    }
-    return d;
-  }
-  if ((target == "aten::layer_norm.default" || target == "aten::rms_norm.default") && inputs.size() <= 3) {
-    auto normalized = int_list_argument(node, "normalized_shape", 1);
-    if (!normalized || static_cast<int64_t>(normalized->size()) > rank) return std::nullopt;
-    const int64_t first = rank - static_cast<int64_t>(normalized->size());
-    return dim_mapped(target == "aten::layer_norm.default" ? "layer_norm" : "rms_norm", inputs[0],
-                      [first](int64_t d) { return d < first ? std::optional<int64_t>(d) : std::nullopt; },
-                      inputs.size() - 1);
-  }
-  if (target == "aten::slice.Tensor" && inputs.size() == 1) {
-    auto dim = int_argument(node, "dim", 1);
-    return dim_mapped("slice", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
-  }
-  if (target == "aten::select.int" && inputs.size() == 1) {
-    auto dim = int_argument(node, "dim", 1);
-    if (!dim) return std::nullopt;
-    const int64_t selected = normalize(*dim, rank);
-    return dim_mapped("select", inputs[0], [selected](int64_t d) {
-      return d == selected ? std::nullopt : std::optional<int64_t>(d < selected ? d : d - 1);
-    }, 0);
-  }
-  if (target == "aten::unsqueeze.default" && inputs.size() == 1) {
-    auto dim = int_argument(node, "dim", 1);
-    if (!dim) return std::nullopt;
-    const int64_t at = normalize(*dim, rank + 1);
-    return dim_mapped("unsqueeze", inputs[0], [at](int64_t d) { return std::optional<int64_t>(d < at ? d : d + 1); }, 0);
-  }
-  if ((target == "aten::split.Tensor" || target == "aten::split_with_sizes.default" || target == "aten::chunk.default") &&
-      inputs.size() == 1) {
-    auto dim = int_argument(node, "dim", 2);
-    auto d = dim_mapped("split", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
-    d->every_output = true;
-    return d;
-  }
-  if (target == "aten::cat.default") {
-    // The list's tensors, each taking the first one's placements; the cat dim gathered.
-    auto dim = int_argument(node, "dim", 1);
-    auto d = dim_mapped("cat", inputs[0], all_but(normalize(dim.value_or(0), rank)), 0);
-    for (size_t k = 1; k < inputs.size(); ++k) d->inputs.push_back(d->inputs[0]);
-    return d;
-  }
-  if (target == "aten::expand.default" && inputs.size() == 1) {
-    // Input dims align to the output's trailing dims; a dim broadcast from 1 has nothing sharded.
-    const int64_t shift = static_cast<int64_t>(output_sizes.size()) - rank;
-    if (shift < 0) return std::nullopt;
-    const RuleInput& in = inputs[0];
-    return dim_mapped("expand", in, [&](int64_t d) {
-      return in.global_sizes[static_cast<size_t>(d)] == output_sizes[static_cast<size_t>(d + shift)]
-                 ? std::optional<int64_t>(d + shift)
-                 : std::nullopt;
-    }, 0);
-  }
-  if (target == "aten::bmm.default" && inputs.size() == 2) return batched_matmul("bmm", inputs[0], inputs[1]);
-  if (target == "aten::matmul.default" && inputs.size() == 2) {
-    if (rank_of(inputs[1]) == 2 && rank >= 2) return matmul_like("matmul", inputs[0], inputs[1], nullptr, 0, 1, output_sizes);
-    return batched_matmul("matmul", inputs[0], inputs[1]);
-  }
-  if (target == "aten::embedding.default" && inputs.size() == 2) return embedding(inputs[0], inputs[1]);
-  if (target == "aten::mean.dim" || target == "aten::prod.dim_int" || target == "aten::sum.default" ||
-      target == "aten::mean.default") {
-    const bool all_dims = target == "aten::sum.default" || target == "aten::mean.default";
-    std::vector<int64_t> dims;
-    if (target == "aten::prod.dim_int") {
-      auto dim = int_argument(node, "dim", 1);
-      if (!dim) return std::nullopt;
-      dims = {*dim};
-    } else if (!all_dims) {
-      dims = int_list_argument(node, "dim", 1).value_or(std::vector<int64_t>{});
-    }
-    const bool keepdim = !all_dims && bool_argument(node, "keepdim", 2).value_or(false);
-    const bool mean = target == "aten::mean.dim" || target == "aten::mean.default";
-    const ReduceOp op = mean ? ReduceOp::AVG : target == "aten::prod.dim_int" ? ReduceOp::PRODUCT : ReduceOp::SUM;
-    auto d = reduction(mean ? "mean" : target == "aten::prod.dim_int" ? "prod" : "sum", op, inputs[0], dims, keepdim);
-    // The mean of shard means is the mean only when every shard holds as many elements.
-    for (size_t i = 0; mean && i < d->output.size(); ++i) {
-      const Placement& p = inputs[0].placements[i];
-      if (d->output[i].is_partial() && p.is_shard() &&
-          inputs[0].global_sizes[static_cast<size_t>(p.dim)] % mesh_shape[i] != 0) {
-        d->inputs[0][i] = d->output[i] = Placement::replicate();
-      }
-    }
-    return d;
-  }
-  if (target == "aten::sum.dim_IntList" || target == "aten::amax.default" || target == "aten::amin.default") {
-    auto dims = int_list_argument(node, "dim", 1);
-    const bool keepdim = bool_argument(node, "keepdim", 2).value_or(false);
-    const ReduceOp op = target == "aten::sum.dim_IntList" ? ReduceOp::SUM
-                        : target == "aten::amax.default"   ? ReduceOp::MAXIMUM
-                                                            : ReduceOp::MINIMUM;
-    return reduction(target == "aten::sum.dim_IntList" ? "sum" : "amax/amin", op, inputs[0], dims.value_or(std::vector<int64_t>{}),
-                     keepdim);
-  }
-  return std::nullopt;
+  const ShardingEntry* entry = sharding_entry(target);
+  if (entry == nullptr || entry->rule == nullptr) return std::nullopt;
+  return entry->rule(RuleQuery{node, inputs, output_sizes, mesh_shape});
 }
 
 }  // namespace nrt::dist

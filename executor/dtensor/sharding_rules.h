@@ -1,3 +1,9 @@
+// The sharding registry: one entry per op target (ShardingEntry below), holding its propagation
+// rule, the argument the sharding pass rewrites to this rank's local sizes, and how the pass plans
+// a node that does not go by a rule (nrt::redistribute, nrt::from_local / nrt::to_local, the
+// arg reductions, ops that read only metadata). The targets nrt builds nodes with are in
+// dtensor_ops.h.
+//
 // Sharding propagation rules per op family: given the placements of a node's tensor inputs on
 // the mesh, the placements they must run with and those of the output. Rules decide each mesh
 // dim on its own. A node without a rule (nullopt) takes the always-correct fallback: every input
@@ -18,8 +24,8 @@
 //   view, reshape, _unsafe_view, flatten, unflatten
 //                  a dim kept whole keeps its shard; a sharded dim split into factors keeps it
 //                  on its first factor, and dims merged keep the shard of the first, when the
-//                  mesh dim divides both (the caller rewrites the size argument to local sizes,
-//                  unflatten's sizes to those of the dims it makes)
+//                  mesh dim divides both (their ArgumentRewrite has the pass rewrite the size
+//                  argument to local sizes, unflatten's sizes to those of the dims it makes)
 //   scaled_dot_product_attention
 //                  sharded by batch or heads (dims 0 and 1 of q, k, v); a mask follows
 //   layer_norm,    keep a shard on a dim before the normalized ones; weight and bias whole
@@ -38,6 +44,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -59,8 +66,61 @@ struct RuleDecision {
   bool every_output = false;  // every output takes `output` (split, chunk); else only the first
 };
 
-// `inputs`: the node's tensor arguments in argument order (TensorArg and present
-// OptionalTensorArg); `output_sizes`: the global sizes of its first output.
+// What a rule is asked about one node. `inputs`: the node's tensor arguments in argument order
+// (TensorArg and present OptionalTensorArg), never empty; `output_sizes`: the global sizes of its
+// first output.
+struct RuleQuery {
+  const fb::NodeT& node;
+  const std::vector<RuleInput>& inputs;
+  const std::vector<int64_t>& output_sizes;
+  const std::vector<int64_t>& mesh_shape;
+};
+
+// A propagation rule; nullopt where it does not apply (argument counts or shapes it does not
+// know), and the node takes the fallback.
+using Rule = std::optional<RuleDecision> (*)(const RuleQuery&);
+
+// The argument the sharding pass rewrites once the output's placements are known: sizes recorded
+// as global become this rank's local ones.
+enum class ArgumentRewrite {
+  kNone,
+  kViewSizes,       // view, reshape, _unsafe_view: `size` / `shape` -> the output's local sizes
+  kExpandSizes,     // expand: `size` -> the output's local sizes
+  kUnflattenSizes,  // unflatten: `sizes` -> the local sizes of the dims it makes
+};
+
+// How the sharding pass plans a node of the target.
+enum class NodePlanning {
+  kByRule,        // by its propagation rule, else the fallback
+  kMetadataOnly,  // reads only its inputs' metadata: without outputs, it runs on the shards as they are
+  kRedistribute,  // the program's own redistribution: planned steps into its declared output
+  kFromLocal,     // a rank's local tensor becomes its shard of the output DTensor
+  kToLocal,       // a DTensor, in its declared placements, gives this rank's shard
+  kArgReduce,     // over a sharded dim, nrt::sharded_arg_reduce's (value, index) exchange
+};
+
+// What an arg reduction (NodePlanning::kArgReduce) computes.
+struct ArgReduction {
+  bool maximum = false;       // argmax, max.dim; else argmin, min.dim
+  bool indices_only = false;  // argmax, argmin; else max.dim, min.dim (values, indices)
+};
+
+struct ShardingEntry {
+  std::string_view target;  // "namespace::name.overload"
+  Rule rule = nullptr;      // nullptr: the fallback
+  ArgumentRewrite rewrite = ArgumentRewrite::kNone;
+  NodePlanning planning = NodePlanning::kByRule;
+  bool list_input = false;  // the rule sees the tensors of its one list argument as its inputs (cat)
+  ArgReduction arg_reduction = {};
+};
+
+// The entry of `target`; nullptr when the registry has none (the node takes the fallback).
+const ShardingEntry* sharding_entry(std::string_view target);
+
+// Every entry, in table order.
+std::span<const ShardingEntry> sharding_entries();
+
+// The decision of `target`'s rule for `node`; nullopt without a rule, or where it does not apply.
 std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,
                                       const std::vector<RuleInput>& inputs,
                                       const std::vector<int64_t>& output_sizes,
@@ -69,12 +129,5 @@ std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& 
 // The rule of an embedding whose weight is vocabulary-sharded: the caller runs the lookup as
 // nrt::masked_embedding with this rank's first row and the vocabulary size.
 inline constexpr const char* kVocabularyShardedEmbedding = "embedding (vocabulary-sharded)";
-
-// view, reshape, _unsafe_view.
-bool is_view_like(std::string_view target);
-
-// Targets whose size argument the caller must rewrite to the output's local sizes (the views,
-// expand).
-bool has_size_argument(std::string_view target);
 
 }  // namespace nrt::dist

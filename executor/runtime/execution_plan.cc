@@ -621,18 +621,16 @@ class PlanBuilder {
   // output and nothing else does (executor/comm/pending_collectives.h): nothing can then see the
   // output before it is complete, and its memory lives until the wait.
   void mark_deferred_waits() {
-    static const std::set<std::string_view> kDeferrable = {
-        "_c10d_functional::all_reduce.default", "_c10d_functional::all_gather_into_tensor.default",
-        "_c10d_functional::reduce_scatter_tensor.default", "_c10d_functional::all_to_all_single.default",
-        "_c10d_functional::broadcast.default"};
-    constexpr std::string_view kWait = "_c10d_functional::wait_tensor.default";
     std::vector<int32_t> producer(static_cast<size_t>(plan_.num_slots), -1);  // by slot: a deferring node
     std::vector<bool> waited(static_cast<size_t>(plan_.num_slots), false);
+    std::vector<bool> waits(plan_.nodes.size(), false);  // by node: a wait_tensor
     for (size_t n = 0; n < plan_.nodes.size(); ++n) {
       PlannedNode& node = plan_.nodes[n];
-      node.collective = is_collective_target(node.target);
-      if (kDeferrable.count(node.target) && node.outputs.size() == 1 && node.outputs[0].kind == OutputSlotKind::kValue &&
-          !node.in_place) {
+      const OpFacts* facts = op_facts(node.target);
+      node.collective = facts != nullptr && facts->collective;
+      waits[n] = facts != nullptr && facts->waits;
+      if (facts != nullptr && facts->defers_wait && node.outputs.size() == 1 &&
+          node.outputs[0].kind == OutputSlotKind::kValue && !node.in_place) {
         node.defer_collective_wait = true;
         producer[static_cast<size_t>(node.outputs[0].slot)] = static_cast<int32_t>(n);
       }
@@ -642,9 +640,10 @@ class PlanBuilder {
         plan_.nodes[static_cast<size_t>(producer[static_cast<size_t>(slot)])].defer_collective_wait = false;
       }
     };
-    for (const PlannedNode& node : plan_.nodes) {
+    for (size_t n = 0; n < plan_.nodes.size(); ++n) {
+      const PlannedNode& node = plan_.nodes[n];
       for (int32_t slot : node.arg_slots) {
-        if (node.target != kWait) refuse(slot);
+        if (!waits[n]) refuse(slot);
         else if (slot >= 0) waited[static_cast<size_t>(slot)] = true;
       }
       for (const GatherStep& gather : node.gathers) {

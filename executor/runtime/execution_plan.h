@@ -38,18 +38,20 @@
 #include "executor/runtime/device.h"
 #include "executor/runtime/in_place_target.h"
 #include "executor/runtime/kernel.h"
+#include "executor/runtime/op_facts.h"
 #include "executor/runtime/runtime_value.h"
 #include "schema/nrt_generated.h"
 #include "core/error.h"
 
 namespace nrt::exec {
 
-// Targets that communicate through the run's process groups: torch's functional collectives and
-// the sharding pass's redistribution steps (executor/dtensor/sharding_pass.h). Their group
-// arguments are bound at load; the executor marks the calls with their node (CollectiveOrigin).
+// Targets that communicate through the run's process groups (op_facts.h): torch's functional
+// collectives and the sharding pass's redistribution steps (executor/dtensor/sharding_pass.h).
+// Their group arguments are bound at load; the executor marks the calls with their node
+// (CollectiveOrigin).
 inline bool is_collective_target(std::string_view target) {
-  return target.starts_with("_c10d_functional::") || target.starts_with("nrt::redistribute_step") ||
-         target.starts_with("nrt::sharded_arg_reduce");
+  const OpFacts* facts = op_facts(target);
+  return facts != nullptr && facts->collective;
 }
 
 // A dimension (or stride) as the file records it: a literal, or an expression over symbols (sym_expr.h).
@@ -120,7 +122,7 @@ struct InPlaceWrite {
 struct PlannedNode {
   uint32_t node_index = 0;
   std::string name;
-  std::string target;  // "aten::add.Tensor"
+  std::string target;  // namespace::name.overload, as aten::add.Tensor
   KernelInfo kernel;
   std::vector<std::string> arg_names;
   std::vector<int32_t> arg_slots;
