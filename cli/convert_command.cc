@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/exit_status.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
 #include "serializer/program_text.h"
 
 namespace nrt::cli {
@@ -17,7 +17,7 @@ CLI::App* add_convert_command(CLI::App& app, ConvertCommand& command) {
       "written; the output is replaced atomically.");
   sub->add_option("input", command.in_path, "Input program file")->required();
   sub->add_option("-o,--output", command.out_path, "Output file, replaced atomically")->required();
-  sub->add_option("--from", command.from, "Input format (default: from the name, then the content)")
+  sub->add_option("--from", command.from, "Input format (default: from the content, then the name)")
       ->check(CLI::IsMember({"nrt", "nrt.json", "pt2", "torch.json"}));
   sub->add_option("--to", command.to, "Output format (default: from the output name)")
       ->check(CLI::IsMember({"nrt", "nrt.json", "pt2", "torch.json"}));
@@ -28,13 +28,15 @@ CLI::App* add_convert_command(CLI::App& app, ConvertCommand& command) {
 }
 
 int run_convert_command(const ConvertCommand& command) {
-  torch_export::AnyConvertOptions options;
-  if (!command.from.empty()) options.from = torch_export::any_format_from_name(command.from);
-  if (!command.to.empty()) options.to = torch_export::any_format_from_name(command.to);
-  options.verify.deep = command.deep;
-  options.model = command.model;
-  options.warn = [](const std::string& warning) { spdlog::warn("{}", printable(warning)); };
-  if (Status status = torch_export::convert_any_program(command.in_path, command.out_path, options); !status) {
+  OpenOptions open;
+  SaveOptions save;
+  if (!command.from.empty()) open.format = format_from_name(command.from);
+  if (!command.to.empty()) save.format = format_from_name(command.to);
+  open.verify.deep = command.deep;
+  open.model = command.model;
+  save.model = command.model;
+  open.warn = [](const std::string& warning) { spdlog::warn("{}", printable(warning)); };
+  if (Status status = convert_program(command.in_path, command.out_path, open, save); !status) {
     spdlog::error("{}", printable(status.error().to_string()));
     return exit_status_for(status.error());
   }

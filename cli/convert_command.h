@@ -1,6 +1,6 @@
 // `nrt-inspect convert IN -o OUT [--from F] [--to F] [--model NAME] [--deep]`: converts between
 // .nrt, .nrt.json, torch.export .pt2 archives and ExportedProgram JSON
-// (serializer/torch_export/convert_any.h). The output is verified before it is written,
+// (serializer/open_program.h). The output is verified before it is written,
 // atomically. Exit 0, 1 for an invalid input, 2 for usage or I/O trouble.
 #pragma once
 

@@ -10,7 +10,7 @@
 #include <optional>
 
 #include "cli/run_inputs.h"
-#include "cli/run_program_input.h"
+#include "cli/program_input.h"
 #include "cli/run_report.h"
 #include "executor/dtensor/sharded_program.h"
 #include "executor/comm/dump_on_signal.h"
@@ -204,7 +204,7 @@ RankOutcome run_on_rank(const RunOptions& options, const RunWorld& world) {
     spdlog::info("{}: {} kernel(s)", library, loaded->targets.size());
     for (const auto& replaced : loaded->replaced) spdlog::warn("{} replaces the kernel of {}", library, replaced);
   }
-  auto file = open_run_program(options.file);
+  auto file = open_program_input(options.file);
   if (!file && !problem) problem = file.error();
   if (auto stop = agree(options, world, problem, "opening the program")) return *stop;
   if (auto stop = agree_on_program(options, world, *file)) return *stop;

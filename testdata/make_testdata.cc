@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <string>
 
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/corpus_programs.h"
 
 int main(int argc, char** argv) {

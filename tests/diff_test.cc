@@ -5,7 +5,7 @@
 #include <functional>
 
 #include "serializer/program_diff.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/corpus_programs.h"
 
 namespace nrt {

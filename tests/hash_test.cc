@@ -12,7 +12,7 @@
 
 #include "serializer/json_form.h"
 #include "serializer/program_hash.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/corpus_programs.h"
 #include "testdata/program_builder.h"
 

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <limits>
 
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "serializer/json_form.h"
 #include "serializer/program_file.h"
 #include "serializer/read_file.h"
@@ -66,9 +66,9 @@ TEST_P(CorpusRoundTrip, CommittedFilesLoadAndMatchTheirJsonTwin) {
   const std::string base = "testdata/" + GetParam().name;
   auto committed = ProgramFile::open(base + ".nrt", VerifyOptions{.deep = true});
   ASSERT_TRUE(committed.ok()) << committed.error().to_string();
-  auto from_json = load_program(base + ".nrt.json", ProgramFormat::kNrtJson);
+  auto from_json = open_program(base + ".nrt.json", {.format = ProgramFormat::kNrtJson});
   ASSERT_TRUE(from_json.ok()) << from_json.error().to_string();
-  const auto json_bytes = serialize(std::move(*from_json));
+  const auto json_bytes = from_json->file_bytes();
   const auto file_bytes = committed->file_bytes();
   EXPECT_TRUE(std::equal(file_bytes.begin(), file_bytes.end(), json_bytes.begin(), json_bytes.end()))
       << base << ".nrt and " << base << ".nrt.json disagree";
@@ -150,12 +150,15 @@ TEST(Convert, RecognisesFormatsByContent) {
   const std::string dir = ::testing::TempDir();
   // A .nrt file with a misleading name is still read as .nrt.
   std::filesystem::copy_file("testdata/mlp.nrt", dir + "/mlp.bin", std::filesystem::copy_options::overwrite_existing);
-  ASSERT_TRUE(sniff_format(dir + "/mlp.bin").ok());
-  EXPECT_EQ(*sniff_format(dir + "/mlp.bin"), ProgramFormat::kNrt);
-  Status status = convert_program(dir + "/mlp.bin", dir + "/mlp.nrt.json", {});
+  auto head = read_file_head(dir + "/mlp.bin", kFormatHeadBytes);
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(format_from_head(*head, dir + "/mlp.bin"), ProgramFormat::kNrt);
+  Status status = convert_program(dir + "/mlp.bin", dir + "/mlp.nrt.json", {}, {});
   ASSERT_TRUE(status.ok()) << status.error().to_string();
-  EXPECT_EQ(*sniff_format(dir + "/mlp.nrt.json"), ProgramFormat::kNrtJson);
-  status = convert_program(dir + "/mlp.nrt.json", dir + "/back.nrt", {});
+  head = read_file_head(dir + "/mlp.nrt.json", kFormatHeadBytes);
+  ASSERT_TRUE(head.ok());
+  EXPECT_EQ(format_from_head(*head, dir + "/mlp.nrt.json"), ProgramFormat::kNrtJson);
+  status = convert_program(dir + "/mlp.nrt.json", dir + "/back.nrt", {}, {});
   ASSERT_TRUE(status.ok()) << status.error().to_string();
   auto original = read_file("testdata/mlp.nrt");
   auto back = read_file(dir + "/back.nrt");

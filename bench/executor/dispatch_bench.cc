@@ -16,7 +16,7 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "executor/runtime/executor.h"
 #include "testdata/program_builder.h"
 

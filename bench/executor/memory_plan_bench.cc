@@ -10,7 +10,7 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "executor/runtime/executor.h"
 #include "io/random_inputs.h"
 #include "tests/executor/transformer_block_program.h"

@@ -19,7 +19,7 @@
 #include "executor/comm/mpi_process_group.h"
 #include "io/random_inputs.h"
 #include "executor/comm/single_process_group.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
 namespace {

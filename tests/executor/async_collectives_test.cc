@@ -8,7 +8,7 @@
 
 #include "executor/runtime/executor.h"
 #include "executor/comm/pending_collectives.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
 namespace nrt::exec {

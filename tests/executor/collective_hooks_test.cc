@@ -18,7 +18,7 @@
 #include "executor/comm/nan_check.h"
 #include "executor/comm/single_process_group.h"
 #include "executor/comm/traced_process_group.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
 namespace nrt::exec {

@@ -5,8 +5,8 @@
 #include <cstdlib>
 
 #include "executor/comm/collective_schedule.h"
-#include "serializer/convert_program.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
+#include "serializer/open_program.h"
 #include "tests/runfile.h"
 
 namespace nrt::exec {
@@ -15,11 +15,9 @@ namespace {
 using nrt::testing::runfile;
 
 TEST(CollectiveSchedule, TorchFunctionalCollectivesInOrder) {
-  torch_export::AnyConvertOptions options;
-  options.from = torch_export::AnyFormat::kPt2;
-  auto program = torch_export::load_any_program(runfile("testdata/torch/collectives/model.pt2"), options);
-  ASSERT_TRUE(program.ok()) << program.error().to_string();
-  auto file = verify_in_memory(std::move(*program));
+  OpenOptions options;
+  options.format = ProgramFormat::kPt2;
+  auto file = open_program(runfile("testdata/torch/collectives/model.pt2"), options);
   ASSERT_TRUE(file.ok()) << file.error().to_string();
   const auto schedule = collective_schedule(file->program());
   ASSERT_EQ(schedule.size(), 2u);

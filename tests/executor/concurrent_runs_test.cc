@@ -11,8 +11,8 @@
 
 #include "executor/runtime/executor.h"
 #include "io/random_inputs.h"
-#include "serializer/convert_program.h"
-#include "serializer/torch_export/open_any.h"
+#include "serializer/open_program.h"
+#include "serializer/open_program.h"
 #include "tests/executor/transformer_block_program.h"
 #include "tests/runfile.h"
 
@@ -86,7 +86,7 @@ TEST(ConcurrentRuns, TransformerBlockFromEightThreadsMatchesOneThread) {
 }
 
 Result<std::unique_ptr<Executor>> load_torch(const std::string& model) {
-  NRT_TRY(file, torch_export::open_any_program(nrt::testing::runfile("testdata/torch/" + model + "/model.pt2")));
+  NRT_TRY(file, open_program(nrt::testing::runfile("testdata/torch/" + model + "/model.pt2")));
   return Executor::load(std::move(*file));
 }
 

@@ -7,7 +7,7 @@
 #include <cstring>
 
 #include "executor/runtime/executor.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 #include "tests/executor/tensor_literals.h"
 

@@ -5,7 +5,7 @@
 
 #include "executor/runtime/execution_plan.h"
 #include "testdata/program_builder.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "tests/executor/test_kernels.h"
 
 namespace nrt::testing {

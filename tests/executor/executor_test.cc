@@ -11,7 +11,7 @@
 #include "executor/runtime/executor.h"
 #include "executor/runtime/memory_planner.h"
 #include "testdata/program_builder.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "tests/executor/tensor_literals.h"
 #include "tests/executor/test_kernels.h"
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "tests/executor/transformer_block_program.h"
 
 int main(int argc, char** argv) {

@@ -6,7 +6,7 @@
 #include "executor/runtime/executor.h"
 #include "executor/runtime/memory_budget.h"
 #include "executor/runtime/storage.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
 namespace nrt::testing {

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "executor/comm/mpi_process_group.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
 namespace nrt::testing {

@@ -22,9 +22,9 @@
 #include "executor/runtime/kernel_library.h"
 #include "io/npy.h"
 #include "executor/runtime/tensor_copy.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "core/schema_enums.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
 #include "tests/runfile.h"
 
 namespace nrt::testing {
@@ -86,10 +86,9 @@ TEST(TorchCorpusTest, CorpusIsPresent) {
 
 // DIR/model.pt2 imported, verified and loaded; any failure is the error.
 Result<std::unique_ptr<exec::Executor>> load_model(const std::string& dir) {
-  torch_export::AnyConvertOptions options;
-  options.from = torch_export::AnyFormat::kPt2;
-  NRT_TRY(program, torch_export::load_any_program(dir + "/model.pt2", options));
-  NRT_TRY(file, verify_in_memory(std::move(*program)));
+  OpenOptions options;
+  options.format = ProgramFormat::kPt2;
+  NRT_TRY(file, open_program(dir + "/model.pt2", options));
   return exec::Executor::load(std::move(*file));
 }
 

@@ -18,7 +18,7 @@
 #include "serializer/program_file.h"
 #include "serializer/read_file.h"
 #include "serializer/regular_file.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
 #include "serializer/torch_export/pt2_archive.h"
 #include "tests/torch_export/test_files.h"
 
@@ -79,8 +79,8 @@ TEST(SpecialFiles, EveryReaderRefusesThemAtOnce) {
       {"read_file_head", [](const std::string& p) { return error_of(read_file_head(p, 16)); }},
       {"MappedFile", [](const std::string& p) { return error_of(MappedFile::open(p)); }},
       {"ProgramFile", [](const std::string& p) { return error_of(ProgramFile::open(p)); }},
-      {"sniff_any_format", [](const std::string& p) { return error_of(torch_export::sniff_any_format(p)); }},
-      {"load_any_program", [](const std::string& p) { return error_of(torch_export::load_any_program(p, {})); }},
+      {"open_program", [](const std::string& p) { return error_of(open_program(p)); }},
+      {"open_program(pt2)", [](const std::string& p) { return error_of(open_program(p, {.format = ProgramFormat::kPt2})); }},
       {"Pt2Reader", [](const std::string& p) { return error_of(torch_export::Pt2Reader::open(p)); }},
       {"read_npy", [](const std::string& p) { return error_of(exec::read_npy(p)); }},
       {"load_kernel_library", [](const std::string& p) { return error_of(exec::load_kernel_library(p)); }},

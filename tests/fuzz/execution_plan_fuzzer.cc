@@ -14,7 +14,7 @@
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/runtime/memory_budget.h"
 #include "io/random_inputs.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "serializer/json_form.h"
 
 namespace {

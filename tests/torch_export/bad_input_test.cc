@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "serializer/input_limits.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
 #include "serializer/torch_export/import_json.h"
 #include "serializer/torch_export/import_pt2.h"
 #include "serializer/torch_export/pt2_archive.h"
@@ -323,7 +323,7 @@ TEST_P(BadInput, IsACleanErrorAndWritesNothing) {
   const std::string in = dir + "/" + c.file;
   test::write_bytes(in, c.bytes());
   for (const char* out : {"out.nrt", "out.pt2", "out.json"}) {
-    auto status = convert_any_program(in, dir + "/" + out, {});
+    auto status = convert_program(in, dir + "/" + out, {}, {});
     ASSERT_FALSE(status.ok()) << c.name << " converted to " << out;
     EXPECT_EQ(status.error().code, c.code) << status.error().to_string();
     for (const auto& part : c.message_parts) {
@@ -341,7 +341,7 @@ TEST(BadInput, FailedConversionLeavesAnExistingOutputUntouched) {
   const std::string dir = test::scratch_dir("bad_existing");
   test::write_bytes(dir + "/m.json", text_bytes("{\"graph_module\": "));
   test::write_bytes(dir + "/out.nrt", text_bytes("previous"));
-  ASSERT_FALSE(convert_any_program(dir + "/m.json", dir + "/out.nrt", {}).ok());
+  ASSERT_FALSE(convert_program(dir + "/m.json", dir + "/out.nrt", {}, {}).ok());
   EXPECT_EQ(test::read_text(dir + "/out.nrt"), "previous");
   EXPECT_EQ(test::list_dir(dir).size(), 2u);
 }
@@ -427,7 +427,7 @@ TEST(BadInput, JsonFilesOverTheCapAreRefusedUnread) {
                                            Text{"m.nrt.json", "{\"graphs\": []}", kMaxNrtJsonBytes}}) {
     test::write_bytes(dir + "/" + name, text_bytes(content));
     std::filesystem::resize_file(dir + "/" + name, cap + 1);
-    auto status = convert_any_program(dir + "/" + name, dir + "/out.nrt", {});
+    auto status = convert_program(dir + "/" + name, dir + "/out.nrt", {}, {});
     ASSERT_FALSE(status.ok()) << name;
     EXPECT_EQ(status.error().code, ErrorCode::IoOpen) << status.error().to_string();
     EXPECT_NE(status.error().message.find("more than the " + std::to_string(cap)), std::string::npos)

@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "serializer/convert_program.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
+#include "serializer/open_program.h"
 #include "serializer/torch_export/export_json.h"
 #include "serializer/torch_export/import_json.h"
 #include "serializer/torch_export/import_pt2.h"
@@ -66,9 +66,10 @@ TEST_P(ConformanceTest, ImportsVerifiesAndRoundTrips) {
   // Verified through a real .nrt file.
   const std::string dir = test::scratch_dir(std::string("conformance_") + GetParam().file);
   ASSERT_TRUE(save_program(std::move(imported->program), dir + "/m.nrt", ProgramFormat::kNrt).ok());
-  auto loaded = load_program(dir + "/m.nrt", ProgramFormat::kNrt);
-  ASSERT_TRUE(loaded.ok()) << loaded.error().to_string();
-  const fb::ProgramT& program = loaded->program;
+  auto file = open_program(dir + "/m.nrt");
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  const auto loaded = unpack_program(*file);
+  const fb::ProgramT& program = loaded.program;
 
   ASSERT_EQ(program.entry_points.size(), 1u);
   const fb::GraphT& graph = *program.graphs[program.entry_points[0]];
@@ -121,16 +122,15 @@ TEST_P(ConformanceTest, ImportsVerifiesAndRoundTrips) {
 TEST_P(ConformanceTest, ConvertsThroughFiles) {
   ASSERT_FALSE(test::conformance_dir().empty()) << "conformance directory missing";
   const std::string dir = test::scratch_dir(std::string("convert_") + GetParam().file);
-  AnyConvertOptions options;
-  ASSERT_TRUE(convert_any_program(path_of(GetParam().file), dir + "/m.nrt", options).ok());
-  auto status = convert_any_program(dir + "/m.nrt", dir + "/back.json", options);
+  ASSERT_TRUE(convert_program(path_of(GetParam().file), dir + "/m.nrt", {}, {}).ok());
+  auto status = convert_program(dir + "/m.nrt", dir + "/back.json", {}, {});
   ASSERT_TRUE(status.ok()) << status.error().to_string();
   const auto source = nlohmann::json::parse(test::read_text(path_of(GetParam().file)));
   EXPECT_EQ(test::json_difference(source, nlohmann::json::parse(test::read_text(dir + "/back.json"))), "");
   // And into a .pt2 (no weights to carry: the parameters were never published) and back.
-  status = convert_any_program(dir + "/m.nrt", dir + "/m.pt2", options);
+  status = convert_program(dir + "/m.nrt", dir + "/m.pt2", {}, {});
   ASSERT_TRUE(status.ok()) << status.error().to_string();
-  ASSERT_TRUE(convert_any_program(dir + "/m.pt2", dir + "/again.nrt", options).ok());
+  ASSERT_TRUE(convert_program(dir + "/m.pt2", dir + "/again.nrt", {}, {}).ok());
   EXPECT_EQ(test::read_bytes(dir + "/m.nrt"), test::read_bytes(dir + "/again.nrt"));
 }
 
@@ -180,7 +180,7 @@ TEST(Conformance, LegacyArchiveIsRefusedByName) {
   EXPECT_NE(imported.error().message.find("serialized_exported_program.json"), std::string::npos);
 
   const std::string dir = test::scratch_dir("legacy");
-  auto status = convert_any_program(legacy, dir + "/out.nrt", {});
+  auto status = convert_program(legacy, dir + "/out.nrt", {}, {});
   ASSERT_FALSE(status.ok());
   EXPECT_FALSE(std::filesystem::exists(dir + "/out.nrt"));
   EXPECT_TRUE(test::list_dir(dir).empty());

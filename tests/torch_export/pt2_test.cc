@@ -10,9 +10,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "serializer/program_file.h"
-#include "serializer/torch_export/convert_any.h"
+#include "serializer/open_program.h"
 #include "serializer/torch_export/export_pt2.h"
 #include "serializer/torch_export/import_pt2.h"
 #include "serializer/torch_export/operator_target.h"
@@ -182,11 +182,10 @@ TEST(Pt2, ExportIsAlignedInTorchLayoutAndImportsIdentically) {
 TEST(Pt2, FilesRoundTripPt2NrtPt2Nrt) {
   const std::string dir = test::scratch_dir("pt2_files");
   test::write_bytes(dir + "/source.pt2", SharedStorageArchive().archive());
-  AnyConvertOptions options;
-  ASSERT_TRUE(convert_any_program(dir + "/source.pt2", dir + "/first.nrt", options).ok());
-  auto status = convert_any_program(dir + "/first.nrt", dir + "/again.pt2", options);
+  ASSERT_TRUE(convert_program(dir + "/source.pt2", dir + "/first.nrt", {}, {}).ok());
+  auto status = convert_program(dir + "/first.nrt", dir + "/again.pt2", {}, {});
   ASSERT_TRUE(status.ok()) << status.error().to_string();
-  ASSERT_TRUE(convert_any_program(dir + "/again.pt2", dir + "/second.nrt", options).ok());
+  ASSERT_TRUE(convert_program(dir + "/again.pt2", dir + "/second.nrt", {}, {}).ok());
   EXPECT_EQ(test::read_bytes(dir + "/first.nrt"), test::read_bytes(dir + "/second.nrt"));
   auto reader = Pt2Reader::open(dir + "/again.pt2");
   ASSERT_TRUE(reader.ok());
@@ -430,8 +429,10 @@ TEST(NrtCorpus, ExportsToTorchOrRefusesCleanly) {
   for (const auto& name : test::list_dir(dir)) {
     if (name.size() < 4 || name.substr(name.size() - 4) != ".nrt") continue;
     SCOPED_TRACE(name);
-    auto program = load_program(dir + "/" + name, ProgramFormat::kNrt);
-    ASSERT_TRUE(program.ok()) << program.error().to_string();
+    auto file = open_program(dir + "/" + name);
+    ASSERT_TRUE(file.ok()) << file.error().to_string();
+    const ProgramWithWeights unpacked = unpack_program(*file);
+    const ProgramWithWeights* program = &unpacked;
     auto archive = export_pt2(*program, {});
     if (!archive) {
       EXPECT_TRUE(archive.error().code == codes::kNotExpressible || archive.error().code == codes::kUnmappedEnumValue)

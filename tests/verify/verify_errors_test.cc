@@ -19,7 +19,7 @@
 
 #include "flatbuffers/flatbuffers.h"
 #include "serializer/container.h"
-#include "serializer/convert_program.h"
+#include "serializer/open_program.h"
 #include "core/error.h"
 #include "serializer/json_form.h"
 #include "serializer/program_file.h"
@@ -293,17 +293,17 @@ std::vector<Case> container_cases() {
          return error_of(write_program_file("/nonexistent-nrt-dir/out.nrt", p.program, spans));
        },
        {"/nonexistent-nrt-dir/out.nrt"}},
-      {"NeitherContainerNorJson",
+      {"OutputNameWithoutFormat",
        ErrorCode::UnknownFormat,
        [] {
          const std::string path = temp_path("not_a_program.bin");
          std::FILE* f = std::fopen(path.c_str(), "wb");
          std::fputs("GIF89a", f);
          std::fclose(f);
-         auto format = sniff_format(path);
-         return format.ok() ? Error{} : format.error();
+         // An output name that says no format: convert refuses before reading the input.
+         return error_of(convert_program(path, temp_path("not_a_program.out"), {}, {}));
        },
-       {"not_a_program.bin"}},
+       {"not_a_program.out", "--to"}},
       {"StorageSpanCountDiffers",
        ErrorCode::InvalidArgument,
        [] {
