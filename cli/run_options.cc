@@ -5,58 +5,58 @@
 namespace nrt::cli {
 
 void add_run_options(CLI::App& app, RunOptions& options) {
-  app.add_option("FILE", options.file,
+  app.add_option("FILE", options.job.file,
                  "Program to run: .nrt, .nrt.json, or torch.export .pt2 / JSON ({rank} in FILE: each rank runs its own "
                  "program, as torch exports one per rank)")
       ->required();
-  app.add_option("--graph", options.graph, "Graph to run (default: the first entry point)");
-  app.add_option("--input", options.inputs,
+  app.add_option("--graph", options.job.graph, "Graph to run (default: the first entry point)");
+  app.add_option("--input", options.job.inputs,
                  "A user input from a .npy file: NAME=PATH.npy (repeatable; {rank} in PATH is the rank)")
       ->type_name("NAME=PATH");
-  app.add_option("--random-inputs", options.random_seed,
+  app.add_option("--random-inputs", options.job.random_seed,
                  "Generate the user inputs not given with --input, deterministically from SEED "
                  "(SplitMix64; floats uniform in [-1, 1), integers in [0, 10), bools 0/1; symbolic sizes take "
                  "the file's hints)")
       ->type_name("SEED");
-  app.add_option("--output-dir", options.output_dir,
+  app.add_option("--output-dir", options.job.output_dir,
                  "Write each user output to DIR/<name>.npy ({rank} in DIR is the rank; required with several ranks)")
       ->type_name("DIR");
-  app.add_flag("--local-outputs", options.local_outputs,
+  app.add_flag("--local-outputs", options.job.local_outputs,
                "DTensor programs: write (and compare) each rank's local shard of every DTensor output, in the "
                "placements the program declares, instead of its global value (docs/DISTRIBUTED.md)");
-  app.add_option("--expect", options.expect_dir,
+  app.add_option("--expect", options.job.expect_dir,
                  "Compare each user output with DIR/<name>.npy (fails only where both tolerances are exceeded; "
                  "{rank} in DIR is the rank)")
       ->type_name("DIR");
-  app.add_option("--kernel-library", options.kernel_libraries,
+  app.add_option("--kernel-library", options.job.kernel_libraries,
                  "Load kernels for custom operators from this shared library before loading the program "
                  "(repeatable; docs/EXECUTOR.md)")
       ->type_name("PATH")
       ->check(CLI::ExistingFile);
-  app.add_flag("--kernel-library-override", options.kernel_library_override,
+  app.add_flag("--kernel-library-override", options.job.kernel_library_override,
                "Let --kernel-library replace kernels nrt already has, built-in or from another library (each "
                "replacement is warned about); without it such a library is refused");
-  app.add_option("--atol", options.atol, "Absolute tolerance, a finite number >= 0 (default 1e-5)")
+  app.add_option("--atol", options.job.atol, "Absolute tolerance, a finite number >= 0 (default 1e-5)")
       ->check(finite_non_negative());
-  app.add_option("--rtol", options.rtol, "Relative tolerance, a finite number >= 0 (default 1e-5)")
+  app.add_option("--rtol", options.job.rtol, "Relative tolerance, a finite number >= 0 (default 1e-5)")
       ->check(finite_non_negative());
-  app.add_option("--max-memory", options.max_memory,
+  app.add_option("--max-memory", options.job.max_memory,
                  "Memory budget for the tensors of the run, e.g. 512M or 8G (default: NRT_MAX_MEMORY, else the "
                  "machine's available memory); a plan or allocation past it fails with NRT-E1008")
       ->type_name("SIZE")
       ->check(memory_size());
-  app.add_option("--repeat", options.repeat, "Run N times and report the median time (default 1)")
+  app.add_option("--repeat", options.job.repeat, "Run N times and report the median time (default 1)")
       ->check(CLI::Range(1, 1000000));
   app.add_flag("--json", options.json,
                "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "
                "and \"world_size\", all printed by rank 0 in rank order; a rank whose run fails prints its own line "
                "before the job is ended)");
-  app.add_flag("--poison-freed", options.poison_freed,
+  app.add_flag("--poison-freed", options.job.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
-  app.add_flag("--profile", options.profile,
+  app.add_flag("--profile", options.job.profile,
                "Print the time per op target and per node (count, total, mean, share of all nodes), over every "
                "run of --repeat");
-  app.add_option("--profile-trace", options.profile_trace,
+  app.add_option("--profile-trace", options.job.profile_trace,
                  "Write the last run's nodes as Chrome trace-event JSON to FILE (chrome://tracing, Perfetto): one "
                  "event per node with its target, name and argument shapes ({rank} in FILE is the rank)")
       ->type_name("FILE");

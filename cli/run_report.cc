@@ -35,21 +35,6 @@ std::string number(double v) {
 
 }  // namespace
 
-double RunReport::median_ms() const {
-  if (times_ms.empty()) return 0;
-  std::vector<double> sorted = times_ms;
-  std::sort(sorted.begin(), sorted.end());
-  const size_t n = sorted.size();
-  return n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-}
-
-bool RunReport::all_match() const {
-  for (const auto& out : outputs) {
-    if (out.comparison && !out.comparison->ok) return false;
-  }
-  return true;
-}
-
 void print_run_text(const RunReport& report, std::FILE* out) {
   std::fprintf(out, "program: %s, graph '%s' on %s\n", report.file.c_str(), report.graph.c_str(), report.device.c_str());
   if (report.world_size > 1) std::fprintf(out, "ranks: %d (this report is rank 0's)\n", report.world_size);

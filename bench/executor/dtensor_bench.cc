@@ -29,20 +29,17 @@
 #include "bench/executor/mpi_timing.h"
 #include "bench/resident_memory.h"
 #include "bench/scratch_dir.h"
-#include "executor/comm/collective_hooks.h"
-#include "executor/dtensor/shard_plan.h"
-#include "executor/dtensor/sharded_program.h"
-#include "executor/runtime/executor.h"
 #include "executor/comm/mpi_process_group.h"
-#include "executor/comm/traced_process_group.h"
+#include "executor/comm/rank_world.h"
+#include "executor/dtensor/shard_plan.h"
 #include "serializer/program_file.h"
+#include "session/session.h"
 #include "serializer/write_program.h"
 #include "testdata/program_builder.h"
 
 namespace {
 
 using nrt::Error;
-using nrt::ProgramFile;
 using nrt::ProgramWithWeights;
 using nrt::Result;
 using nrt::ScalarType;
@@ -160,49 +157,38 @@ bool write_shared(const std::string& path, ProgramWithWeights program) {
   return all == 1;
 }
 
-// A program loaded for this rank: whole (the baseline), or sharded by a plan with its groups
-// traced for the bytes sent.
+// A program opened for this rank through the library's entry point (session/session.h): whole,
+// by every rank alone (the baseline), or sharded by a plan over the world, its groups traced for
+// the bytes sent.
 struct Loaded {
-  std::unique_ptr<nrt::exec::Executor> executor;
-  nrt::exec::NamedInputs inputs;
-  std::shared_ptr<nrt::exec::CollectiveTracing> tracing;
+  std::unique_ptr<nrt::Session> session;
+  nrt::exec::NamedInputs inputs;  // global
 };
 
+nrt::exec::RankWorld the_world;
+
 Result<Loaded> load(const std::string& path, const std::string& plan_json, nrt::exec::NamedInputs global_inputs) {
-  auto file = ProgramFile::open(path);
-  if (!file) return file.error();
   Loaded loaded;
   loaded.inputs = std::move(global_inputs);
   if (plan_json.empty()) {
-    auto executor = nrt::exec::Executor::load(std::move(*file));
-    if (!executor) return executor.error();
-    loaded.executor = std::move(*executor);
+    auto session = nrt::Session::open(path);
+    if (!session) return session.error();
+    loaded.session = std::move(*session);
     return loaded;
   }
+  nrt::SessionOptions options;
   auto plan = nrt::dist::parse_shard_plan(plan_json);
   if (!plan) return plan.error();
-  auto program = nrt::dist::apply_shard_plan(file->program(), *plan);
-  if (!program) return program.error();
-  auto dtensor_file = ProgramFile::with_program(*file, *program);
-  if (!dtensor_file) return dtensor_file.error();
-  auto sharded = nrt::dist::shard_program_file(*dtensor_file, {rank, world_size, "", true});
-  if (!sharded) return sharded.error();
-  auto registry = nrt::exec::mpi_process_registry(sharded->file.program());
-  if (!registry) return registry.error();
-  loaded.tracing = std::make_shared<nrt::exec::CollectiveTracing>(nrt::exec::CollectiveHooksOptions{}, rank, world_size);
-  nrt::exec::trace_process_groups(*registry, loaded.tracing);
-  nrt::exec::ExecutorOptions options;
-  options.process_groups = std::make_shared<const nrt::exec::ProcessGroupRegistry>(std::move(*registry));
-  auto executor = nrt::exec::Executor::load(std::move(sharded->file), options);
-  if (!executor) return executor.error();
-  loaded.executor = std::move(*executor);
-  if (auto s = nrt::dist::shard_user_inputs(sharded->plan, loaded.inputs); !s) return s.error();
+  options.shard_plan = std::move(*plan);
+  auto session = nrt::Session::open(path, the_world, options);
+  if (!session) return session.error();
+  loaded.session = std::move(*session);
   return loaded;
 }
 
 // One run; its first output, a tensor.
 Result<Tensor> run_once(Loaded& loaded) {
-  auto outputs = loaded.executor->run(loaded.inputs);
+  auto outputs = loaded.session->run(loaded.inputs, nrt::InputsAre::kGlobal);
   if (!outputs) return outputs.error();
   const auto* tensor = outputs->empty() ? nullptr : std::get_if<Tensor>(&(*outputs)[0].value);
   if (tensor == nullptr) return nrt::make_error(nrt::ErrorCode::Internal, "the first output is not a tensor");
@@ -217,7 +203,6 @@ Result<Tensor> timed_runs(Loaded& loaded, int iterations, double* seconds) {
   *seconds = nrt::bench::slowest_median_seconds(
       iterations,
       [&] {
-        if (loaded.tracing) loaded.tracing->counts.reset();  // the bytes of one run
         auto out = run_once(loaded);
         if (!out) {
           problem = out.error();
@@ -270,7 +255,7 @@ bool bench_mlp(const std::string& dir, bool smoke) {
     scale = std::max(scale, static_cast<double>(std::fabs(expected->data<float>()[i])));
     worst = std::max(worst, static_cast<double>(std::fabs(expected->data<float>()[i] - got->data<float>()[i])));
   }
-  const int64_t sent = max_over_ranks(sharded->tracing->counts.bytes_sent());
+  const int64_t sent = max_over_ranks(sharded->session->tracing()->counts.bytes_sent());
   const int64_t minimum = nrt::exec::ring_bytes_sent("all_reduce", world_size, 0, batch * d * 4);
   say("mlp d=%.0f hidden=%.0f batch 32: ", static_cast<double>(d), static_cast<double>(4 * d));
   say("np 1 %.3f ms, np %.0f %.3f ms per run, speedup %.2fx\n", t_whole * 1e3, world_size, t_sharded * 1e3,
@@ -306,8 +291,8 @@ bool bench_argmax(const std::string& dir, bool smoke) {
   auto gathered = timed_runs(*gather, iterations, &t_gather);
   if (!agree(expected && got && gathered)) return fail("a run failed");
   const bool same = std::memcmp(expected->data<int64_t>(), got->data<int64_t>(), rows * sizeof(int64_t)) == 0;
-  const int64_t exchange_bytes = max_over_ranks(exchange->tracing->counts.bytes_sent());
-  const int64_t gather_bytes = max_over_ranks(gather->tracing->counts.bytes_sent());
+  const int64_t exchange_bytes = max_over_ranks(exchange->session->tracing()->counts.bytes_sent());
+  const int64_t gather_bytes = max_over_ranks(gather->session->tracing()->counts.bytes_sent());
   say("argmax over a %.0f vocabulary, %.0f rows, on %.0f ranks: ", static_cast<double>(vocab),
       static_cast<double>(rows), world_size);
   const double exchange_over_gather = gather_bytes > 0 ? double(exchange_bytes) / double(gather_bytes) : 1.0;
@@ -365,17 +350,14 @@ int main(int argc, char** argv) {
     std::printf("dtensor_bench: no launcher, nothing to shard; run under mpirun -np 2\n");
     return 0;
   }
-  if (auto s = nrt::exec::init_mpi(); !s) {
-    fail(s.error().to_string());
-    return 1;
-  }
-  auto world = nrt::exec::mpi_world();
+  auto world = nrt::exec::join_rank_world("dtensor_bench world");
   if (!world) {
     fail(world.error().to_string());
     return 1;
   }
-  rank = world->rank;
-  world_size = world->size;
+  the_world = std::move(*world);
+  rank = the_world.rank;
+  world_size = the_world.size;
   // One machine: rank 0's scratch directory holds the programs every rank opens.
   std::optional<nrt::bench::ScratchDir> scratch;
   if (rank == 0) scratch.emplace("dtensor_bench");

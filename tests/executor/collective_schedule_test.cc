@@ -6,7 +6,6 @@
 
 #include "executor/comm/collective_schedule.h"
 #include "serializer/open_program.h"
-#include "serializer/open_program.h"
 #include "tests/runfile.h"
 
 namespace nrt::exec {

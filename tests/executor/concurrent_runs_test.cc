@@ -12,7 +12,6 @@
 #include "executor/runtime/executor.h"
 #include "io/random_inputs.h"
 #include "serializer/open_program.h"
-#include "serializer/open_program.h"
 #include "tests/executor/transformer_block_program.h"
 #include "tests/runfile.h"
 

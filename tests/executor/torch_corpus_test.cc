@@ -24,7 +24,6 @@
 #include "executor/runtime/tensor_copy.h"
 #include "serializer/open_program.h"
 #include "core/schema_enums.h"
-#include "serializer/open_program.h"
 #include "tests/runfile.h"
 
 namespace nrt::testing {

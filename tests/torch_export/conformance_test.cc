@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include "serializer/open_program.h"
-#include "serializer/open_program.h"
 #include "serializer/torch_export/export_json.h"
 #include "serializer/torch_export/import_json.h"
 #include "serializer/torch_export/import_pt2.h"

@@ -12,7 +12,6 @@
 
 #include "serializer/open_program.h"
 #include "serializer/program_file.h"
-#include "serializer/open_program.h"
 #include "serializer/torch_export/export_pt2.h"
 #include "serializer/torch_export/import_pt2.h"
 #include "serializer/torch_export/operator_target.h"

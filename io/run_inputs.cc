@@ -1,27 +1,27 @@
-#include "cli/run_inputs.h"
+#include "io/run_inputs.h"
 
 #include <set>
 
 #include "io/npy.h"
 #include "io/random_inputs.h"
 
-namespace nrt::cli {
+namespace nrt::exec {
 namespace {
 
-Result<exec::RuntimeValue> scalar_from_array(const exec::Tensor& t, const std::string& what) {
+Result<RuntimeValue> scalar_from_array(const Tensor& t, const std::string& what) {
   if (t.numel() != 1) return make_error(ErrorCode::InvalidArgument, what + " must hold a single integer");
   switch (t.dtype()) {
-    case exec::ScalarType::INT64: return exec::RuntimeValue{t.data<int64_t>()[0]};
-    case exec::ScalarType::INT32: return exec::RuntimeValue{static_cast<int64_t>(t.data<int32_t>()[0])};
+    case ScalarType::INT64: return RuntimeValue{t.data<int64_t>()[0]};
+    case ScalarType::INT32: return RuntimeValue{static_cast<int64_t>(t.data<int32_t>()[0])};
     default: return make_error(ErrorCode::InvalidArgument, what + " must be an int64 or int32 array");
   }
 }
 
 }  // namespace
 
-Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescription>& declared,
+Result<NamedInputs> load_run_inputs(const std::vector<InputDescription>& declared,
                                           const std::vector<std::string>& specs, std::optional<uint64_t> random_seed) {
-  exec::NamedInputs inputs;
+  NamedInputs inputs;
   std::set<std::string, std::less<>> given;
   for (const auto& spec : specs) {
     const auto eq = spec.find('=');
@@ -30,7 +30,7 @@ Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescripti
     }
     const std::string name = spec.substr(0, eq);
     const std::string path = spec.substr(eq + 1);
-    const exec::InputDescription* input = nullptr;
+    const InputDescription* input = nullptr;
     for (const auto& d : declared) {
       if (d.name == name) input = &d;
     }
@@ -47,7 +47,7 @@ Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescripti
       inputs[name] = std::move(*value);
       continue;
     }
-    if (input->dtype != exec::ScalarType::UNKNOWN) {
+    if (input->dtype != ScalarType::UNKNOWN) {
       NRT_TRY(adapted, exec::convert_npy_for(*tensor, input->dtype, path));
       inputs[name] = std::move(*adapted);
     } else {
@@ -61,4 +61,4 @@ Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescripti
   return inputs;
 }
 
-}  // namespace nrt::cli
+}  // namespace nrt::exec

@@ -11,10 +11,10 @@
 
 #include "executor/runtime/executor.h"
 
-namespace nrt::cli {
+namespace nrt::exec {
 
 // `declared`: the graph's user inputs (Executor::user_inputs; global sizes for DTensor inputs).
-Result<exec::NamedInputs> load_run_inputs(const std::vector<exec::InputDescription>& declared,
+Result<NamedInputs> load_run_inputs(const std::vector<InputDescription>& declared,
                                           const std::vector<std::string>& specs, std::optional<uint64_t> random_seed);
 
-}  // namespace nrt::cli
+}  // namespace nrt::exec

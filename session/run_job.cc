@@ -1,0 +1,220 @@
+#include "session/run_job.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+
+#include "executor/comm/mpi_process_group.h"
+#include "executor/runtime/memory_budget.h"
+#include "io/npy.h"
+#include "io/output_files.h"
+#include "io/run_inputs.h"
+#include "serializer/atomic_file.h"
+#include "serializer/program_text.h"
+#include "session/session.h"
+
+namespace nrt {
+namespace {
+
+RunOutcome failed(exec::RankWorld world, Error error) {
+  RunOutcome outcome;
+  outcome.status = RunStatus::kFailed;
+  outcome.error = std::move(error);
+  outcome.world = std::move(world);
+  return outcome;
+}
+
+[[noreturn]] void abandon(const RunJob& job, const Error& error) {
+  if (job.abandon) job.abandon(error);
+  spdlog::error("{}", error.to_string());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  exec::abort_mpi_world(2);
+}
+
+// max_memory, else NRT_MAX_MEMORY, else the executor's default (the available memory). A bad
+// value is an error, never a silent default.
+Status apply_memory_budget(const std::string& max_memory) {
+  std::string text = max_memory;
+  std::string source = "--max-memory";
+  if (text.empty()) {
+    const char* variable = std::getenv("NRT_MAX_MEMORY");
+    if (variable == nullptr || variable[0] == '\0') return {};
+    text = variable;
+    source = "NRT_MAX_MEMORY";
+  }
+  auto bytes = exec::parse_memory_size(text);
+  if (!bytes) return make_error(bytes.error().code, source + ": " + bytes.error().message);
+  exec::set_memory_budget(*bytes);
+  return {};
+}
+
+// Collective: ranks writing into one directory would overwrite each other's outputs. The
+// directories are compared as resolved on each rank, so `--output-dir out$OMPI_COMM_WORLD_RANK`
+// (expanded by a shell per rank) is as good as `--output-dir 'out_{rank}'`.
+std::optional<Error> shared_output_dir(const std::string& output_dir, const exec::RankWorld& world) {
+  std::string resolved;
+  if (!output_dir.empty()) {
+    std::error_code ec;
+    resolved = std::filesystem::weakly_canonical(std::filesystem::absolute(output_dir, ec), ec).string();
+    if (ec) resolved = output_dir;
+  }
+  NRT_TRY(dirs, world.gather_texts(resolved));
+  for (size_t r = 0; r < dirs->size(); ++r) {
+    if ((*dirs)[r].empty()) continue;
+    std::vector<int> sharing;
+    for (size_t q = 0; q < dirs->size(); ++q) {
+      if ((*dirs)[q] == (*dirs)[r]) sharing.push_back(static_cast<int>(q));
+    }
+    if (sharing.size() > 1) {
+      return make_error(ErrorCode::InvalidArgument,
+                        "ranks [" + exec::rank_list(sharing) + "] would write their outputs into one directory, " +
+                            (*dirs)[r] + ", overwriting each other; give each rank its own (--output-dir 'out_{rank}')");
+    }
+  }
+  return std::nullopt;
+}
+
+// `job` with {rank} replaced in every path.
+RunJob for_rank(RunJob job, int rank) {
+  job.file = exec::with_rank(job.file, rank);
+  job.output_dir = exec::with_rank(job.output_dir, rank);
+  job.expect_dir = exec::with_rank(job.expect_dir, rank);
+  job.profile_trace = exec::with_rank(job.profile_trace, rank);
+  for (auto& input : job.inputs) input = exec::with_rank(input, rank);
+  return job;
+}
+
+}  // namespace
+
+RunOutcome run_job(const RunJob& given) {
+  if (Status s = apply_memory_budget(given.max_memory); !s) return failed({}, s.error());
+  auto joined = exec::join_rank_world(given.world_name);
+  if (!joined) return failed({}, joined.error());
+  const exec::RankWorld world = std::move(*joined);
+  if (given.joined) given.joined(world);
+  const RunJob job = for_rank(given, world.rank);
+
+  SessionOptions options;
+  options.graph = job.graph;
+  options.per_rank_program = given.file.find("{rank}") != std::string::npos;
+  options.local_outputs = job.local_outputs;
+  if (job.poison_freed) options.poison_freed = true;
+  options.kernel_libraries = job.kernel_libraries;
+  options.kernel_library_override = job.kernel_library_override;
+  // Warnings quote the file's own text: escaped, as every printer of it is.
+  options.open.warn = [&job](const std::string& line) { spdlog::warn("{}: {}", job.file, printable(line)); };
+  options.abandon = [&job](const Error& error) { abandon(job, error); };
+  auto opened = Session::open(job.file, world, options);
+  if (!opened) return failed(world, opened.error());
+  Session& session = **opened;
+
+  // Global outputs of a DTensor program are the same on every rank: into one directory, rank 0
+  // writes them.
+  std::optional<Error> problem;
+  bool rank_zero_writes = false;
+  if (world.launched()) {
+    if (auto shared = shared_output_dir(job.output_dir, world)) {
+      if (!session.outputs_are_global()) problem = *shared;
+      rank_zero_writes = true;
+    }
+  }
+  const bool writes = !job.output_dir.empty() && (!rank_zero_writes || world.rank == 0);
+  exec::NamedInputs inputs;
+  if (!problem) {
+    auto loaded = exec::load_run_inputs(session.inputs(InputsAre::kGlobal), job.inputs, job.random_seed);
+    if (loaded) {
+      inputs = std::move(*loaded);
+    } else {
+      problem = loaded.error();
+    }
+  }
+  if (!problem && writes) {
+    std::error_code ec;
+    std::filesystem::create_directories(job.output_dir, ec);
+    if (ec) problem = make_error(ErrorCode::IoWrite, job.output_dir + ": cannot create directory: " + ec.message());
+  }
+  if (world.launched()) {
+    auto agreed = exec::failed_stage(world, !problem.has_value(), "preparing the run");
+    if (!agreed) abandon(job, agreed.error());
+    if (!problem && *agreed) problem = **agreed;
+  }
+  if (problem) return failed(world, *problem);
+
+  RunReport report;
+  report.file = job.file;
+  report.world_size = world.size;
+  report.graph = session.plan().graph_name;
+  report.device = session.plan().device.to_string();
+  report.atol = job.atol;
+  report.rtol = job.rtol;
+  std::vector<exec::NamedOutput> outputs;
+  std::optional<exec::RunProfile> profile;
+  if (job.profile || !job.profile_trace.empty()) {
+    profile.emplace(!job.profile_trace.empty());
+    session.set_profile(&*profile);
+  }
+  for (int r = 0; r < job.repeat; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    auto result = session.run(inputs, InputsAre::kGlobal);
+    const auto stop = std::chrono::steady_clock::now();
+    if (!result) {
+      if (world.size > 1) abandon(job, result.error());
+      return failed(world, result.error());
+    }
+    report.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
+    if (r + 1 == job.repeat) outputs = std::move(*result);
+  }
+  if (profile) {
+    session.set_profile(nullptr);
+    if (job.profile) {
+      report.profile_targets = exec::profile_by_target(*profile, session.plan());
+      report.profile_nodes = exec::profile_by_node(*profile, session.plan());
+    }
+    if (!job.profile_trace.empty()) {
+      const std::string trace = exec::chrome_trace_json(*profile, session.plan(), world.rank);
+      const auto* bytes = reinterpret_cast<const uint8_t*>(trace.data());
+      if (Status s = write_file_atomically(job.profile_trace, {bytes, trace.size()}); !s) return failed(world, s.error());
+    }
+  }
+  if (session.tracing()) report.collectives = session.tracing()->counts.snapshot();
+  const auto& memory = session.memory_plan();
+  report.arena_bytes = memory.arena_bytes;
+  report.naive_bytes = memory.naive_bytes;
+  report.live_peak_bytes = memory.live_peak_bytes;
+
+  for (const auto& output : outputs) {
+    OutputReport entry;
+    entry.name = output.name;
+    auto tensor = exec::output_tensor(output, &entry.type);
+    if (!tensor) return failed(world, tensor.error());
+    if ((!job.output_dir.empty() || !job.expect_dir.empty()) && !exec::safe_file_name(output.name)) {
+      return failed(world, make_error(ErrorCode::InvalidArgument,
+                                      "output name '" + output.name + "' cannot be used as a file name"));
+    }
+    if (writes) {
+      entry.path = (std::filesystem::path(job.output_dir) / (output.name + ".npy")).string();
+      if (Status s = exec::write_npy(entry.path, *tensor); !s) return failed(world, s.error());
+    }
+    if (!job.expect_dir.empty()) {
+      entry.expected = (std::filesystem::path(job.expect_dir) / (output.name + ".npy")).string();
+      auto expected = exec::read_npy(entry.expected);
+      if (!expected) return failed(world, expected.error());
+      entry.comparison = exec::compare_tensors(*tensor, *expected, exec::Tolerance{job.atol, job.rtol});
+    }
+    report.outputs.push_back(std::move(entry));
+  }
+
+  RunOutcome outcome;
+  outcome.status = report.all_match() ? RunStatus::kOk : RunStatus::kMismatch;
+  if (outcome.status == RunStatus::kMismatch) spdlog::error("outputs do not match {}", job.expect_dir);
+  outcome.report = std::move(report);
+  outcome.world = world;
+  return outcome;
+}
+
+}  // namespace nrt

@@ -1,0 +1,59 @@
+// A run as the tools make one (nrt-run, and the Python package's run of files): join the world of
+// ranks (mpirun or none), open a Session, take inputs from .npy files or generate them, run it
+// `repeat` times, profile, write the outputs as .npy files and compare them with expected ones.
+// {rank} in the file, input paths, output, expect and trace paths is the world rank.
+//
+// Under a launcher every rank calls it. Failures before the run are agreed (every rank returns
+// the same failure); a rank whose run fails, or whose agreement collective fails, calls
+// `abandon`, since the others may be waiting for it in a collective.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "executor/comm/rank_world.h"
+#include "session/run_report.h"
+
+namespace nrt {
+
+struct RunJob {
+  std::string file;                    // {rank} in it: each rank runs its own program
+  std::string graph;                   // empty: the first entry point
+  std::vector<std::string> inputs;     // NAME=PATH.npy
+  std::optional<uint64_t> random_seed; // generate the inputs not given (io/random_inputs.h)
+  std::vector<std::string> kernel_libraries;
+  bool kernel_library_override = false;
+  std::string output_dir;              // empty: outputs are not written
+  bool local_outputs = false;          // DTensor outputs: each rank's shard, not the global value
+  std::string expect_dir;              // empty: outputs are not compared
+  double atol = 1e-5;
+  double rtol = 1e-5;
+  int repeat = 1;
+  std::string max_memory;              // "512M"; empty: NRT_MAX_MEMORY, else the executor's default
+  bool poison_freed = false;
+  bool profile = false;                // time per op target and per node
+  std::string profile_trace;           // Chrome trace-event JSON of the last run
+  std::string world_name = "nrt world";
+  // Called once the world is joined, before anything else (e.g. to name the rank in log lines).
+  std::function<void(const exec::RankWorld&)> joined;
+  // Ends the job from a rank that cannot go on (see above); must not return. Default: log, flush
+  // and end every rank (exec::abort_mpi_world).
+  std::function<void(const Error&)> abandon;
+};
+
+enum class RunStatus { kOk, kMismatch, kFailed };
+
+struct RunOutcome {
+  RunStatus status = RunStatus::kOk;
+  std::optional<Error> error;       // kFailed
+  std::optional<RunReport> report;  // the run completed
+  exec::RankWorld world;            // where it ran (a world of one when joining failed)
+};
+
+RunOutcome run_job(const RunJob& job);
+
+}  // namespace nrt

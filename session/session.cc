@@ -1,0 +1,182 @@
+#include "session/session.h"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string_view>
+
+#include "executor/comm/dump_on_signal.h"
+#include "executor/comm/mpi_process_group.h"
+#include "executor/dtensor/sharded_program.h"
+#include "executor/runtime/kernel_library.h"
+
+namespace nrt {
+namespace {
+
+constexpr int kAbandonExitCode = 1;
+
+[[noreturn]] void default_abandon(const Error& error) {
+  spdlog::error("{}", error.to_string());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  exec::abort_mpi_world(kAbandonExitCode);
+}
+
+// The ranks of one open: every rank learns whether any failed a stage, so that all stop together.
+class Agreement {
+ public:
+  Agreement(const exec::RankWorld& world, const SessionOptions& options) : world_(world), options_(options) {}
+
+  // Collective under a launcher: this rank's problem (if any) or the agreed error of another.
+  std::optional<Error> stage(const std::optional<Error>& problem, const char* name) const {
+    if (!world_.launched()) return problem;
+    auto failed = exec::failed_stage(world_, !problem.has_value(), name);
+    if (!failed) abandon(failed.error());
+    if (problem) return problem;
+    return *failed;
+  }
+
+  // Collective: the ranks hold the same program (or, per-rank files, the same collective schedule).
+  std::optional<Error> program(const ProgramFile& file) const {
+    if (!world_.launched()) return std::nullopt;
+    auto mismatch = exec::program_mismatch(world_, file.program(), options_.per_rank_program);
+    if (!mismatch) abandon(mismatch.error());
+    return *mismatch;
+  }
+
+  [[noreturn]] void abandon(const Error& error) const {
+    if (options_.abandon) options_.abandon(error);
+    default_abandon(error);
+  }
+
+ private:
+  const exec::RankWorld& world_;
+  const SessionOptions& options_;
+};
+
+std::optional<Error> load_kernel_libraries(const SessionOptions& options) {
+  for (const auto& library : options.kernel_libraries) {
+    auto loaded = exec::load_kernel_library(library, exec::KernelRegistry::global(), options.kernel_library_override);
+    if (!loaded) return loaded.error();
+    spdlog::info("{}: {} kernel(s)", library, loaded->targets.size());
+    for (const auto& replaced : loaded->replaced) spdlog::warn("{} replaces the kernel of {}", library, replaced);
+  }
+  return std::nullopt;
+}
+
+// A plain program made a DTensor program by a shard plan.
+Result<ProgramFile> with_shard_plan(const ProgramFile& file, const dist::ShardPlan& plan) {
+  NRT_TRY(program, dist::apply_shard_plan(file.program(), plan));
+  return ProgramFile::with_program(file, *program);
+}
+
+}  // namespace
+
+bool is_collective_failure(ErrorCode code) {
+  return code == ErrorCode::CollectiveFailed || code == ErrorCode::NanInCollective ||
+         code == ErrorCode::CollectiveTimeout;
+}
+
+Result<std::unique_ptr<Session>> Session::open(const std::string& path, const SessionOptions& options) {
+  return open(path, exec::RankWorld{}, options);
+}
+
+Result<std::unique_ptr<Session>> Session::open(const std::string& path, const exec::RankWorld& world,
+                                               const SessionOptions& options) {
+  const Agreement agree(world, options);
+  std::unique_ptr<Session> session(new Session());
+  session->world_ = world;
+  session->local_outputs_ = options.local_outputs;
+
+  std::optional<Error> problem = load_kernel_libraries(options);
+  auto file = open_program(path, options.open);
+  if (!file && !problem) problem = file.error();
+  if (options.shard_plan && !problem) {
+    file = with_shard_plan(*file, *options.shard_plan);
+    if (!file) problem = file.error();
+  }
+  if (auto stop = agree.stage(problem, "opening the program")) return *stop;
+  if (auto stop = agree.program(*file)) return *stop;
+
+  // A DTensor program: this rank runs the sharding pass's program for it.
+  if (dist::is_dtensor_program(file->program())) {
+    const dist::ShardingOptions shard{world.rank, world.size, options.graph, !options.local_outputs};
+    if (auto sharded = dist::shard_program_file(*file, shard)) {
+      file = std::move(sharded->file);
+      session->sharding_ = std::move(sharded->plan);
+      session->sharding_->program = {};  // the file holds it
+    } else {
+      problem = sharded.error();
+    }
+  }
+  if (auto stop = agree.stage(problem, "sharding the program")) return *stop;
+
+  exec::ExecutorOptions executor_options;
+  executor_options.graph = options.graph;
+  executor_options.poison_freed = options.poison_freed;
+  if (world.launched()) {
+    auto hooks = exec::collective_hooks_from_env();
+    auto registry = hooks ? exec::mpi_process_registry(file->program()) : Result<exec::ProcessGroupRegistry>(hooks.error());
+    if (registry) {
+      session->tracing_ = std::make_shared<exec::CollectiveTracing>(*hooks, world.rank, world.size);
+      exec::CollectiveTracing* tracing = session->tracing_.get();  // outlives its watchdog, which it owns
+      // A collective past its timeout: the log line, the recorder's dump, and every rank ends.
+      tracing->watchdog = std::make_unique<exec::CollectiveWatchdog>([tracing](const Error& timeout) {
+        if (auto dumped = tracing->write_dump("timeout")) spdlog::warn("flight recorder dump (timeout): {}", *dumped);
+        default_abandon(timeout);
+      });
+      auto dump = [tracing](const char* reason) {
+        if (auto dumped = tracing->write_dump(reason)) spdlog::warn("flight recorder dump ({}): {}", reason, *dumped);
+      };
+      if (Status s = exec::dump_on_signals(dump, std::chrono::seconds(2)); !s) {
+        spdlog::warn("no flight recorder dumps on signals: {}", s.error().to_string());
+      }
+      exec::trace_process_groups(*registry, session->tracing_);
+      executor_options.process_groups = std::make_shared<const exec::ProcessGroupRegistry>(std::move(*registry));
+    } else {
+      problem = registry.error();
+    }
+  }
+  if (!problem) {
+    if (auto executor = exec::Executor::load(std::move(*file), executor_options)) {
+      session->executor_ = std::move(*executor);
+    } else {
+      problem = executor.error();
+    }
+  }
+  if (auto stop = agree.stage(problem, "loading the program")) return *stop;
+  return session;
+}
+
+Session::~Session() {
+  if (tracing_ == nullptr) return;
+  (void)exec::dump_on_signals({});  // the recorder goes away
+  if (tracing_->options.fr_dump_on_exit) dump_flight_recorder("exit");
+}
+
+void Session::dump_flight_recorder(const char* reason) const {
+  auto path = tracing_->write_dump(reason);
+  if (path) {
+    spdlog::log(std::string_view(reason) == "exit" ? spdlog::level::info : spdlog::level::warn,
+                "flight recorder dump ({}): {}", reason, *path);
+  } else {
+    spdlog::error("flight recorder ({}): {}", reason, path.error().to_string());
+  }
+}
+
+std::vector<exec::InputDescription> Session::inputs(InputsAre are) const {
+  auto declared = executor_->user_inputs();
+  if (sharding_ && are == InputsAre::kGlobal) return dist::global_input_descriptions(*sharding_, std::move(declared));
+  return declared;
+}
+
+Result<std::vector<exec::NamedOutput>> Session::run(exec::NamedInputs inputs, InputsAre are) {
+  if (sharding_ && are == InputsAre::kGlobal) NRT_RETURN_IF_ERROR(dist::shard_user_inputs(*sharding_, inputs));
+  if (tracing_) tracing_->counts.reset();  // the counts are of the last run
+  auto outputs = executor_->run(inputs);
+  if (!outputs && tracing_ && is_collective_failure(outputs.error().code)) dump_flight_recorder("collective failed");
+  return outputs;
+}
+
+}  // namespace nrt

@@ -1,0 +1,100 @@
+// nrt::Session — the library's one entry point to run a program, on one rank or on every rank of
+// a launched world (mpirun). It owns the sequence every front end needs (cli/, bench/, python/):
+//
+//   open (any format, verified once: serializer/open_program.h)
+//   -> agree across ranks (all hold the same program, or the same collective schedule)
+//   -> shard a DTensor program for this rank (executor/dtensor/sharded_program.h)
+//   -> bind the program's process groups (MPI under a launcher) and trace them (sequence numbers,
+//      NaN check, flight recorder, watchdog: executor/comm/traced_process_group.h)
+//   -> load (execution plan, memory plan)
+//   -> run with global or local inputs, giving global or local outputs.
+//
+// Under a launcher, open() is collective: every rank calls it, and either all ranks get a session
+// or all get an error (a rank's bad file stops every rank before any collective, instead of
+// leaving the others waiting). A session runs one call at a time per thread; runs may overlap
+// (Executor's frames are pooled).
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/error.h"
+#include "executor/comm/rank_world.h"
+#include "executor/comm/traced_process_group.h"
+#include "executor/dtensor/shard_plan.h"
+#include "executor/dtensor/sharding_pass.h"
+#include "executor/runtime/executor.h"
+#include "serializer/open_program.h"
+
+namespace nrt {
+
+struct SessionOptions {
+  OpenOptions open;                    // format, verification, import warnings
+  std::string graph;                   // empty: the first entry point
+  // Ranks open files of their own (a FILE with {rank}): they must agree on what they communicate
+  // (their collective schedules), not on the whole program.
+  bool per_rank_program = false;
+  // Makes a plain program a DTensor program before sharding (the plans of `nrt-inspect shard`).
+  std::optional<dist::ShardPlan> shard_plan;
+  // DTensor outputs: each rank's local tensor in its placements, instead of the global value.
+  bool local_outputs = false;
+  // Freed intermediate memory is filled with NaN (default: NRT_POISON_FREED).
+  std::optional<bool> poison_freed;
+  // Kernel libraries (custom ops, executor/runtime/kernel_library.h) loaded before opening.
+  std::vector<std::string> kernel_libraries;
+  bool kernel_library_override = false;
+  // Called instead of returning when an agreement collective itself failed: the world cannot go
+  // on and other ranks may be waiting forever. Default: log, flush and end every rank
+  // (exec::abort_mpi_world). Must not return. (A collective past the watchdog's timeout always
+  // logs, dumps the flight recorder and ends every rank.)
+  std::function<void(const Error&)> abandon;
+};
+
+// Whether inputs are given as global tensors (cut to this rank's shards by the session) or as
+// this rank's local tensors already. Plain (non-DTensor) programs have no difference.
+enum class InputsAre { kGlobal, kLocal };
+
+class Session {
+ public:
+  // Opens `path` for this process alone: a world of one.
+  static Result<std::unique_ptr<Session>> open(const std::string& path, const SessionOptions& options = {});
+  // Collective under a launcher: every rank of `world` calls it.
+  static Result<std::unique_ptr<Session>> open(const std::string& path, const exec::RankWorld& world,
+                                               const SessionOptions& options = {});
+  ~Session();
+
+  // The inputs a caller gives: DTensor inputs with their global sizes (kGlobal) or local ones.
+  std::vector<exec::InputDescription> inputs(InputsAre are = InputsAre::kGlobal) const;
+  Result<std::vector<exec::NamedOutput>> run(exec::NamedInputs inputs, InputsAre are = InputsAre::kGlobal);
+
+  bool is_dtensor() const { return sharding_.has_value(); }
+  // Outputs are the same on every rank (a DTensor program's global outputs).
+  bool outputs_are_global() const { return sharding_.has_value() && !local_outputs_; }
+  const exec::RankWorld& world() const { return world_; }
+  const exec::ExecutionPlan& plan() const { return executor_->plan(); }
+  const exec::MemoryPlan& memory_plan() const { return executor_->memory_plan(); }
+  // The sharding pass's decisions for this rank (nullptr: not a DTensor program).
+  const dist::ShardingResult* sharding() const { return sharding_ ? &*sharding_ : nullptr; }
+  // This rank's collective tracing (counts, flight recorder); nullptr without a launcher.
+  exec::CollectiveTracing* tracing() const { return tracing_.get(); }
+  // Times every node of the following runs (nullptr: stop); see Executor::set_profile.
+  void set_profile(exec::RunProfile* profile) { executor_->set_profile(profile); }
+
+ private:
+  Session() = default;
+  void dump_flight_recorder(const char* reason) const;
+
+  exec::RankWorld world_;
+  bool local_outputs_ = false;
+  std::optional<dist::ShardingResult> sharding_;
+  std::shared_ptr<exec::CollectiveTracing> tracing_;
+  std::unique_ptr<exec::Executor> executor_;
+};
+
+// Whether an error of a collective leaves the other ranks of a launched world stuck.
+bool is_collective_failure(ErrorCode code);
+
+}  // namespace nrt
