@@ -77,7 +77,7 @@ add "$suite_passed" "$suite_failed" "$suite_skipped"
 sanitizer_lines=()
 ASAN_EXECUTOR='executor_test|execution_plan_test|control_flow_test|collective_kernels_test|torch_corpus_test|npy_test|sym_expr_test|memory_planner_test|memory_budget_test|in_place_target_test|concurrent_runs_test|async_collectives_test|device_allocator_test|collective_hooks_test|nrt_run_test|compare_outputs_test|kernel_registry_test|rank_agreement_test|collective_schedule_test'
 mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
-  grep -E "^//tests(/core|/verify|/torch_export|/files|/kernels|/cli|/meta)?:|^//tests/executor:(${ASAN_EXECUTOR})\$|^//tests/executor/dtensor:(sharding_(math|rules)|op_registry)_test\$")
+  grep -E "^//tests(/core|/verify|/torch_export|/files|/kernels|/cli|/meta)?:|^//tests/executor:(${ASAN_EXECUTOR})\$|^//tests/executor/dtensor:(sharding_(math|rules)|op_registry)_test\$|^//tests/session:session_test\$")
 step "ASan+UBSan: build (clang, tests and fuzz targets in one tree)"
 if ! bash scripts/bazel_clang.sh build "${BAZEL_FLAGS[@]}" "${SANITIZED[@]}" //tests/fuzz:fuzz_targets //tests/fuzz:make_fuzz_seeds; then
   echo "the ASan+UBSan build failed"

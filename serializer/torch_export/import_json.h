@@ -10,7 +10,7 @@
 // with a message naming it. Without a .pt2 there are no weights: parameters, buffers and
 // constants are declared graph inputs whose data is absent.
 //
-// The result is not verified here; convert_any.h verifies before writing.
+// The result is not verified here; the opener (serializer/open_program.h) verifies it once.
 #pragma once
 
 #include <string>
