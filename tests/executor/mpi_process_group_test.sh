@@ -9,14 +9,5 @@ set -u
 source tests/executor/mpi_test_support.sh
 require_mpirun mpi_process_group_test
 
-BIN="tests/executor/mpi_process_group_test_bin"
-
-for ranks in 2 3; do
-  echo "=== mpirun -np $ranks $BIN"
-  (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no)
-  status=$?
-  reason="exit status $status"
-  [ "$status" -ne 124 ] || reason="timed out after 120 s"
-  check "every rank of $ranks passes ($reason)" [ "$status" -eq 0 ]
-done
+gtest_on_ranks tests/executor/mpi_process_group_test_bin 2 3
 finish

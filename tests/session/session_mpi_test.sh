@@ -7,11 +7,5 @@ set -u
 source tests/executor/mpi_test_support.sh
 require_mpirun session_mpi_test
 
-BIN="tests/session/session_test_bin"
-for ranks in 2 4; do
-  echo "=== mpirun -np $ranks $BIN"
-  (unset XML_OUTPUT_FILE TEST_PREMATURE_EXIT_FILE; mpi 120 -np "$ranks" "$BIN" --gtest_color=no)
-  status=$?
-  check "every rank of $ranks passes (exit status $status)" [ "$status" -eq 0 ]
-done
+gtest_on_ranks tests/session/session_test_bin 2 4
 finish
