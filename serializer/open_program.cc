@@ -102,8 +102,8 @@ Result<ProgramFile> open_program(const std::string& path, const OpenOptions& opt
     for (const auto& w : warnings) options.warn(w);
   }
   if (!program) {
-    // Importers name the file in their messages where they read it (archive entries, caps).
-    const bool named = program.error().message.find(path) != std::string::npos;
+    // Errors that already start with the file's name (reading it: caps, I/O) keep their text.
+    const bool named = program.error().message.starts_with(path);
     return named ? program.error() : with_path(path, program.error());
   }
   auto file = verify_in_memory(std::move(*program), options.verify);

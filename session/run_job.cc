@@ -108,7 +108,7 @@ RunOutcome run_job(const RunJob& given) {
   options.kernel_library_override = job.kernel_library_override;
   // Warnings quote the file's own text: escaped, as every printer of it is.
   options.open.warn = [&job](const std::string& line) { spdlog::warn("{}: {}", job.file, printable(line)); };
-  options.abandon = [&job](const Error& error) { abandon(job, error); };
+  options.abandon = [job](const Error& error) { abandon(job, error); };  // may run on the watchdog's thread
   auto opened = Session::open(job.file, world, options);
   if (!opened) return failed(world, opened.error());
   Session& session = **opened;
@@ -124,9 +124,10 @@ RunOutcome run_job(const RunJob& given) {
     }
   }
   const bool writes = !job.output_dir.empty() && (!rank_zero_writes || world.rank == 0);
-  exec::NamedInputs inputs;
+  exec::NamedInputs inputs;  // this rank's: cut once, not in every timed run
   if (!problem) {
     auto loaded = exec::load_run_inputs(session.inputs(InputsAre::kGlobal), job.inputs, job.random_seed);
+    if (loaded) loaded = session.local_inputs(std::move(*loaded));
     if (loaded) {
       inputs = std::move(*loaded);
     } else {
@@ -160,7 +161,7 @@ RunOutcome run_job(const RunJob& given) {
   }
   for (int r = 0; r < job.repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
-    auto result = session.run(inputs, InputsAre::kGlobal);
+    auto result = session.run(inputs, InputsAre::kLocal);
     const auto stop = std::chrono::steady_clock::now();
     if (!result) {
       if (world.size > 1) abandon(job, result.error());

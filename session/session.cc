@@ -14,7 +14,8 @@
 namespace nrt {
 namespace {
 
-constexpr int kAbandonExitCode = 1;
+// nrt-run's "failed" status; a library caller that wants another passes SessionOptions::abandon.
+constexpr int kAbandonExitCode = 2;
 
 [[noreturn]] void default_abandon(const Error& error) {
   spdlog::error("{}", error.to_string());
@@ -65,6 +66,17 @@ std::optional<Error> load_kernel_libraries(const SessionOptions& options) {
   return std::nullopt;
 }
 
+// Writes the recorder's dump and logs where it went, or why it could not be written.
+void dump_flight_recorder(const exec::CollectiveTracing& tracing, const char* reason) {
+  auto path = tracing.write_dump(reason);
+  if (path) {
+    spdlog::log(std::string_view(reason) == "exit" ? spdlog::level::info : spdlog::level::warn,
+                "flight recorder dump ({}): {}", reason, *path);
+  } else {
+    spdlog::error("flight recorder ({}): {}", reason, path.error().to_string());
+  }
+}
+
 // A plain program made a DTensor program by a shard plan.
 Result<ProgramFile> with_shard_plan(const ProgramFile& file, const dist::ShardPlan& plan) {
   NRT_TRY(program, dist::apply_shard_plan(file.program(), plan));
@@ -92,6 +104,11 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
   std::optional<Error> problem = load_kernel_libraries(options);
   auto file = open_program(path, options.open);
   if (!file && !problem) problem = file.error();
+  // The hooks' settings come from this rank's environment: a bad one stops every rank here, before
+  // any rank creates its groups (which every rank must do together).
+  Result<exec::CollectiveHooksOptions> hooks = exec::CollectiveHooksOptions{};
+  if (world.launched()) hooks = exec::collective_hooks_from_env();
+  if (!hooks && !problem) problem = hooks.error();
   if (options.shard_plan && !problem) {
     file = with_shard_plan(*file, *options.shard_plan);
     if (!file) problem = file.error();
@@ -116,19 +133,19 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
   executor_options.graph = options.graph;
   executor_options.poison_freed = options.poison_freed;
   if (world.launched()) {
-    auto hooks = exec::collective_hooks_from_env();
-    auto registry = hooks ? exec::mpi_process_registry(file->program()) : Result<exec::ProcessGroupRegistry>(hooks.error());
+    auto registry = exec::mpi_process_registry(file->program());
     if (registry) {
       session->tracing_ = std::make_shared<exec::CollectiveTracing>(*hooks, world.rank, world.size);
       exec::CollectiveTracing* tracing = session->tracing_.get();  // outlives its watchdog, which it owns
-      // A collective past its timeout: the log line, the recorder's dump, and every rank ends.
-      tracing->watchdog = std::make_unique<exec::CollectiveWatchdog>([tracing](const Error& timeout) {
-        if (auto dumped = tracing->write_dump("timeout")) spdlog::warn("flight recorder dump (timeout): {}", *dumped);
-        default_abandon(timeout);
-      });
-      auto dump = [tracing](const char* reason) {
-        if (auto dumped = tracing->write_dump(reason)) spdlog::warn("flight recorder dump ({}): {}", reason, *dumped);
-      };
+      // A collective past its timeout: the recorder's dump, then the job ends (the caller's
+      // abandon, else the default), logging the timeout.
+      tracing->watchdog =
+          std::make_unique<exec::CollectiveWatchdog>([tracing, abandon = options.abandon](const Error& timeout) {
+            dump_flight_recorder(*tracing, "timeout");
+            if (abandon) abandon(timeout);
+            default_abandon(timeout);
+          });
+      auto dump = [tracing](const char* reason) { dump_flight_recorder(*tracing, reason); };
       if (Status s = exec::dump_on_signals(dump, std::chrono::seconds(2)); !s) {
         spdlog::warn("no flight recorder dumps on signals: {}", s.error().to_string());
       }
@@ -152,17 +169,7 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
 Session::~Session() {
   if (tracing_ == nullptr) return;
   (void)exec::dump_on_signals({});  // the recorder goes away
-  if (tracing_->options.fr_dump_on_exit) dump_flight_recorder("exit");
-}
-
-void Session::dump_flight_recorder(const char* reason) const {
-  auto path = tracing_->write_dump(reason);
-  if (path) {
-    spdlog::log(std::string_view(reason) == "exit" ? spdlog::level::info : spdlog::level::warn,
-                "flight recorder dump ({}): {}", reason, *path);
-  } else {
-    spdlog::error("flight recorder ({}): {}", reason, path.error().to_string());
-  }
+  if (tracing_->options.fr_dump_on_exit) dump_flight_recorder(*tracing_, "exit");
 }
 
 std::vector<exec::InputDescription> Session::inputs(InputsAre are) const {
@@ -171,11 +178,21 @@ std::vector<exec::InputDescription> Session::inputs(InputsAre are) const {
   return declared;
 }
 
-Result<std::vector<exec::NamedOutput>> Session::run(exec::NamedInputs inputs, InputsAre are) {
-  if (sharding_ && are == InputsAre::kGlobal) NRT_RETURN_IF_ERROR(dist::shard_user_inputs(*sharding_, inputs));
+Result<exec::NamedInputs> Session::local_inputs(exec::NamedInputs global) const {
+  if (sharding_) NRT_RETURN_IF_ERROR(dist::shard_user_inputs(*sharding_, global));
+  return global;
+}
+
+Result<std::vector<exec::NamedOutput>> Session::run(const exec::NamedInputs& inputs, InputsAre are) {
+  if (sharding_ && are == InputsAre::kGlobal) {
+    NRT_TRY(local, local_inputs(inputs));
+    return run(*local, InputsAre::kLocal);
+  }
   if (tracing_) tracing_->counts.reset();  // the counts are of the last run
   auto outputs = executor_->run(inputs);
-  if (!outputs && tracing_ && is_collective_failure(outputs.error().code)) dump_flight_recorder("collective failed");
+  if (!outputs && tracing_ && is_collective_failure(outputs.error().code)) {
+    dump_flight_recorder(*tracing_, "collective failed");
+  }
   return outputs;
 }
 

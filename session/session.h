@@ -13,6 +13,10 @@
 // or all get an error (a rank's bad file stops every rank before any collective, instead of
 // leaving the others waiting). A session runs one call at a time per thread; runs may overlap
 // (Executor's frames are pooled).
+//
+// Under a launcher a session also installs the process's SIGTERM/SIGUSR1 flight-recorder dumps
+// (executor/comm/dump_on_signal.h): one handler per process, so the session opened last owns it,
+// and destroying any launched session removes it.
 #pragma once
 
 #include <functional>
@@ -46,10 +50,10 @@ struct SessionOptions {
   // Kernel libraries (custom ops, executor/runtime/kernel_library.h) loaded before opening.
   std::vector<std::string> kernel_libraries;
   bool kernel_library_override = false;
-  // Called instead of returning when an agreement collective itself failed: the world cannot go
-  // on and other ranks may be waiting forever. Default: log, flush and end every rank
-  // (exec::abort_mpi_world). Must not return. (A collective past the watchdog's timeout always
-  // logs, dumps the flight recorder and ends every rank.)
+  // Called instead of returning when the world cannot go on and other ranks may be waiting
+  // forever: an agreement collective itself failed, or (after the flight recorder's dump) a
+  // collective passed the watchdog's timeout. Default: log, flush and end every rank
+  // (exec::abort_mpi_world, exit status 2). Must not return; it may run on the watchdog's thread.
   std::function<void(const Error&)> abandon;
 };
 
@@ -68,7 +72,10 @@ class Session {
 
   // The inputs a caller gives: DTensor inputs with their global sizes (kGlobal) or local ones.
   std::vector<exec::InputDescription> inputs(InputsAre are = InputsAre::kGlobal) const;
-  Result<std::vector<exec::NamedOutput>> run(exec::NamedInputs inputs, InputsAre are = InputsAre::kGlobal);
+  // Global inputs cut to this rank's shards (a copy per sharded input): for callers that run the
+  // same inputs many times, once, then run(..., kLocal). Plain programs: `global` itself.
+  Result<exec::NamedInputs> local_inputs(exec::NamedInputs global) const;
+  Result<std::vector<exec::NamedOutput>> run(const exec::NamedInputs& inputs, InputsAre are = InputsAre::kGlobal);
 
   bool is_dtensor() const { return sharding_.has_value(); }
   // Outputs are the same on every rank (a DTensor program's global outputs).
@@ -85,7 +92,6 @@ class Session {
 
  private:
   Session() = default;
-  void dump_flight_recorder(const char* reason) const;
 
   exec::RankWorld world_;
   bool local_outputs_ = false;
