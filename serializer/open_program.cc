@@ -55,6 +55,14 @@ Error not_linked(ProgramFormat format, const char* what) {
                                                  " programs is linked (link //serializer/torch_export)");
 }
 
+// The format to write `path` in: forced, else the one its name says.
+Result<ProgramFormat> output_format(const std::string& path, const SaveOptions& options) {
+  if (options.format) return *options.format;
+  if (auto by_name = format_from_extension(path)) return *by_name;
+  return make_error(ErrorCode::UnknownFormat, "cannot tell the output format of '" + path +
+                                                  "' from its name; use --to nrt|nrt.json|pt2|torch.json");
+}
+
 // The format of `path`: forced, else one read of its head, else its name, else .nrt.
 Result<ProgramFormat> format_of(const std::string& path, const OpenOptions& options) {
   if (options.format) return *options.format;
@@ -112,11 +120,7 @@ Result<ProgramFile> open_program(const std::string& path, const OpenOptions& opt
 }
 
 Status save_program(const ProgramFile& file, const std::string& path, const SaveOptions& options) {
-  const auto format = options.format ? options.format : format_from_extension(path);
-  if (!format) {
-    return make_error(ErrorCode::UnknownFormat, "cannot tell the output format of '" + path +
-                                                    "' from its name; use --to nrt|nrt.json|pt2|torch.json");
-  }
+  NRT_TRY(format, output_format(path, options));
   const auto entry = importers().find(*format);
   if (!entry || entry->save == nullptr) return not_linked(*format, "writer");
   return entry->save(file, path, options);
@@ -131,10 +135,7 @@ Status save_program(ProgramWithWeights program, const std::string& path, Program
 
 Status convert_program(const std::string& in_path, const std::string& out_path, const OpenOptions& open,
                        const SaveOptions& save) {
-  if (!save.format && !format_from_extension(out_path)) {
-    return make_error(ErrorCode::UnknownFormat, "cannot tell the output format of '" + out_path +
-                                                    "' from its name; use --to nrt|nrt.json|pt2|torch.json");
-  }
+  NRT_RETURN_IF_ERROR(output_format(out_path, save));  // before reading the input
   NRT_TRY(file, open_program(in_path, open));
   return save_program(*file, out_path, save);
 }

@@ -9,10 +9,6 @@
 namespace nrt {
 namespace {
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 bool is_blank(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
 // True when the start of a JSON text has a member `name` (a quoted `name` followed by ':'; inside
@@ -51,10 +47,10 @@ std::optional<ProgramFormat> format_from_name(std::string_view name) {
 }
 
 std::optional<ProgramFormat> format_from_extension(std::string_view path) {
-  if (ends_with(path, ".nrt.json")) return ProgramFormat::kNrtJson;
-  if (ends_with(path, ".nrt")) return ProgramFormat::kNrt;
-  if (ends_with(path, ".pt2")) return ProgramFormat::kPt2;
-  if (ends_with(path, ".json")) return ProgramFormat::kTorchJson;
+  if (path.ends_with(".nrt.json")) return ProgramFormat::kNrtJson;
+  if (path.ends_with(".nrt")) return ProgramFormat::kNrt;
+  if (path.ends_with(".pt2")) return ProgramFormat::kPt2;
+  if (path.ends_with(".json")) return ProgramFormat::kTorchJson;
   return std::nullopt;
 }
 

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "schema/nrt_generated.h"
 
@@ -57,6 +58,19 @@ inline std::string operator_target(const fb::Operator& op) {
   std::string out = op.name() ? op.name()->str() : std::string();
   if (op.overload() != nullptr && op.overload()->size() > 0) out += "." + op.overload()->str();
   return out;
+}
+
+// The inverse of operator_target: "aten::add.Tensor" -> {"aten::add", "Tensor"}, "aten::add" ->
+// {"aten::add", ""}. The overload starts at the first '.' after the namespace's "::".
+struct OperatorTarget {
+  std::string_view name;
+  std::string_view overload;
+};
+inline OperatorTarget split_operator_target(std::string_view target) {
+  const size_t ns = target.find("::");
+  const size_t dot = target.find('.', ns == std::string_view::npos ? 0 : ns + 2);
+  if (dot == std::string_view::npos) return {target, {}};
+  return {target.substr(0, dot), target.substr(dot + 1)};
 }
 
 }  // namespace nrt

@@ -134,10 +134,7 @@ class Pass {
 
   // The operator of `target` ("namespace::name.overload", as target_of makes it), found or added.
   uint32_t operator_index(std::string_view target) {
-    const size_t ns = target.find("::");
-    const size_t dot = target.find('.', ns == std::string_view::npos ? 0 : ns + 2);
-    const std::string name(target.substr(0, dot));
-    const std::string overload(dot == std::string_view::npos ? std::string_view() : target.substr(dot + 1));
+    const auto [name, overload] = split_operator_target(target);
     for (uint32_t i = 0; i < p_.operators.size(); ++i) {
       if (p_.operators[i]->name == name && p_.operators[i]->overload == overload) return i;
     }

@@ -1,5 +1,7 @@
 #include "executor/runtime/op_facts.h"
 
+#include "serializer/schema_access.h"
+
 namespace nrt::exec {
 namespace {
 
@@ -23,13 +25,6 @@ constexpr OpFacts kOpFacts[] = {
     {.target = "nrt::sharded_arg_reduce", .match = OpMatch::kOperator, .collective = true},
 };
 
-// "namespace::name.overload" -> "namespace::name" (the overload starts at the first '.' after "::").
-std::string_view operator_of(std::string_view target) {
-  const size_t ns = target.find("::");
-  const size_t dot = target.find('.', ns == std::string_view::npos ? 0 : ns + 2);
-  return dot == std::string_view::npos ? target : target.substr(0, dot);
-}
-
 std::string_view namespace_of(std::string_view target) {
   const size_t ns = target.find("::");
   return ns == std::string_view::npos ? std::string_view() : target.substr(0, ns + 2);
@@ -47,7 +42,7 @@ const OpFacts* find(OpMatch match, std::string_view key) {
 
 const OpFacts* op_facts(std::string_view target) {
   if (const OpFacts* own = find(OpMatch::kTarget, target)) return own;
-  if (const OpFacts* op = find(OpMatch::kOperator, operator_of(target))) return op;
+  if (const OpFacts* op = find(OpMatch::kOperator, split_operator_target(target).name)) return op;
   return find(OpMatch::kNamespace, namespace_of(target));
 }
 
