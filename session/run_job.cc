@@ -3,12 +3,10 @@
 #include <spdlog/spdlog.h>
 
 #include <chrono>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
 
-#include "executor/comm/mpi_process_group.h"
 #include "executor/runtime/memory_budget.h"
 #include "io/npy.h"
 #include "io/output_files.h"
@@ -26,14 +24,6 @@ RunOutcome failed(exec::RankWorld world, Error error) {
   outcome.error = std::move(error);
   outcome.world = std::move(world);
   return outcome;
-}
-
-[[noreturn]] void abandon(const RunJob& job, const Error& error) {
-  if (job.abandon) job.abandon(error);
-  spdlog::error("{}", error.to_string());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  exec::abort_mpi_world(2);
 }
 
 // max_memory, else NRT_MAX_MEMORY, else the executor's default (the available memory). A bad
@@ -108,7 +98,7 @@ RunOutcome run_job(const RunJob& given) {
   options.kernel_library_override = job.kernel_library_override;
   // Warnings quote the file's own text: escaped, as every printer of it is.
   options.open.warn = [&job](const std::string& line) { spdlog::warn("{}: {}", job.file, printable(line)); };
-  options.abandon = [job](const Error& error) { abandon(job, error); };  // may run on the watchdog's thread
+  options.abandon = job.abandon;
   auto opened = Session::open(job.file, world, options);
   if (!opened) return failed(world, opened.error());
   Session& session = **opened;
@@ -139,12 +129,7 @@ RunOutcome run_job(const RunJob& given) {
     std::filesystem::create_directories(job.output_dir, ec);
     if (ec) problem = make_error(ErrorCode::IoWrite, job.output_dir + ": cannot create directory: " + ec.message());
   }
-  if (world.launched()) {
-    auto agreed = exec::failed_stage(world, !problem.has_value(), "preparing the run");
-    if (!agreed) abandon(job, agreed.error());
-    if (!problem && *agreed) problem = **agreed;
-  }
-  if (problem) return failed(world, *problem);
+  if (auto stop = agree_on_stage(world, problem, "preparing the run", job.abandon)) return failed(world, *stop);
 
   RunReport report;
   report.file = job.file;
@@ -164,7 +149,7 @@ RunOutcome run_job(const RunJob& given) {
     auto result = session.run(inputs, InputsAre::kLocal);
     const auto stop = std::chrono::steady_clock::now();
     if (!result) {
-      if (world.size > 1) abandon(job, result.error());
+      if (world.size > 1) abandon_job(job.abandon, result.error());
       return failed(world, result.error());
     }
     report.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());

@@ -14,47 +14,17 @@
 namespace nrt {
 namespace {
 
-// nrt-run's "failed" status; a library caller that wants another passes SessionOptions::abandon.
+// nrt-run's "failed" status; a library caller that wants another passes its own abandon.
 constexpr int kAbandonExitCode = 2;
 
-[[noreturn]] void default_abandon(const Error& error) {
-  spdlog::error("{}", error.to_string());
-  std::fflush(stdout);
-  std::fflush(stderr);
-  exec::abort_mpi_world(kAbandonExitCode);
+// Collective: the ranks hold the same program (or, per-rank files, the same collective schedule).
+std::optional<Error> agree_on_program(const exec::RankWorld& world, const ProgramFile& file,
+                                      const SessionOptions& options) {
+  if (!world.launched()) return std::nullopt;
+  auto mismatch = exec::program_mismatch(world, file.program(), options.per_rank_program);
+  if (!mismatch) abandon_job(options.abandon, mismatch.error());
+  return *mismatch;
 }
-
-// The ranks of one open: every rank learns whether any failed a stage, so that all stop together.
-class Agreement {
- public:
-  Agreement(const exec::RankWorld& world, const SessionOptions& options) : world_(world), options_(options) {}
-
-  // Collective under a launcher: this rank's problem (if any) or the agreed error of another.
-  std::optional<Error> stage(const std::optional<Error>& problem, const char* name) const {
-    if (!world_.launched()) return problem;
-    auto failed = exec::failed_stage(world_, !problem.has_value(), name);
-    if (!failed) abandon(failed.error());
-    if (problem) return problem;
-    return *failed;
-  }
-
-  // Collective: the ranks hold the same program (or, per-rank files, the same collective schedule).
-  std::optional<Error> program(const ProgramFile& file) const {
-    if (!world_.launched()) return std::nullopt;
-    auto mismatch = exec::program_mismatch(world_, file.program(), options_.per_rank_program);
-    if (!mismatch) abandon(mismatch.error());
-    return *mismatch;
-  }
-
-  [[noreturn]] void abandon(const Error& error) const {
-    if (options_.abandon) options_.abandon(error);
-    default_abandon(error);
-  }
-
- private:
-  const exec::RankWorld& world_;
-  const SessionOptions& options_;
-};
 
 std::optional<Error> load_kernel_libraries(const SessionOptions& options) {
   for (const auto& library : options.kernel_libraries) {
@@ -85,6 +55,23 @@ Result<ProgramFile> with_shard_plan(const ProgramFile& file, const dist::ShardPl
 
 }  // namespace
 
+void abandon_job(const std::function<void(const Error&)>& abandon, const Error& error) {
+  if (abandon) abandon(error);
+  spdlog::error("{}", error.to_string());
+  std::fflush(stdout);
+  std::fflush(stderr);
+  exec::abort_mpi_world(kAbandonExitCode);
+}
+
+std::optional<Error> agree_on_stage(const exec::RankWorld& world, const std::optional<Error>& problem,
+                                    const char* stage, const std::function<void(const Error&)>& abandon) {
+  if (!world.launched()) return problem;
+  auto failed = exec::failed_stage(world, !problem.has_value(), stage);
+  if (!failed) abandon_job(abandon, failed.error());
+  if (problem) return problem;
+  return *failed;
+}
+
 bool is_collective_failure(ErrorCode code) {
   return code == ErrorCode::CollectiveFailed || code == ErrorCode::NanInCollective ||
          code == ErrorCode::CollectiveTimeout;
@@ -96,7 +83,6 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const Se
 
 Result<std::unique_ptr<Session>> Session::open(const std::string& path, const exec::RankWorld& world,
                                                const SessionOptions& options) {
-  const Agreement agree(world, options);
   std::unique_ptr<Session> session(new Session());
   session->world_ = world;
   session->local_outputs_ = options.local_outputs;
@@ -113,8 +99,8 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
     file = with_shard_plan(*file, *options.shard_plan);
     if (!file) problem = file.error();
   }
-  if (auto stop = agree.stage(problem, "opening the program")) return *stop;
-  if (auto stop = agree.program(*file)) return *stop;
+  if (auto stop = agree_on_stage(world, problem, "opening the program", options.abandon)) return *stop;
+  if (auto stop = agree_on_program(world, *file, options)) return *stop;
 
   // A DTensor program: this rank runs the sharding pass's program for it.
   if (dist::is_dtensor_program(file->program())) {
@@ -127,7 +113,7 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
       problem = sharded.error();
     }
   }
-  if (auto stop = agree.stage(problem, "sharding the program")) return *stop;
+  if (auto stop = agree_on_stage(world, problem, "sharding the program", options.abandon)) return *stop;
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
@@ -142,8 +128,7 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
       tracing->watchdog =
           std::make_unique<exec::CollectiveWatchdog>([tracing, abandon = options.abandon](const Error& timeout) {
             dump_flight_recorder(*tracing, "timeout");
-            if (abandon) abandon(timeout);
-            default_abandon(timeout);
+            abandon_job(abandon, timeout);
           });
       auto dump = [tracing](const char* reason) { dump_flight_recorder(*tracing, reason); };
       if (Status s = exec::dump_on_signals(dump, std::chrono::seconds(2)); !s) {
@@ -162,7 +147,7 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
       problem = executor.error();
     }
   }
-  if (auto stop = agree.stage(problem, "loading the program")) return *stop;
+  if (auto stop = agree_on_stage(world, problem, "loading the program", options.abandon)) return *stop;
   return session;
 }
 

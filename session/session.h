@@ -100,6 +100,16 @@ class Session {
   std::unique_ptr<exec::Executor> executor_;
 };
 
+// Ends the job from a rank that cannot go on while others may wait for it: `abandon` when given
+// (it must not return), else log, flush and end every rank (exec::abort_mpi_world, exit status 2).
+[[noreturn]] void abandon_job(const std::function<void(const Error&)>& abandon, const Error& error);
+
+// Collective under a launcher: every rank learns whether any failed `stage`, so that all stop
+// together. Returns this rank's `problem`, else the error naming the ranks that failed, else
+// nullopt; an agreement that itself fails ends the job (abandon_job). Without a launcher: `problem`.
+std::optional<Error> agree_on_stage(const exec::RankWorld& world, const std::optional<Error>& problem,
+                                    const char* stage, const std::function<void(const Error&)>& abandon);
+
 // Whether an error of a collective leaves the other ranks of a launched world stuck.
 bool is_collective_failure(ErrorCode code);
 
