@@ -60,25 +60,31 @@ class CollectiveWatchdog {
   // on the watchdog's thread, at most once.
   explicit CollectiveWatchdog(std::function<void(const Error&)> on_timeout,
                               std::chrono::milliseconds poll = std::chrono::milliseconds(50));
-  ~CollectiveWatchdog();  // stops and joins the thread
+  // Stops the thread and joins it; destroyed on the watchdog's own thread (a completion it recorded
+  // released the last owner), it lets the thread end by itself instead.
+  ~CollectiveWatchdog();
   CollectiveWatchdog(const CollectiveWatchdog&) = delete;
   CollectiveWatchdog& operator=(const CollectiveWatchdog&) = delete;
 
   void watch(std::shared_ptr<WatchedWork> work);
   size_t watched() const;  // Works in flight it still watches
-  bool fired() const { return fired_.load(); }
+  bool fired() const { return state_->fired.load(); }
 
  private:
-  void loop();
+  // What the thread uses, shared with it so that it outlives this object when the thread is let go.
+  struct State {
+    std::function<void(const Error&)> on_timeout;
+    std::chrono::milliseconds poll{50};
+    std::mutex mutex;
+    std::condition_variable wake;
+    std::vector<std::shared_ptr<WatchedWork>> works;
+    bool stopping = false;
+    std::atomic<bool> fired{false};
+  };
+  static void loop(State& state);
 
-  std::function<void(const Error&)> on_timeout_;
-  std::chrono::milliseconds poll_;
-  mutable std::mutex mutex_;
-  std::condition_variable wake_;
-  std::vector<std::shared_ptr<WatchedWork>> works_;
-  bool stopping_ = false;
-  std::atomic<bool> fired_{false};
-  std::thread thread_;  // last: starts once the members above exist
+  std::shared_ptr<State> state_;
+  std::thread thread_;
 };
 
 }  // namespace nrt::exec

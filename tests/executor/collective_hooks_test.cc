@@ -427,6 +427,34 @@ TEST(CollectiveWatchdog, FiresWhileABlockingCallHasNotReturned) {
   EXPECT_EQ(t->recorder.entries().back().error.rfind("Watchdog caught collective operation timeout", 0), 0u);
 }
 
+// A completion the watchdog records can release the last owner of the watchdog itself (the
+// tracing that owns it, when the session that held it is gone): the watchdog is then destroyed
+// on its own thread, which cannot join itself. It must let the thread end instead of throwing
+// std::system_error (terminate), which is what it did.
+TEST(CollectiveWatchdog, MayBeDestroyedByACompletionItRecords) {
+  struct Owner {
+    std::unique_ptr<CollectiveWatchdog> watchdog;
+  };
+  auto owner = std::make_shared<Owner>();
+  owner->watchdog = std::make_unique<CollectiveWatchdog>(nullptr, std::chrono::milliseconds(1));
+  std::atomic<bool> released{false};
+  auto watched = std::make_shared<WatchedWork>();
+  watched->started = std::chrono::steady_clock::now();
+  watched->timeout = std::chrono::hours(1);
+  watched->on_completed = [keep = owner, &released]() mutable {
+    keep.reset();  // the last owner: ~CollectiveWatchdog runs here, on the watchdog's thread
+    released = true;
+  };
+  owner->watchdog->watch(watched);
+  owner.reset();
+  auto done = completed_work(Status::Ok());
+  ASSERT_TRUE(done.ok());
+  watched->set_work(*done);
+  for (int i = 0; i < 5000 && !released.load(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  EXPECT_TRUE(released.load()) << "the watchdog recorded the completion";
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));  // the let-go thread ends by itself
+}
+
 // all_reduce(x) then wait_tensor, run by the executor over a traced single-process group.
 ProgramWithWeights collective_program() {
   testdata::ProgramBuilder p("collective_hooks_test");
