@@ -9,36 +9,11 @@
 #include "cli/exit_status.h"
 #include "cli/program_input.h"
 #include "serializer/program_diff.h"
+#include "serializer/program_diff_json.h"
 #include "serializer/program_text.h"
 
 namespace nrt::cli {
 namespace {
-
-nlohmann::ordered_json to_json(const ProgramDiff& d) {
-  nlohmann::ordered_json graphs = nlohmann::ordered_json::array();
-  for (const auto& g : d.graphs) {
-    nlohmann::ordered_json changed = nlohmann::ordered_json::array();
-    for (const auto& c : g.changed_nodes) changed.push_back({{"a", c.a_node}, {"b", c.b_node}, {"changes", c.changes}});
-    graphs.push_back({{"name", g.name},
-                      {"removed_nodes", g.removed_nodes},
-                      {"added_nodes", g.added_nodes},
-                      {"changed_nodes", changed},
-                      {"interface_changes", g.interface_changes}});
-  }
-  nlohmann::ordered_json weights = nlohmann::ordered_json::array();
-  for (const auto& w : d.weights) {
-    nlohmann::ordered_json entry = {{"fqn", w.fqn}, {"change", w.change}};
-    entry["max_abs_diff"] = w.max_abs_diff ? nlohmann::ordered_json(*w.max_abs_diff) : nlohmann::ordered_json(nullptr);
-    weights.push_back(entry);
-  }
-  return {{"same", d.same()},
-          {"graphs_removed", d.graphs_removed},
-          {"graphs_added", d.graphs_added},
-          {"graphs", graphs},
-          {"mesh_changes", d.mesh_changes},
-          {"group_changes", d.group_changes},
-          {"weights", weights}};
-}
 
 void print_text(const ProgramDiff& d, const TerminalStyle& style) {
   for (const auto& g : d.graphs_removed) std::cout << style.red("- graph " + printable(g)) << "\n";
@@ -91,7 +66,7 @@ int run_diff_command(const DiffCommand& command, const TerminalStyle& style) {
   }
   const ProgramDiff d = diff_programs(*a, *b);
   if (command.json) {
-    std::cout << to_json(d).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
+    std::cout << program_diff_json(d).dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) << "\n";
   } else {
     print_text(d, style);
   }
