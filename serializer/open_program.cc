@@ -1,9 +1,11 @@
 #include "serializer/open_program.h"
 
+#include <algorithm>
 #include <mutex>
 #include <span>
 
 #include "serializer/atomic_file.h"
+#include "serializer/temporary_file.h"
 #include "serializer/input_limits.h"
 #include "serializer/read_file.h"
 #include "serializer/write_program.h"
@@ -116,6 +118,31 @@ Result<ProgramFile> open_program(const std::string& path, const OpenOptions& opt
   }
   auto file = verify_in_memory(std::move(*program), options.verify);
   if (!file) return with_path(path, file.error());
+  return file;
+}
+
+Result<ProgramFile> open_program_bytes(std::span<const uint8_t> bytes, const OpenOptions& options) {
+  static constexpr std::string_view kName = "<bytes>";
+  const std::string_view head(reinterpret_cast<const char*>(bytes.data()), std::min(bytes.size(), kFormatHeadBytes));
+  const ProgramFormat format = options.format.value_or(format_from_head(head, "").value_or(ProgramFormat::kNrt));
+  if (format == ProgramFormat::kNrt) {
+    auto file = ProgramFile::from_bytes(std::vector<uint8_t>(bytes.begin(), bytes.end()), options.verify);
+    if (!file) return with_path(std::string(kName), file.error());
+    return file;
+  }
+  NRT_TRY(temporary, TemporaryFile::create(format == ProgramFormat::kPt2 ? ".pt2" : ".json"));
+  NRT_RETURN_IF_ERROR(temporary->write(bytes));
+  OpenOptions forced = options;
+  forced.format = format;
+  auto file = open_program(temporary->path(), forced);
+  if (!file) {
+    // The temporary file's name means nothing to the caller.
+    std::string message = file.error().message;
+    for (size_t at; (at = message.find(temporary->path())) != std::string::npos;) {
+      message.replace(at, temporary->path().size(), kName);
+    }
+    return make_error(file.error().code, std::move(message));
+  }
   return file;
 }
 

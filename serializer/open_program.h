@@ -14,6 +14,7 @@
 
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,11 @@ void register_importer(const ProgramImporter& importer);
 std::vector<ProgramFormat> openable_formats();
 
 Result<ProgramFile> open_program(const std::string& path, const OpenOptions& options = {});
+
+// The same for a file's bytes held in memory (nrt.load(bytes)). A .nrt container is verified in
+// a copy of them; another format's importer reads a private temporary file holding them (the
+// importers read paths), removed before this returns. Errors name the file "<bytes>".
+Result<ProgramFile> open_program_bytes(std::span<const uint8_t> bytes, const OpenOptions& options = {});
 
 // Serializes a program held in memory as a .nrt container and opens it verified.
 Result<ProgramFile> verify_in_memory(ProgramWithWeights program, const VerifyOptions& options = {});

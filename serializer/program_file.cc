@@ -93,6 +93,15 @@ Result<ProgramFile> ProgramFile::with_program(const ProgramFile& original, const
   return file;
 }
 
+Status ProgramFile::check(const VerifyOptions& options) const {
+  if (rewritten_) {
+    auto segment = bytes_.subspan(layout_.segment_offset, layout_.segment_size);
+    return verify_program(*program_, rewritten_->size(), segment, options);
+  }
+  NRT_RETURN_IF_ERROR(verify(owner_, bytes_, options));
+  return Status::Ok();
+}
+
 std::span<const uint8_t> ProgramFile::flatbuffer_bytes() const {
   if (rewritten_) return {rewritten_->data(), rewritten_->size()};
   return bytes_.subspan(layout_.flatbuffer_offset, layout_.flatbuffer_size);

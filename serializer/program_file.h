@@ -30,6 +30,10 @@ class ProgramFile {
   static Result<ProgramFile> with_program(const ProgramFile& original, const fb::ProgramT& program,
                                           const VerifyOptions& options = {});
 
+  // Verifies the file's bytes again with `options` (deep: every storage's checksum, reading all
+  // weights), as open() would have.
+  Status check(const VerifyOptions& options) const;
+
   const fb::Program& program() const { return *program_; }
   const ContainerLayout& layout() const { return layout_; }
   std::span<const uint8_t> file_bytes() const { return bytes_; }

@@ -96,6 +96,41 @@ TEST(OpenProgram, ImportWarningsReachTheCallback) {
   EXPECT_NE(warnings[0].find("not imported"), std::string::npos) << warnings[0];
 }
 
+// open_program_bytes: the same program from its bytes as from its file, in every format; errors
+// name "<bytes>", never the temporary file an importer read, and that file is gone afterwards.
+TEST(OpenProgram, BytesOpenAsTheirFileDoes) {
+  for (const std::string& path : {nrt_corpus_dir() + "/mlp.nrt", nrt_corpus_dir() + "/mlp.nrt.json",
+                                  torch_corpus_dir() + "/mlp/model.pt2"}) {
+    auto from_file = open_program(path);
+    ASSERT_TRUE(from_file.ok()) << from_file.error().to_string();
+    const auto bytes = read_bytes(path);
+    auto from_bytes = open_program_bytes(bytes);
+    ASSERT_TRUE(from_bytes.ok()) << path << ": " << from_bytes.error().to_string();
+    EXPECT_TRUE(std::ranges::equal(from_file->file_bytes(), from_bytes->file_bytes())) << path;
+  }
+  const auto archive = read_bytes(torch_corpus_dir() + "/mlp/model.pt2");
+  auto cut = open_program_bytes(std::span<const uint8_t>(archive).first(archive.size() / 2));
+  ASSERT_FALSE(cut.ok());
+  EXPECT_EQ(cut.error().message.rfind("<bytes>", 0), 0u) << cut.error().to_string();
+  EXPECT_EQ(cut.error().message.find("/nrt-"), std::string::npos) << "names the temporary file: " << cut.error().message;
+  std::vector<uint8_t> short_container(10, 0);
+  auto too_small = open_program_bytes(short_container);
+  ASSERT_FALSE(too_small.ok());
+  EXPECT_EQ(too_small.error().code, ErrorCode::FileTooSmall) << too_small.error().to_string();
+}
+
+// check(): a file verified at open verifies again; deep finds a weight byte changed after it.
+TEST(OpenProgram, CheckVerifiesAgainAndDeepReadsTheWeights) {
+  auto bytes = read_bytes(nrt_corpus_dir() + "/mlp.nrt");
+  bytes.back() ^= 0xff;  // the last weight byte: structure intact, checksum wrong
+  auto file = ProgramFile::from_bytes(bytes);
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  EXPECT_TRUE(file->check({}).ok());
+  const Status deep = file->check({.deep = true});
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.error().code, ErrorCode::ChecksumMismatch) << deep.error().to_string();
+}
+
 TEST(OpenProgram, SavingNeedsAFormat) {
   auto file = open_program(nrt_corpus_dir() + "/mlp.nrt");
   ASSERT_TRUE(file.ok());
