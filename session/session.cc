@@ -83,13 +83,30 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const Se
 
 Result<std::unique_ptr<Session>> Session::open(const std::string& path, const exec::RankWorld& world,
                                                const SessionOptions& options) {
+  std::optional<Error> problem = load_kernel_libraries(options);
+  return start(problem ? Result<ProgramFile>(*problem) : open_program(path, options.open), world, options);
+}
+
+Result<std::unique_ptr<Session>> Session::open(ProgramFile file, const SessionOptions& options) {
+  return open(std::move(file), exec::RankWorld{}, options);
+}
+
+Result<std::unique_ptr<Session>> Session::open(ProgramFile file, const exec::RankWorld& world,
+                                               const SessionOptions& options) {
+  std::optional<Error> problem = load_kernel_libraries(options);
+  return start(problem ? Result<ProgramFile>(*problem) : Result<ProgramFile>(std::move(file)), world, options);
+}
+
+Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const exec::RankWorld& world,
+                                                const SessionOptions& options) {
   std::unique_ptr<Session> session(new Session());
   session->world_ = world;
   session->local_outputs_ = options.local_outputs;
 
-  std::optional<Error> problem = load_kernel_libraries(options);
-  auto file = open_program(path, options.open);
-  if (!file && !problem) problem = file.error();
+  // A kernel library that failed to load, or a file that did not open: this rank's problem, which
+  // the first agreement tells every rank.
+  std::optional<Error> problem;
+  if (!file) problem = file.error();
   // The hooks' settings come from this rank's environment: a bad one stops every rank here, before
   // any rank creates its groups (which every rank must do together).
   Result<exec::CollectiveHooksOptions> hooks = exec::CollectiveHooksOptions{};
@@ -150,6 +167,8 @@ Result<std::unique_ptr<Session>> Session::open(const std::string& path, const ex
   if (auto stop = agree_on_stage(world, problem, "loading the program", options.abandon)) return *stop;
   return session;
 }
+
+Status Session::reserve_frames(size_t count) { return executor_->reserve_frames(count); }
 
 Session::~Session() {
   if (tracing_ == nullptr) return;

@@ -68,6 +68,10 @@ class Session {
   // Collective under a launcher: every rank of `world` calls it.
   static Result<std::unique_ptr<Session>> open(const std::string& path, const exec::RankWorld& world,
                                                const SessionOptions& options = {});
+  // The same for a program already open (nrt.Runner(program)): `options.open` is not used.
+  static Result<std::unique_ptr<Session>> open(ProgramFile file, const SessionOptions& options = {});
+  static Result<std::unique_ptr<Session>> open(ProgramFile file, const exec::RankWorld& world,
+                                               const SessionOptions& options = {});
   ~Session();
 
   // The inputs a caller gives: DTensor inputs with their global sizes (kGlobal) or local ones.
@@ -87,11 +91,15 @@ class Session {
   const dist::ShardingResult* sharding() const { return sharding_ ? &*sharding_ : nullptr; }
   // This rank's collective tracing (counts, flight recorder); nullptr without a launcher.
   exec::CollectiveTracing* tracing() const { return tracing_.get(); }
+  // Makes the executor's frames up to `count`, so that as many runs at once allocate none.
+  Status reserve_frames(size_t count);
   // Times every node of the following runs (nullptr: stop); see Executor::set_profile.
   void set_profile(exec::RunProfile* profile) { executor_->set_profile(profile); }
 
  private:
   Session() = default;
+  static Result<std::unique_ptr<Session>> start(Result<ProgramFile> file, const exec::RankWorld& world,
+                                                const SessionOptions& options);
 
   exec::RankWorld world_;
   bool local_outputs_ = false;

@@ -24,6 +24,7 @@
 #include "core/error.h"
 #include "executor/dtensor/placement.h"
 #include "schema/nrt_generated.h"
+#include "serializer/program_file.h"
 
 namespace nrt::dist {
 
@@ -42,5 +43,9 @@ Result<ShardPlan> parse_shard_plan(const std::string& json_text);
 // Applies `plan` to the entry graph of `program`. Errors name the entry: an unknown fqn, module
 // prefix or input, a placement on a dim the tensor lacks, a program that already has DTensors.
 Result<fb::ProgramT> apply_shard_plan(const fb::Program& program, const ShardPlan& plan);
+
+// apply_shard_plan as a verified program of its own (its weights copied into it), as
+// `nrt-inspect shard` would write it: for callers that keep or save the result (nrt.shard).
+Result<ProgramFile> shard_with_plan(const ProgramFile& file, const ShardPlan& plan);
 
 }  // namespace nrt::dist

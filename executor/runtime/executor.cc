@@ -137,6 +137,16 @@ void Executor::release_frame(ExecutionFrame* frame) {
   idle_frames_.push_back(frame);
 }
 
+Status Executor::reserve_frames(size_t count) {
+  while (frame_count() < count) {
+    NRT_TRY(frame, make_frame());
+    std::lock_guard<std::mutex> lock(frames_mutex_);
+    idle_frames_.push_back(frame->get());
+    frames_.push_back(std::move(*frame));
+  }
+  return Status::Ok();
+}
+
 size_t Executor::frame_count() const {
   std::lock_guard<std::mutex> lock(frames_mutex_);
   return frames_.size();

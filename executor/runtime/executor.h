@@ -90,6 +90,9 @@ class Executor final : public GraphRunner {
   const ExecutionFrame& frame() const { return *first_frame_; }
   // Frames made so far (1 until runs overlap).
   size_t frame_count() const;
+  // Makes frames until there are `count`, so that as many runs at once allocate no frame (callers
+  // that know their concurrency: nrt.Runner(threads=N)).
+  Status reserve_frames(size_t count);
   // Memory planned in frame() for the sizes of its last run (of the load, before any run).
   const MemoryPlan& memory_plan() const { return first_frame_->memory_plan(); }
   std::vector<InputDescription> user_inputs() const;

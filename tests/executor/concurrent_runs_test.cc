@@ -84,6 +84,28 @@ TEST(ConcurrentRuns, TransformerBlockFromEightThreadsMatchesOneThread) {
   EXPECT_EQ(one_thread(**executor, inputs), expected);
 }
 
+// Frames reserved up front serve that many concurrent runs without making more, and give the
+// same results.
+TEST(ConcurrentRuns, ReservedFramesServeConcurrentRuns) {
+  auto file = verify_in_memory(testing::transformer_block_program());
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  auto executor = Executor::load(std::move(*file));
+  ASSERT_TRUE(executor.ok()) << executor.error().to_string();
+  ASSERT_TRUE((*executor)->reserve_frames(kThreads).ok());
+  EXPECT_EQ((*executor)->frame_count(), static_cast<size_t>(kThreads));
+  ASSERT_TRUE((*executor)->reserve_frames(2).ok());
+  EXPECT_EQ((*executor)->frame_count(), static_cast<size_t>(kThreads)) << "reserving fewer makes none";
+  std::vector<NamedInputs> inputs;
+  for (int t = 0; t < kThreads; ++t) {
+    auto in = random_inputs((*executor)->user_inputs(), static_cast<uint64_t>(t) + 1);
+    ASSERT_TRUE(in.ok()) << in.error().to_string();
+    inputs.push_back(std::move(*in));
+  }
+  const auto expected = one_thread(**executor, inputs);
+  EXPECT_EQ(concurrent_mismatches(**executor, inputs, expected, 50), 0);
+  EXPECT_EQ((*executor)->frame_count(), static_cast<size_t>(kThreads)) << "no run made a frame of its own";
+}
+
 Result<std::unique_ptr<Executor>> load_torch(const std::string& model) {
   NRT_TRY(file, open_program(nrt::testing::runfile("testdata/torch/" + model + "/model.pt2")));
   return Executor::load(std::move(*file));

@@ -70,6 +70,39 @@ TEST(Session, PlainProgramOnEveryRank) {
   expect_close((*outputs)[0], torch_file("output_0.npy"));
 }
 
+// A program already open (nrt.Runner's way in) runs as one opened from its path; frames reserved
+// up front are made once.
+TEST(Session, OpensAProgramAlreadyOpen) {
+  auto file = open_program(mlp());
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  auto session = Session::open(std::move(*file), world);
+  ASSERT_TRUE(session.ok()) << session.error().to_string();
+  ASSERT_TRUE((*session)->reserve_frames(4).ok());
+  ASSERT_TRUE((*session)->reserve_frames(2).ok());
+  auto outputs = (*session)->run({{"x", torch_file("input_0.npy")}});
+  ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+  ASSERT_EQ(outputs->size(), 1u);
+  expect_close((*outputs)[0], torch_file("output_0.npy"));
+}
+
+// shard_with_plan: the DTensor program as a file of its own (its weights copied in), as
+// `nrt-inspect shard` writes it; the session runs it as it runs the plan given directly.
+TEST(Session, AShardedProgramIsAFileOfItsOwn) {
+  auto file = open_program(mlp());
+  ASSERT_TRUE(file.ok()) << file.error().to_string();
+  SessionOptions options = sharded(false);
+  auto sharded_file = dist::shard_with_plan(*file, *options.shard_plan);
+  ASSERT_TRUE(sharded_file.ok()) << sharded_file.error().to_string();
+  EXPECT_TRUE(dist::is_dtensor_program(sharded_file->program()));
+  EXPECT_GT(sharded_file->file_bytes().size(), file->flatbuffer_bytes().size()) << "the weights are in it";
+  options.shard_plan.reset();
+  auto session = Session::open(std::move(*sharded_file), world, options);
+  ASSERT_TRUE(session.ok()) << session.error().to_string();
+  auto outputs = (*session)->run({{"x", torch_file("input_0.npy")}});
+  ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+  expect_close((*outputs)[0], torch_file("output_0.npy"));
+}
+
 TEST(Session, DTensorGlobalInputsGiveGlobalOutputs) {
   auto session = Session::open(mlp(), world, sharded(false));
   ASSERT_TRUE(session.ok()) << session.error().to_string();
