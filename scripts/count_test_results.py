@@ -2,6 +2,7 @@
 """Sums test cases from the JUnit XML files Bazel leaves under a testlogs folder.
 
 Usage: count_test_results.py TESTLOGS_DIR TARGET...
+       count_test_results.py --xml FILE          (one JUnit file: pytest's --junitxml)
 Prints "passed failed skipped" for the given test targets (//pkg:name). A target without an XML
 file (it failed to build or crashed before writing one) counts as one failure.
 """
@@ -27,6 +28,9 @@ def count(xml_path):
 
 
 def main():
+    if sys.argv[1] == "--xml":
+        print(*(count(sys.argv[2]) if os.path.exists(sys.argv[2]) else (0, 1, 0)))
+        return
     logs, targets = sys.argv[1], sys.argv[2:]
     totals = [0, 0, 0]
     for target in targets:

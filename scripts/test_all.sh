@@ -19,6 +19,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 passed=0 failed=0 skipped=0
+# Every benchmark's `target:` lines (bench/bench_target.h), for the summary.
+target_log=$(mktemp)
 add() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0})); }
 
 # Steps and their wall times.
@@ -71,6 +73,22 @@ step "tests"
 run_suite "tests" bazel -- -- "${TESTS[@]}"
 add "$suite_passed" "$suite_failed" "$suite_skipped"
 
+# The Python package: its wheel installed into a fresh venv, the pytest suite (every call, the
+# torch corpus, the CLI's answers), `pip install .`, and the Python layer's benchmark smoke.
+step "python package (wheel, fresh venv, pytest, benchmark smoke)"
+python_xml=$(mktemp --suffix=.xml)
+NRT_INSPECT="$(bazel info bazel-bin 2>/dev/null)/cli/nrt-inspect" \
+  bash tests/python/python_package_test.sh "$python_xml" 2>&1 | tee -a "$target_log"
+python_status=${PIPESTATUS[0]}
+read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py --xml "$python_xml")
+if [ "$python_status" -ne 0 ] && [ "$suite_failed" -eq 0 ]; then
+  echo "python package: tests/python/python_package_test.sh failed (exit $python_status)"
+  suite_failed=1
+fi
+echo "python package: $suite_passed passed, $suite_failed failed, $suite_skipped skipped"
+add "$suite_passed" "$suite_failed" "$suite_skipped"
+rm -f "$python_xml"
+
 # Everything that parses untrusted bytes (serializer, verifier, torch.export import), the executor
 # that runs what they load with its kernels (their NumPy goldens), and the command-line tools
 # again under clang's ASan+UBSan: not the mpirun tests, nor the tests that time big files.
@@ -112,7 +130,6 @@ rm -f "$fuzz_log"
 # Each smoke passes or fails on its exit status; the `target:` lines it prints (bench/bench_target.h)
 # are collected for the summary.
 step "benchmark smokes"
-target_log=$(mktemp)
 smoke() {  # smoke NAME COMMAND...
   local name="$1" status
   shift
