@@ -63,17 +63,23 @@ std::vector<std::vector<uint8_t>> one_thread(Executor& executor, const std::vect
   return expected;
 }
 
+// One set of random inputs per thread, seeds 1..kThreads.
+std::vector<NamedInputs> seeded_inputs(const Executor& executor) {
+  std::vector<NamedInputs> inputs;
+  for (int t = 0; t < kThreads; ++t) {
+    auto in = random_inputs(executor.user_inputs(), static_cast<uint64_t>(t) + 1);
+    EXPECT_TRUE(in.ok()) << in.error().to_string();
+    inputs.push_back(in.ok() ? std::move(*in) : NamedInputs{});
+  }
+  return inputs;
+}
+
 TEST(ConcurrentRuns, TransformerBlockFromEightThreadsMatchesOneThread) {
   auto file = verify_in_memory(testing::transformer_block_program());
   ASSERT_TRUE(file.ok()) << file.error().to_string();
   auto executor = Executor::load(std::move(*file));
   ASSERT_TRUE(executor.ok()) << executor.error().to_string();
-  std::vector<NamedInputs> inputs;
-  for (int t = 0; t < kThreads; ++t) {
-    auto in = random_inputs((*executor)->user_inputs(), static_cast<uint64_t>(t) + 1);
-    ASSERT_TRUE(in.ok()) << in.error().to_string();
-    inputs.push_back(std::move(*in));
-  }
+  const std::vector<NamedInputs> inputs = seeded_inputs(**executor);
   const auto expected = one_thread(**executor, inputs);
   ASSERT_NE(expected[0], expected[1]) << "different seeds give different outputs (else the test proves nothing)";
   EXPECT_EQ((*executor)->frame_count(), 1u) << "one thread reuses the frame made at load";
@@ -95,12 +101,7 @@ TEST(ConcurrentRuns, ReservedFramesServeConcurrentRuns) {
   EXPECT_EQ((*executor)->frame_count(), static_cast<size_t>(kThreads));
   ASSERT_TRUE((*executor)->reserve_frames(2).ok());
   EXPECT_EQ((*executor)->frame_count(), static_cast<size_t>(kThreads)) << "reserving fewer makes none";
-  std::vector<NamedInputs> inputs;
-  for (int t = 0; t < kThreads; ++t) {
-    auto in = random_inputs((*executor)->user_inputs(), static_cast<uint64_t>(t) + 1);
-    ASSERT_TRUE(in.ok()) << in.error().to_string();
-    inputs.push_back(std::move(*in));
-  }
+  const std::vector<NamedInputs> inputs = seeded_inputs(**executor);
   const auto expected = one_thread(**executor, inputs);
   EXPECT_EQ(concurrent_mismatches(**executor, inputs, expected, 50), 0);
   EXPECT_EQ((*executor)->frame_count(), static_cast<size_t>(kThreads)) << "no run made a frame of its own";
