@@ -99,7 +99,7 @@ nb::object array_of(const exec::Tensor& tensor) {
 
 }  // namespace
 
-exec::Tensor tensor_from_array(const std::string& name, nb::handle object, ScalarType expected) {
+exec::Tensor tensor_from_array(const std::string& name, nb::handle object, ScalarType expected, HeldArrays& held) {
   nb::ndarray<nb::ro> array;
   if (!nb::try_cast(object, array, /*convert=*/false)) {
     throw nb::type_error(("input '" + name + "': expected a NumPy array or an object with __dlpack__, got " +
@@ -131,7 +131,9 @@ exec::Tensor tensor_from_array(const std::string& name, nb::handle object, Scala
   const size_t item = element_size(*type);
   if (empty) return exec::Tensor::empty(*type, std::move(sizes));
   auto* first = static_cast<uint8_t*>(const_cast<void*>(static_cast<const void*>(array.data())));
-  // Borrowed without an owner: the caller keeps the Python object alive across the run.
+  // Borrowed without an owner (the Storage may outlive the run in a frame's slots, where nothing
+  // reads it again): `held` keeps the memory alive across the run.
+  held.push_back(array);
   auto storage = exec::Storage::borrow(first + lowest * static_cast<int64_t>(item),
                                        static_cast<size_t>(highest - lowest + 1) * item, nullptr);
   exec::Tensor view(std::move(storage), *type, std::move(sizes), std::move(strides), -lowest);

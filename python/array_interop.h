@@ -11,17 +11,24 @@
 #pragma once
 
 #include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
 
 #include <string>
+#include <vector>
 
 #include "executor/runtime/runtime_value.h"
 #include "executor/runtime/tensor.h"
 
 namespace nrt::python {
 
-// The tensor viewing (or, when strided, copying) `array`. The view borrows the array's memory
-// without owning it: the caller keeps `array` alive for as long as the tensor is used.
-exec::Tensor tensor_from_array(const std::string& name, nanobind::handle array, ScalarType expected);
+// The arrays a call's input tensors view, held (with the GIL) until the run is over: an object's
+// __dlpack__ capsule may be the only owner of the memory it exports.
+using HeldArrays = std::vector<nanobind::ndarray<nanobind::ro>>;
+
+// The tensor viewing (or, when strided, copying) `array`; the view borrows memory that `held`
+// keeps alive for as long as the caller keeps `held`.
+exec::Tensor tensor_from_array(const std::string& name, nanobind::handle array, ScalarType expected,
+                               HeldArrays& held);
 
 // A NumPy array of `tensor`'s elements that owns its storage; other runtime values become the
 // Python values they are (int, float, bool, str, None, lists).

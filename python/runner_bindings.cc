@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <map>
+#include <mutex>
+#include <set>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "python/array_interop.h"
 #include "python/errors.h"
 #include "python/program_bindings.h"
+#include "executor/runtime/kernel_library.h"
 #include "session/session.h"
 
 namespace nb = nanobind;
@@ -27,14 +31,29 @@ namespace {
 // Frames made up front are bounded: each holds the graph's planned memory.
 constexpr int kMaxThreads = 1024;
 
+// Kernel libraries register into the process's one registry, where a second registration of the
+// same targets is a conflict: each library (by its real path) is loaded once per process.
+void load_kernel_library_once(const std::string& path) {
+  static std::mutex mutex;
+  static std::set<std::string> loaded;
+  std::error_code ec;
+  const std::string key = std::filesystem::weakly_canonical(path, ec).string();
+  std::lock_guard<std::mutex> lock(mutex);
+  if (loaded.contains(key)) return;
+  value_or_raise(exec::load_kernel_library(path));
+  loaded.insert(key);
+}
+
 class Runner {
  public:
-  Runner(const Program& program, const std::optional<std::string>& graph, int threads) {
+  Runner(const Program& program, const std::optional<std::string>& graph, int threads,
+         const std::vector<std::string>& kernel_libraries) {
     if (threads < 1 || threads > kMaxThreads) {
       throw nb::value_error(("threads must be 1 to " + std::to_string(kMaxThreads) + ", not " +
                              std::to_string(threads))
                                 .c_str());
     }
+    for (const auto& library : kernel_libraries) load_kernel_library_once(library);
     SessionOptions options;
     if (graph) options.graph = *graph;
     {
@@ -50,10 +69,11 @@ class Runner {
   }
 
   nb::dict call(const nb::kwargs& kwargs) {
-    exec::NamedInputs inputs = bind(kwargs);
+    HeldArrays held;  // destroyed after `inputs`, with the GIL held
+    exec::NamedInputs inputs = bind(kwargs, held);
     Result<std::vector<exec::NamedOutput>> outputs = make_error(ErrorCode::Internal, "not run");
     {
-      // The arrays stay referenced by `kwargs` while the graph reads them in place.
+      // `held` keeps the arrays the graph reads in place.
       nb::gil_scoped_release release;
       outputs = session_->run(inputs);
     }
@@ -67,7 +87,8 @@ class Runner {
   // The benchmark's baseline (bench/python/runner_bench.py): `repeats` runs of the graph on the
   // same inputs in a C++ loop, the GIL released; returns the seconds of each run.
   std::vector<double> time_native_runs(int repeats, const nb::kwargs& kwargs) {
-    exec::NamedInputs inputs = bind(kwargs);
+    HeldArrays held;
+    exec::NamedInputs inputs = bind(kwargs, held);
     std::vector<double> seconds;
     seconds.reserve(static_cast<size_t>(std::max(repeats, 0)));
     nb::gil_scoped_release release;
@@ -85,7 +106,7 @@ class Runner {
 
  private:
   // The inputs of a call, checked against the graph's.
-  exec::NamedInputs bind(const nb::kwargs& kwargs) const {
+  exec::NamedInputs bind(const nb::kwargs& kwargs, HeldArrays& held) const {
     exec::NamedInputs inputs;
     for (auto [key, value] : kwargs) {
       std::string name = nb::cast<std::string>(key);
@@ -93,7 +114,7 @@ class Runner {
       if (declared == inputs_.end()) {
         throw nb::value_error(("unknown input '" + name + "'; the graph's inputs are: " + names_).c_str());
       }
-      inputs.emplace(std::move(name), input_value(*declared->second, value));
+      inputs.emplace(std::move(name), input_value(*declared->second, value, held));
     }
     if (inputs.size() != inputs_.size()) {
       std::string missing;
@@ -132,11 +153,11 @@ class Runner {
   }
 
  private:
-  static exec::RuntimeValue input_value(const exec::InputDescription& input, nb::handle value) {
+  static exec::RuntimeValue input_value(const exec::InputDescription& input, nb::handle value, HeldArrays& held) {
     switch (input.kind) {
       case fb::ValueKind::TENSOR:
       case fb::ValueKind::DTENSOR:
-        return tensor_from_array(input.name, value, input.dtype);
+        return tensor_from_array(input.name, value, input.dtype, held);
       case fb::ValueKind::SYM_INT:
         if (!nb::isinstance<nb::int_>(value) || nb::isinstance<nb::bool_>(value)) {
           throw nb::type_error(("input '" + input.name + "' is an int").c_str());
@@ -169,10 +190,13 @@ void add_runner_bindings(nb::module_& m) {
                      "or objects with __dlpack__ (read in place when C-contiguous and of the declared dtype). "
                      "Returns {output name: numpy.ndarray}. The GIL is released while the graph runs; one Runner "
                      "serves many threads at once.")
-      .def(nb::init<const Program&, const std::optional<std::string>&, int>(), nb::arg("program"), nb::kw_only(),
-           nb::arg("graph") = nb::none(), nb::arg("threads") = 1,
+      .def(nb::init<const Program&, const std::optional<std::string>&, int, const std::vector<std::string>&>(),
+           nb::arg("program"), nb::kw_only(), nb::arg("graph") = nb::none(), nb::arg("threads") = 1,
+           nb::arg("kernel_libraries") = std::vector<std::string>(),
            "graph: the entry point to run (default the first); threads: how many calls may run at once "
-           "without making a frame (each holds the graph's planned memory); more still run, making one.")
+           "without making a frame (each holds the graph's planned memory); more still run, making one; "
+           "kernel_libraries: shared objects with kernels for custom ops (nrt-run's --kernel-library, "
+           "executor/runtime/kernel_library.h), loaded once per process before the graph is planned.")
       .def("__call__", &Runner::call, "Run the graph: runner(x=array, ...) -> {name: numpy.ndarray}")
       .def("_time_native_runs", &Runner::time_native_runs,
            "_time_native_runs(repeats, **inputs): the benchmark's baseline, the seconds of each of `repeats` runs "

@@ -77,7 +77,8 @@ add "$suite_passed" "$suite_failed" "$suite_skipped"
 # torch corpus, the CLI's answers), `pip install .`, and the Python layer's benchmark smoke.
 step "python package (wheel, fresh venv, pytest, benchmark smoke)"
 python_xml=$(mktemp --suffix=.xml)
-NRT_INSPECT="$(bazel info bazel-bin 2>/dev/null)/cli/nrt-inspect" \
+gcc_bin=$(bazel info bazel-bin 2>/dev/null)
+NRT_INSPECT="$gcc_bin/cli/nrt-inspect" NRT_TEST_KERNEL_LIBRARY="$gcc_bin/tests/executor/libenum_probe_kernels.so" \
   bash tests/python/python_package_test.sh "$python_xml" 2>&1 | tee -a "$target_log"
 python_status=${PIPESTATUS[0]}
 read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py --xml "$python_xml")
@@ -137,7 +138,6 @@ smoke() {  # smoke NAME COMMAND...
   status=${PIPESTATUS[0]}
   if [ "$status" -eq 0 ]; then add 1 0; else echo "FAILED: $name (exit $status)"; add 0 1; fi
 }
-gcc_bin=$(bazel info bazel-bin 2>/dev/null)
 for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
   bin="$gcc_bin/${bench#//}"; bin="${bin/://}"
   smoke "$bench" env NRT_BENCH_SMOKE=1 "$bin" --smoke

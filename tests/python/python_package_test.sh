@@ -6,7 +6,7 @@
 #   tests/python/python_package_test.sh JUNIT_XML
 #
 # Run by scripts/test_all.sh after the gcc build (NRT_INSPECT: its nrt-inspect, for the answers
-# the package must equal). Test-only packages are pinned and come from PyPI.
+# the package must equal; NRT_TEST_KERNEL_LIBRARY: its tests/executor/libenum_probe_kernels.so). Test-only packages are pinned and come from PyPI.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 junit="$1"
@@ -24,6 +24,7 @@ echo "wheel: $(basename "$wheel"), $(du -k "$wheel" | cut -f1) KiB"
 "$work/venv/bin/pip" install -q --disable-pip-version-check "$wheel"
 # The tests import the installed package, never the checkout's python/ folder.
 (cd "$work" && NRT_REPO="$repo" NRT_INSPECT="${NRT_INSPECT:?the nrt-inspect to compare with}" \
+  NRT_TEST_KERNEL_LIBRARY="${NRT_TEST_KERNEL_LIBRARY:?the kernel library of the custom_op_enums corpus program}" \
   "$work/venv/bin/python" -m pytest -q -p no:cacheprovider --junitxml="$junit" "$repo/tests/python/test_nrt.py")
 
 # pip install . builds the same package through pyproject.toml's in-tree backend.

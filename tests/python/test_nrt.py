@@ -17,6 +17,8 @@ import nrt
 
 REPO = os.environ["NRT_REPO"]
 NRT_INSPECT = os.environ["NRT_INSPECT"]
+# The custom op kernels of the corpus's custom_op_enums (tests/executor/enum_probe_kernel_library.cc).
+KERNEL_LIBRARY = os.environ["NRT_TEST_KERNEL_LIBRARY"]
 TESTDATA = os.path.join(REPO, "testdata")
 CORPUS = os.path.join(TESTDATA, "torch")
 MLP = os.path.join(TESTDATA, "mlp.nrt")
@@ -26,7 +28,6 @@ TORCH_MLP = os.path.join(CORPUS, "mlp")
 # run them: tests/executor/torch_corpus_test, torch_collectives_test).
 NOT_IN_ONE_PROCESS = {
     "collectives": "functional collectives over a 2-rank group: they run under mpirun",
-    "custom_op_enums": "its custom op's kernel comes from a kernel library, which the package does not load",
 }
 TOLERANCE = {"float32": 1e-5, "float64": 1e-7, "float16": 1e-3, "bfloat16": 1e-2}
 
@@ -237,7 +238,9 @@ def test_shard_equals_the_cli(tmp_path):
 
 @pytest.mark.parametrize("model", CORPUS_MODELS)
 def test_corpus_runs_and_matches_torch(model):
-    runner = nrt.Runner(nrt.load(os.path.join(CORPUS, model, "model.pt2")))
+    # custom_op_enums's custom op gets its kernel from a kernel library, as with nrt-run --kernel-library.
+    libraries = [KERNEL_LIBRARY] if model == "custom_op_enums" else []
+    runner = nrt.Runner(nrt.load(os.path.join(CORPUS, model, "model.pt2")), kernel_libraries=libraries)
     m = manifest(model)
     outputs = runner(**corpus_inputs(runner, model))
     if not m["outputs"]:
@@ -247,6 +250,20 @@ def test_corpus_runs_and_matches_torch(model):
     for (name, got), entry in zip(outputs.items(), m["outputs"]):
         assert isinstance(got, np.ndarray), f"{model} output {name}"
         assert_close(got, saved_array(model, entry), entry["dtype"], f"{model} output {name}")
+
+
+def test_kernel_libraries_load_once_per_process_and_bad_ones_are_errors(tmp_path):
+    program = nrt.load(os.path.join(CORPUS, "custom_op_enums", "model.pt2"))
+    for _ in range(2):  # a second Runner with the same library does not register its kernels twice
+        nrt.Runner(program, kernel_libraries=[KERNEL_LIBRARY])
+    with pytest.raises(nrt.Error) as missing:
+        nrt.Runner(program, kernel_libraries=[str(tmp_path / "absent.so")])
+    assert missing.value.code == "NRT-E101"
+    not_a_library = tmp_path / "text.so"
+    not_a_library.write_text("not an ELF file")
+    with pytest.raises(nrt.Error) as bad:
+        nrt.Runner(program, kernel_libraries=[str(not_a_library)])
+    assert bad.value.code.startswith("NRT-E")
 
 
 def test_outputs_own_their_memory():
@@ -264,6 +281,21 @@ def test_outputs_own_their_memory():
     np.testing.assert_array_equal(third[name], kept)
     assert first[name].flags.writeable and first[name].flags.c_contiguous
     assert not np.shares_memory(second[name], third[name])
+
+
+def test_a_program_that_mutates_its_input_leaves_the_callers_array_alone():
+    # The default IR keeps in-place ops on the user input (x.add_): nrt reads the array in place
+    # and never writes into it; every run gives torch's outputs again.
+    model = "inplace_buffer_view__default"
+    runner = nrt.Runner(nrt.load(os.path.join(CORPUS, model, "model.pt2")))
+    x = corpus_inputs(runner, model)
+    before = {k: v.copy() for k, v in x.items()}
+    for _ in range(3):
+        outputs = runner(**x)
+        for (name, got), entry in zip(outputs.items(), manifest(model)["outputs"]):
+            assert_close(got, saved_array(model, entry), entry["dtype"], f"{model} output {name}")
+        for k in x:
+            np.testing.assert_array_equal(x[k], before[k])
 
 
 def test_a_strided_input_is_copied_and_gives_the_same_answer():
