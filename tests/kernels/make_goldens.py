@@ -582,6 +582,13 @@ def unary_cases():
     case("exp_zero_dim", "aten::exp.default", [("self", np.array(0.5, dtype=np.float32))], f32(np.exp(0.5)))
     ln = np.array([0.0, 2.0, np.nan, -1.0], dtype=np.float32)
     case("logical_not_f32", "aten::logical_not.default", [("self", ln)], np.logical_not(ln))
+    # torch's sign is (0 < x) - (x < 0): NaN and -0.0 give 0 (NumPy's sign gives NaN for NaN).
+    torch_sign = lambda v: ((0 < v).astype(v.dtype) - (v < 0).astype(v.dtype)).astype(v.dtype)  # noqa: E731
+    case("sign_f32_edges", "aten::sign.default", [("self", edge)], torch_sign(edge))
+    case("sign_f16", "aten::sign.default", [("self", edge.astype(np.float16))], torch_sign(edge.astype(np.float16)))
+    case("sign_i32", "aten::sign.default", [("self", ints)], torch_sign(ints))
+    case("sign_bool_is_itself", "aten::sign.default", [("self", np.array([True, False]))], np.array([True, False]))
+    case("sign_noncontiguous", "aten::sign.default", [("self", View(base, {"permute": [1, 0]}))], torch_sign(base.T))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -950,12 +957,21 @@ def view_cases():
     case("permute_repeat_error", "aten::permute.default", [("self", x), ("dims", INTS([0, 0, 1]))], error="repeat")
     case("transpose_int", "aten::transpose.int", [("self", x), ("dim0", I(0)), ("dim1", I(-1))], np.swapaxes(x, 0, -1))
     case("t_2d", "aten::t.default", [("self", base)], base.T)
+    case("swapaxes", "aten::swapaxes.default", [("self", x), ("axis0", I(-1)), ("axis1", I(0))], np.swapaxes(x, -1, 0))
+    case("swapaxes_out_of_range", "aten::swapaxes.default", [("self", x), ("axis0", I(3)), ("axis1", I(0))],
+         error="out of range")
+    case("numpy_T_2d", "aten::numpy_T.default", [("self", base)], base.T)
+    case("numpy_T_3d_reverses_all", "aten::numpy_T.default", [("self", x)], np.transpose(x, (2, 1, 0)))
+    case("numpy_T_zero_dim", "aten::numpy_T.default", [("self", np.array(3.0, np.float32))], np.array(3.0, np.float32))
     v1 = randn(3)
     case("t_1d_identity", "aten::t.default", [("self", v1)], v1)
     col = randn(3, 1)
     case("expand_new_dims", "aten::expand.default", [("self", col), ("size", INTS([2, -1, 4]))],
          np.broadcast_to(col, (2, 3, 4)))
     case("expand_error", "aten::expand.default", [("self", base), ("size", INTS([3, 5]))], error="cannot expand")
+    case("expand_as", "aten::expand_as.default", [("self", col), ("other", x)],
+         np.broadcast_to(col, (2, 3, 4)))
+    case("expand_as_error", "aten::expand_as.default", [("self", x), ("other", base)], error="fewer dimensions")
     case("unsqueeze_negative", "aten::unsqueeze.default", [("self", base), ("dim", I(-1))], base[:, :, None])
     case("unsqueeze_front", "aten::unsqueeze.default", [("self", base), ("dim", I(0))], base[None])
     s = randn(1, 3, 1, 2)

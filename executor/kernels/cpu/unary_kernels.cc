@@ -33,6 +33,18 @@ struct Abs {
     }
   }
 };
+// torch's sign: (0 < x) - (x < 0), so NaN and -0.0 give +0.0; bool is its own sign.
+struct Sign {
+  static constexpr unsigned kGroups = kAllDtypes;
+  template <class C>
+  C operator()(C x) const {
+    if constexpr (std::is_same_v<C, bool>) {
+      return x;
+    } else {
+      return static_cast<C>(static_cast<C>(C(0) < x) - static_cast<C>(x < C(0)));
+    }
+  }
+};
 struct Relu {
   static constexpr unsigned kGroups = kFloating | kIntegral;
   template <class C>
@@ -205,6 +217,7 @@ constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
     {"aten::neg.default", kCpu, {&same_dtype_unary<Neg>, false}},
     {"aten::abs.default", kCpu, {&same_dtype_unary<Abs>, false}},
+    {"aten::sign.default", kCpu, {&same_dtype_unary<Sign>, false}},
     {"aten::relu.default", kCpu, {&same_dtype_unary<Relu>, false}},
     {"aten::floor.default", kCpu, {&same_dtype_unary<Floor>, false}},
     {"aten::ceil.default", kCpu, {&same_dtype_unary<Ceil>, false}},

@@ -112,6 +112,23 @@ Status transpose(KernelContext& ctx) {
   return transpose_dims(ctx, *self, *dim0, *dim1);
 }
 
+// swapaxes(Tensor(a) self, int axis0, int axis1): NumPy's name for transpose.
+Status swapaxes(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(axis0, ctx.int64("axis0", 1));
+  NRT_TRY(axis1, ctx.int64("axis1", 2));
+  return transpose_dims(ctx, *self, *axis0, *axis1);
+}
+
+// numpy_T(Tensor(a) self): every dim reversed (Tensor.T; torch warns for a rank other than 2, but
+// reverses them all).
+Status numpy_t(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  std::vector<int64_t> sizes(self->sizes().rbegin(), self->sizes().rend());
+  std::vector<int64_t> strides(self->strides().rbegin(), self->strides().rend());
+  return set_output(ctx, 0, self->as_strided(sizes, strides, self->storage_offset()));
+}
+
 // t(Tensor self): transposes a 2-D tensor, returns 0-D and 1-D ones as they are.
 Status t(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -154,34 +171,47 @@ Status as_strided(KernelContext& ctx) {
   return set_output(ctx, 0, self->as_strided(*sizes, *strides, *offset));
 }
 
-// expand(Tensor self, SymInt[] size, *, bool implicit=False)
-Status expand(KernelContext& ctx) {
-  NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(size, ctx.int_list("size", 1));
-  if (static_cast<int64_t>(size->size()) < self->dim()) {
-    return ctx.error("size " + shape_string(*size) + " has fewer dimensions than the input " +
-                     shape_string(self->sizes()));
+// `self` broadcast to `size` (expand's rules: -1 keeps a dim, new dims lead, size-1 dims stretch
+// with stride 0).
+Status expand_to(KernelContext& ctx, const Tensor& self, const std::vector<int64_t>& size) {
+  if (static_cast<int64_t>(size.size()) < self.dim()) {
+    return ctx.error("size " + shape_string(size) + " has fewer dimensions than the input " +
+                     shape_string(self.sizes()));
   }
-  const size_t lead = size->size() - self->sizes().size();
-  std::vector<int64_t> sizes(size->size()), strides(size->size(), 0);
-  for (size_t i = 0; i < size->size(); ++i) {
-    const int64_t want = (*size)[i];
+  const size_t lead = size.size() - self.sizes().size();
+  std::vector<int64_t> sizes(size.size()), strides(size.size(), 0);
+  for (size_t i = 0; i < size.size(); ++i) {
+    const int64_t want = size[i];
     if (i < lead) {
-      if (want < 0) return ctx.error("-1 is not allowed for a new leading dimension in " + shape_string(*size));
+      if (want < 0) return ctx.error("-1 is not allowed for a new leading dimension in " + shape_string(size));
       sizes[i] = want;
       continue;
     }
-    const int64_t have = self->sizes()[i - lead];
+    const int64_t have = self.sizes()[i - lead];
     if (want == -1 || want == have) {
       sizes[i] = have;
-      strides[i] = self->strides()[i - lead];
+      strides[i] = self.strides()[i - lead];
     } else if (have == 1 && want >= 0) {
       sizes[i] = want;
     } else {
-      return ctx.error("cannot expand " + shape_string(self->sizes()) + " to " + shape_string(*size));
+      return ctx.error("cannot expand " + shape_string(self.sizes()) + " to " + shape_string(size));
     }
   }
-  return set_output(ctx, 0, self->as_strided(sizes, strides, self->storage_offset()));
+  return set_output(ctx, 0, self.as_strided(sizes, strides, self.storage_offset()));
+}
+
+// expand(Tensor(a) self, SymInt[] size, *, bool implicit=False)
+Status expand(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(size, ctx.int_list("size", 1));
+  return expand_to(ctx, *self, *size);
+}
+
+// expand_as(Tensor(a) self, Tensor other): expand to other's sizes.
+Status expand_as(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(other, ctx.tensor("other", 1));
+  return expand_to(ctx, *self, other->sizes());
 }
 
 // unsqueeze(Tensor self, int dim)
@@ -280,6 +310,9 @@ const KernelRegistration kRegistrations[] = {
     {"aten::transpose.int", kCpu, {&transpose, true}},
     {"aten::t.default", kCpu, {&t, true}},
     {"aten::expand.default", kCpu, {&expand, true}},
+    {"aten::expand_as.default", kCpu, {&expand_as, true}},
+    {"aten::swapaxes.default", kCpu, {&swapaxes, true}},
+    {"aten::numpy_T.default", kCpu, {&numpy_t, true}},
     {"aten::as_strided.default", kCpu, {&as_strided, true}},
     {"aten::unsqueeze.default", kCpu, {&unsqueeze, true}},
     {"aten::squeeze.default", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, false); }, true}},
