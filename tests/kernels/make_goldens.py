@@ -913,6 +913,21 @@ def linalg_cases():
     si, i1, i2 = randint(-3, 3, 2, 1), randint(-3, 3, 2, 3), randint(-3, 3, 3, 2)
     case("addmm_i64", "aten::addmm.default", [("self", si), ("mat1", i1), ("mat2", i2), ("alpha", I(2))],
          si + 2 * (i1 @ i2))
+    sb = np.ascontiguousarray(x[0, :, :2])  # [3, 2], broadcast over the batch
+    case("baddbmm_beta_alpha", "aten::baddbmm.default",
+         [("self", sb), ("batch1", x), ("batch2", y), ("beta", F(0.5)), ("alpha", F(2.0))],
+         f32(0.5 * d(sb) + 2.0 * (d(x) @ d(y))))
+    case("baddbmm_beta_zero_ignores_nan", "aten::baddbmm.default",
+         [("self", np.full((3, 2), np.nan, np.float32)), ("batch1", x), ("batch2", y), ("beta", I(0))],
+         f32(d(x) @ d(y)))
+    case("baddbmm_transposed_batch", "aten::baddbmm.default",
+         [("self", sb), ("batch1", View(np.ascontiguousarray(np.transpose(x, (0, 2, 1))), {"permute": [0, 2, 1]})),
+          ("batch2", y)], f32(d(sb) + d(x) @ d(y)))
+    bi1, bi2 = np.stack([i1, -i1]), np.stack([i2, i2])
+    case("baddbmm_i64", "aten::baddbmm.default", [("self", si), ("batch1", bi1), ("batch2", bi2), ("alpha", I(3))],
+         si + 3 * (bi1 @ bi2))
+    case("baddbmm_shape_error", "aten::baddbmm.default", [("self", sb), ("batch1", x), ("batch2", x)],
+         error="cannot be multiplied")
     inp, w, bias = randn(2, 3, 4), randn(5, 4), randn(5)
     case("linear_3d_bias", "aten::linear.default", [("input", inp), ("weight", w), ("bias", bias)],
          f32(d(inp) @ d(w).T + d(bias)))
