@@ -1204,6 +1204,17 @@ def conv_pool_cases():
     pb = as_bf16(randn(1, 2, 4, 4))
     case("adaptive_avg_pool2d_bf16", "aten::adaptive_avg_pool2d.default", [("self", pb), ("output_size", INTS([2, 2]))],
          like(adaptive_avg_ref(d(pb), 2, 2), pb))
+    seq = np.ascontiguousarray(p.reshape(p.shape[0], p.shape[1], -1))  # [N, C, L]
+    pool1d = lambda v, n: adaptive_avg_ref(v[..., None, :], 1, n)[..., 0, :]  # noqa: E731
+    case("adaptive_avg_pool1d_uneven", "aten::adaptive_avg_pool1d.default", [("self", seq), ("output_size", INTS([7]))],
+         f32(pool1d(d(seq), 7)))
+    case("adaptive_avg_pool1d_global_2d", "aten::adaptive_avg_pool1d.default", [("self", seq[0]), ("output_size", INTS([1]))],
+         f32(pool1d(d(seq[0]), 1)))
+    case("adaptive_avg_pool1d_transposed", "aten::adaptive_avg_pool1d.default",
+         [("self", View(np.ascontiguousarray(np.swapaxes(seq, 1, 2)), {"permute": [0, 2, 1]})), ("output_size", INTS([3]))],
+         f32(pool1d(d(seq), 3)))
+    case("adaptive_avg_pool1d_rank_error", "aten::adaptive_avg_pool1d.default", [("self", p), ("output_size", INTS([2]))],
+         error="2-D or 3-D")
 
 
 def attention_cases():

@@ -2,7 +2,8 @@
 // for float64): max_pool2d (with indices: flat h * W + w positions in the input plane; NaN wins,
 // the last NaN of a window as in torch's loop; ties keep the first), avg_pool2d
 // (count_include_pad, divisor_override, ceil_mode as torch), and adaptive_avg_pool2d (windows
-// [floor(i*H/oh), ceil((i+1)*H/oh))).
+// [floor(i*H/oh), ceil((i+1)*H/oh))); adaptive_avg_pool1d over [N, C, L] or [C, L] as planes
+// one row high.
 #include <cmath>
 #include <limits>
 
@@ -213,24 +214,21 @@ Status avg_pool2d(KernelContext& ctx) {
   return Status::Ok();
 }
 
-// adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
-Status adaptive_avg_pool2d(KernelContext& ctx) {
-  NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(planes, read_planes(ctx, *self));
-  NRT_TRY(size, pair(ctx, "output_size", 1, {}));
-  const int64_t out_h = (*size)[0], out_w = (*size)[1];
+// Adaptive average pooling of `planes` to out_h x out_w, written as an output of `out_sizes`.
+Status adaptive_average(KernelContext& ctx, ScalarType dtype, const Planes& planes, int64_t out_h, int64_t out_w,
+                        const std::vector<int64_t>& out_sizes) {
   if (out_h < 0 || out_w < 0) return ctx.error("output_size must be non-negative");
-  if ((planes->height == 0 || planes->width == 0) && out_h * out_w > 0) {
+  if ((planes.height == 0 || planes.width == 0) && out_h * out_w > 0) {
     return ctx.error("cannot pool an empty plane to a non-empty output");
   }
-  NRT_TRY(slot, OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w)));
-  Tensor staging = slot->staging(planes->input.dtype());
-  const int64_t H = planes->height, W = planes->width;
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, dtype, out_sizes));
+  Tensor staging = slot->staging(planes.input.dtype());
+  const int64_t H = planes.height, W = planes.width;
   auto run = [&](auto zero) {
     using C = decltype(zero);
-    const C* in = planes->input.data<C>();
+    const C* in = planes.input.data<C>();
     C* out = staging.data<C>();
-    for (int64_t plane = 0; plane < planes->planes; ++plane) {
+    for (int64_t plane = 0; plane < planes.planes; ++plane) {
       const C* image = in + plane * H * W;
       for (int64_t oy = 0; oy < out_h; ++oy) {
         const int64_t y0 = oy * H / out_h, y1 = ((oy + 1) * H + out_h - 1) / out_h;
@@ -245,13 +243,40 @@ Status adaptive_avg_pool2d(KernelContext& ctx) {
       }
     }
   };
-  if (planes->input.dtype() == ScalarType::FLOAT64) {
+  if (planes.input.dtype() == ScalarType::FLOAT64) {
     run(0.0);
   } else {
     run(0.0f);
   }
   slot->commit();
   return Status::Ok();
+}
+
+// adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
+Status adaptive_avg_pool2d(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(planes, read_planes(ctx, *self));
+  NRT_TRY(size, pair(ctx, "output_size", 1, {}));
+  return adaptive_average(ctx, self->dtype(), *planes, (*size)[0], (*size)[1],
+                          output_sizes(*planes, (*size)[0], (*size)[1]));
+}
+
+// adaptive_avg_pool1d(Tensor self, int[1] output_size) over [N, C, L] or [C, L]: the 2-D pooling
+// of planes one row high.
+Status adaptive_avg_pool1d(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  if (self->dim() != 2 && self->dim() != 3) {
+    return ctx.error("expects a 2-D or 3-D input, got " + shape_string(self->sizes()));
+  }
+  NRT_TRY(size, ctx.int_list("output_size", 1));
+  if (size->size() != 1) return ctx.error("output_size must have 1 value, got " + shape_string(*size));
+  std::vector<int64_t> sizes = self->sizes(), strides = self->strides();
+  sizes.insert(sizes.end() - 1, 1);
+  strides.insert(strides.end() - 1, 0);
+  NRT_TRY(planes, read_planes(ctx, self->as_strided(sizes, strides, self->storage_offset())));
+  std::vector<int64_t> out_sizes = planes->leading;
+  out_sizes.push_back((*size)[0]);
+  return adaptive_average(ctx, self->dtype(), *planes, 1, (*size)[0], out_sizes);
 }
 
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
@@ -261,6 +286,7 @@ const KernelRegistration kRegistrations[] = {
     {"aten::avg_pool2d.default", kCpu, {&avg_pool2d, false}},
     {"aten::adaptive_avg_pool2d.default", kCpu, {&adaptive_avg_pool2d, false}},
     {"aten::_adaptive_avg_pool2d.default", kCpu, {&adaptive_avg_pool2d, false}},
+    {"aten::adaptive_avg_pool1d.default", kCpu, {&adaptive_avg_pool1d, false}},
 };
 
 }  // namespace
