@@ -726,6 +726,29 @@ def reduction_cases():
     case("sum_bool_counts", "aten::sum.default", [("self", bools)], np.int64(bools.sum()))
     case("sum_dtype_f64", "aten::sum.dim_IntList", [("self", x), ("dim", INTS([1])), ("dtype", DT("f64"))],
          d(x).sum(axis=1))
+    norm = lambda v, o, axis=None, keepdims=False: np.linalg.norm(  # noqa: E731
+        v.reshape(-1) if axis is None else v, ord=o, axis=axis, keepdims=keepdims)
+    case("vector_norm_2_all", "aten::linalg_vector_norm.default", [("self", x)], f32(norm(d(x), 2)))
+    case("vector_norm_1_dim_keepdim", "aten::linalg_vector_norm.default",
+         [("self", x), ("ord", I(1)), ("dim", INTS([-1])), ("keepdim", B(True))], f32(norm(d(x), 1, -1, True)))
+    case("vector_norm_3_5_dims", "aten::linalg_vector_norm.default", [("self", x), ("ord", F(3.5)), ("dim", INTS([0, 2]))],
+         f32((np.abs(d(x)) ** 3.5).sum(axis=(0, 2)) ** (1 / 3.5)))
+    zed = np.array([[1.0, np.nan, -3.0], [1.0, -3.0, 0.0]], np.float32)
+    case("vector_norm_inf_nan", "aten::linalg_vector_norm.default", [("self", zed), ("ord", F(math.inf)), ("dim", INTS([1]))],
+         np.array([np.nan, 3.0], np.float32))
+    case("vector_norm_minus_inf", "aten::linalg_vector_norm.default",
+         [("self", zed[1:]), ("ord", F(-math.inf)), ("dim", INTS([1]))], np.array([0.0], np.float32))
+    case("vector_norm_0_counts_nan", "aten::linalg_vector_norm.default", [("self", zed), ("ord", I(0)), ("dim", INTS([1]))],
+         np.array([3.0, 2.0], np.float32))
+    case("vector_norm_minus_1_with_zero", "aten::linalg_vector_norm.default",
+         [("self", zed[1:]), ("ord", I(-1)), ("dim", INTS([1]))], np.array([0.0], np.float32))
+    case("vector_norm_empty_2_is_0", "aten::linalg_vector_norm.default",
+         [("self", np.zeros((0, 3), np.float32)), ("dim", INTS([0]))], np.zeros(3, np.float32))
+    case("vector_norm_empty_inf_error", "aten::linalg_vector_norm.default",
+         [("self", np.zeros((0, 3), np.float32)), ("ord", F(math.inf)), ("dim", INTS([0]))], error="no identity")
+    case("vector_norm_dtype_f64", "aten::linalg_vector_norm.default", [("self", x), ("dtype", DT("f64"))],
+         norm(d(x), 2))
+    case("vector_norm_int_error", "aten::linalg_vector_norm.default", [("self", xi)], error="floating")
     h = randn(4, 8).astype(np.float16)
     case("sum_f16", "aten::sum.dim_IntList", [("self", h), ("dim", INTS([1]))], like(d(h).sum(axis=1), h))
     case("sum_empty_is_zero", "aten::sum.dim_IntList", [("self", np.zeros((3, 0), np.float32)), ("dim", INTS([1]))],

@@ -1,11 +1,14 @@
 // Reductions over a list of dims (empty or None: all) with keepdim: sum (integers and bool sum to
 // int64; floating types accumulate in double), mean (floating only; empty gives NaN), amax/amin and
 // max/min over everything (NaN propagates; an empty reduced extent is an error, as in torch),
-// any/all (bool results; empty reductions give false / true).
+// any/all (bool results; empty reductions give false / true), linalg_vector_norm.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/reduction_plan.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -75,6 +78,73 @@ Status sum_or_mean(KernelContext& ctx, int dim_position, Average average) {
         });
       });
     }
+    return Status::Ok();
+  });
+}
+
+std::string render_ord(double ord) {
+  if (std::isinf(ord)) return ord > 0 ? "inf" : "-inf";
+  std::string text = std::to_string(ord);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+// linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *,
+// ScalarType? dtype=None): floating inputs (an explicit dtype converts first, as torch does),
+// accumulated in double. ord inf / -inf: the largest / smallest |x|; 0: the count of nonzeros (NaN
+// counts); otherwise (sum |x|^ord)^(1/ord). NaN propagates except for ord 0. Over an empty extent
+// inf and negative ords are an error, as in torch.
+Status linalg_vector_norm(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(ord_value, read_scalar(ctx, "ord", 1, ScalarValue::of_int(2)));
+  NRT_TRY(dims, ctx.int_list("dim", 2, std::vector<int64_t>{}));
+  NRT_TRY(keepdim, ctx.boolean("keepdim", 3, false));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 4));
+  const Tensor input = *dtype && **dtype != self->dtype() ? converted_copy(*self, **dtype) : *self;
+  if (!is_floating_dtype(input.dtype())) {
+    return ctx.error("linalg_vector_norm needs a floating input or dtype, got " + std::string(short_name(input.dtype())));
+  }
+  const double ord = ord_value->to_double();
+  NRT_TRY(mask, reduction_mask(ctx, *dims, input.dim()));
+  const ReductionPlan plan = plan_reduction(input, std::move(*mask), *keepdim);
+  // Norms without an identity (max, min, negative powers) have no value over nothing.
+  if ((ord < 0 || std::isinf(ord)) && plan.reduced_numel == 0 && product(plan.out_sizes) > 0) {
+    return ctx.error("cannot compute the " + render_ord(ord) + " norm over an empty extent (it has no identity)");
+  }
+  NRT_TRY(out, bind_output(ctx, 0, input.dtype(), plan.out_sizes));
+  return dispatch_dtype<kFloating>(ctx, input.dtype(), [&](auto tag) {
+    using In = typename decltype(tag)::type;
+    for_each_reduction(plan, *out, [&](uint8_t* o, uint8_t* base) {
+      double acc = ord == -INFINITY ? INFINITY : 0.0;
+      bool nan = false;
+      for_each_reduced<In>(plan, base, [&](compute_t<In> x) {
+        const double a = std::fabs(static_cast<double>(x));
+        nan = nan || std::isnan(a);
+        if (ord == INFINITY) {
+          acc = std::max(acc, a);
+        } else if (ord == -INFINITY) {
+          acc = std::min(acc, a);
+        } else if (ord == 0.0) {
+          acc += a != 0.0 ? 1.0 : 0.0;
+        } else if (ord == 1.0) {
+          acc += a;
+        } else if (ord == 2.0) {
+          acc += a * a;
+        } else {
+          acc += std::pow(a, ord);
+        }
+      });
+      double norm = acc;
+      if (nan && ord != 0.0) {  // ord 0 counts a NaN as a nonzero, as torch does
+        norm = std::numeric_limits<double>::quiet_NaN();
+      } else if (ord == 2.0) {
+        norm = std::sqrt(acc);
+      } else if (!std::isinf(ord) && ord != 0.0 && ord != 1.0) {
+        norm = std::pow(acc, 1.0 / ord);
+      }
+      *reinterpret_cast<In*>(o) = convert<In>(norm);
+    });
     return Status::Ok();
   });
 }
@@ -174,6 +244,7 @@ const KernelRegistration kRegistrations[] = {
     {"aten::all.dim", kCpu, {&logical_reduction<Logical::kAll, LogicalDims::kOne>, false}},
     {"aten::all.dims", kCpu, {&logical_reduction<Logical::kAll, LogicalDims::kList>, false}},
     {"aten::sum.default", kCpu, {&sum, false}},
+    {"aten::linalg_vector_norm.default", kCpu, {&linalg_vector_norm, false}},
     {"aten::sum.dim_IntList", kCpu, {&sum_dim, false}},
     {"aten::mean.default", kCpu, {&mean, false}},
     {"aten::mean.dim", kCpu, {&mean_dim, false}},
