@@ -861,6 +861,32 @@ def normalization_cases():
     case("native_layer_norm", "aten::native_layer_norm.default",
          [("input", x), ("normalized_shape", INTS([8])), ("weight", w), ("bias", b), ("eps", F(1e-5))],
          (f32((d(x) - mean) * rstd * d(w) + d(b)), f32(mean), f32(rstd)))
+    # group_norm: x [2, 3, 8] as 3 channels of 8 positions; groups of 1 and 3 channels.
+    def group_norm_ref(v, groups, weight, bias, eps):
+        n, c = v.shape[:2]
+        g = d(v).reshape(n, groups, -1)
+        m, var = g.mean(axis=2, keepdims=True), g.var(axis=2, keepdims=True)
+        y = ((g - m) / np.sqrt(var + eps)).reshape(v.shape)
+        shape = (1, c) + (1,) * (v.ndim - 2)
+        if weight is not None:
+            y = y * d(weight).reshape(shape)
+        if bias is not None:
+            y = y + d(bias).reshape(shape)
+        return y, m.reshape(n, groups), 1 / np.sqrt(var.reshape(n, groups) + eps)
+    cw, cb = w[:3].copy(), b[:3].copy()
+    gy, gm, gr = group_norm_ref(x, 3, cw, cb, 1e-5)
+    case("group_norm_per_channel", "aten::group_norm.default",
+         [("input", x), ("num_groups", I(3)), ("weight", cw), ("bias", cb)], f32(gy))
+    gy1, _, _ = group_norm_ref(x, 1, None, None, 1e-3)
+    case("group_norm_one_group_no_affine", "aten::group_norm.default",
+         [("input", x), ("num_groups", I(1)), ("weight", NONE), ("bias", NONE), ("eps", F(1e-3))], f32(gy1))
+    x4 = x.reshape(2, 3, 2, 4)
+    gy4, gm4, gr4 = group_norm_ref(x4, 3, cw, None, 1e-5)
+    case("native_group_norm_4d", "aten::native_group_norm.default",
+         [("input", x4), ("weight", cw), ("bias", NONE), ("N", I(2)), ("C", I(3)), ("HxW", I(8)), ("group", I(3)),
+          ("eps", F(1e-5))], (f32(gy4), f32(gm4), f32(gr4)))
+    case("group_norm_groups_error", "aten::group_norm.default", [("input", x), ("num_groups", I(2))],
+         error="must divide")
     x2 = randn(3, 2, 5)
     m2 = d(x2).reshape(3, -1).mean(axis=1).reshape(3, 1, 1)
     v2 = d(x2).reshape(3, -1).var(axis=1).reshape(3, 1, 1)

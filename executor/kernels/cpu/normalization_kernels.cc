@@ -1,7 +1,8 @@
 // Normalisations, computed in float (double for float64) with statistics accumulated in double:
 // layer_norm/native_layer_norm (over the trailing normalized_shape; native_ also returns mean and
-// rstd shaped [*leading, 1, ...]), rms_norm (eps None means the dtype's machine epsilon), and batch
-// norm in inference form (running statistics; per channel along dim 1).
+// rstd shaped [*leading, 1, ...]), rms_norm (eps None means the dtype's machine epsilon), group_norm
+// and native_group_norm (per sample and group; native_ also returns mean and rstd [N, groups]), and
+// batch norm in inference form (running statistics; per channel along dim 1).
 #include <cmath>
 #include <limits>
 
@@ -126,6 +127,68 @@ Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
   return Status::Ok();
 }
 
+// group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05,
+// bool cudnn_enabled=True) and native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N,
+// SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor mean, Tensor rstd): statistics per
+// (sample, group) over the group's channels at every position, then weight and bias per channel.
+Status group_norm_with(KernelContext& ctx, bool native) {
+  NRT_TRY(input, ctx.tensor("input", 0));
+  if (!is_floating_dtype(input->dtype())) return unsupported_dtype(ctx, input->dtype());
+  if (input->dim() < 2) return ctx.error("expects an input of at least 2 dims [N, C, ...], got " + shape_string(input->sizes()));
+  NRT_TRY(groups, native ? ctx.int64("group", 6) : ctx.int64("num_groups", 1));
+  NRT_TRY(eps, native ? ctx.real("eps", 7) : ctx.real("eps", 4, 1e-5));
+  const int64_t n = input->sizes()[0], channels = input->sizes()[1];
+  if (*groups <= 0 || channels % *groups != 0) {
+    return ctx.error("num_groups " + std::to_string(*groups) + " must divide the " + std::to_string(channels) +
+                     " channels");
+  }
+  const int64_t positions = n != 0 && channels != 0 ? input->numel() / (n * channels) : 0;
+  const ScalarType compute = compute_dtype(input->dtype());
+  NRT_TRY(weight, read_parameter(ctx, "weight", native ? 1 : 2, {channels}, compute));
+  NRT_TRY(bias, read_parameter(ctx, "bias", native ? 2 : 3, {channels}, compute));
+  NRT_TRY(out, OutputSlot::bind(ctx, 0, input->dtype(), input->sizes()));
+  std::optional<OutputSlot> mean, rstd;
+  Tensor mean_staging, rstd_staging;
+  if (native) {
+    NRT_TRY(m, OutputSlot::bind_secondary(ctx, 1, input->dtype(), {n, *groups}));
+    NRT_TRY(r, OutputSlot::bind_secondary(ctx, 2, input->dtype(), {n, *groups}));
+    mean = *m;
+    rstd = *r;
+    mean_staging = mean->staging(compute);
+    rstd_staging = rstd->staging(compute);
+  }
+  const Tensor x = contiguous_as(*input, compute);
+  Tensor y = out->staging(compute);
+  const RowLayout layout{n * *groups, channels / *groups * positions};
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    layer_norm_rows<C>(x.data<C>(), y.data<C>(), nullptr, nullptr, layout, *eps,
+                       native ? mean_staging.data<C>() : nullptr, native ? rstd_staging.data<C>() : nullptr);
+    if (!*weight && !*bias) return;
+    C* values = y.data<C>();
+    const C* w = *weight ? (*weight)->data<C>() : nullptr;
+    const C* b = *bias ? (*bias)->data<C>() : nullptr;
+    for (int64_t sample = 0; sample < n; ++sample) {
+      for (int64_t c = 0; c < channels; ++c) {
+        C* plane = values + (sample * channels + c) * positions;
+        const C scale = w ? w[c] : C(1), shift = b ? b[c] : C(0);
+        for (int64_t i = 0; i < positions; ++i) plane[i] = plane[i] * scale + shift;
+      }
+    }
+  };
+  if (compute == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  out->commit();
+  if (native) {
+    mean->commit();
+    rstd->commit();
+  }
+  return Status::Ok();
+}
+
 double machine_epsilon(ScalarType t) {
   switch (t) {
     case ScalarType::FLOAT64: return std::numeric_limits<double>::epsilon();
@@ -243,6 +306,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::native_layer_norm.default", kCpu, {[](KernelContext& ctx) { return layer_norm_with(ctx, true); }, false}},
     {"aten::layer_norm.default", kCpu, {[](KernelContext& ctx) { return layer_norm_with(ctx, false); }, false}},
     {"aten::rms_norm.default", kCpu, {&rms_norm, false}},
+    {"aten::group_norm.default", kCpu, {[](KernelContext& ctx) { return group_norm_with(ctx, false); }, false}},
+    {"aten::native_group_norm.default", kCpu, {[](KernelContext& ctx) { return group_norm_with(ctx, true); }, false}},
     // (input, weight, bias, running_mean, running_var, float momentum, float eps)
     {"aten::_native_batch_norm_legit_no_training.default", kCpu,
      {[](KernelContext& ctx) { return batch_norm_with(ctx, 6, true); }, false}},
