@@ -1470,6 +1470,17 @@ def flip_fill_cases():
          np.tile(base.T, (2, 2)))
     case("repeat_zero", "aten::repeat.default", [("self", r), ("repeats", INTS([0, 2]))], np.zeros((0, 6), np.float32))
     case("repeat_too_few_error", "aten::repeat.default", [("self", r), ("repeats", INTS([2]))], error="fewer")
+    case("repeat_interleave_dim", "aten::repeat_interleave.self_int", [("self", r), ("repeats", I(3)), ("dim", I(-1))],
+         np.repeat(r, 3, axis=-1))
+    case("repeat_interleave_flattened", "aten::repeat_interleave.self_int", [("self", r), ("repeats", I(2))],
+         np.repeat(r, 2))
+    case("repeat_interleave_noncontiguous_i64", "aten::repeat_interleave.self_int",
+         [("self", View(np.arange(12, dtype=np.int64).reshape(3, 4), {"permute": [1, 0]})), ("repeats", I(2)), ("dim", I(0)),
+          ("output_size", I(8))], np.repeat(np.arange(12, dtype=np.int64).reshape(3, 4).T, 2, axis=0))
+    case("repeat_interleave_zero", "aten::repeat_interleave.self_int", [("self", r), ("repeats", I(0)), ("dim", I(0))],
+         np.repeat(r, 0, axis=0))
+    case("repeat_interleave_output_size_error", "aten::repeat_interleave.self_int",
+         [("self", r), ("repeats", I(2)), ("dim", I(0)), ("output_size", I(5))], error="output_size")
     scatter_pad_cases()
 
 

@@ -1,8 +1,11 @@
 // Copies that may change dtype: _to_copy and the `to` overloads (always a fresh tensor, never an
 // alias of the input), clone, lift_fresh_copy, copy (src broadcast into self's shape and dtype),
-// and native_dropout in inference (a copy and an all-true mask). Layout, device and memory-format
-// arguments are accepted and ignored: CPU tensors here are always strided, and contiguous outputs
-// are always valid.
+// repeat and repeat_interleave (tiling and repeating slices), and native_dropout in inference (a
+// copy and an all-true mask). Layout, device and memory-format arguments are accepted and
+// ignored: CPU tensors here are always strided, and contiguous outputs are always valid.
+#include <algorithm>
+#include <variant>
+
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -142,6 +145,44 @@ Status repeat(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None):
+// each slice along dim (dim None: each element of self flattened) `repeats` times in a row. self is
+// viewed with a stride-0 dim of `repeats` after dim, which the contiguous output splits.
+Status repeat_interleave(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(repeats, ctx.int64("repeats", 1));
+  if (*repeats < 0) return ctx.error("repeats must be non-negative, got " + std::to_string(*repeats));
+  const RuntimeValue* dim_value = ctx.find("dim", 2);
+  Tensor source = *self;
+  int64_t dim = 0;
+  if (dim_value == nullptr || std::holds_alternative<std::monostate>(*dim_value)) {
+    source = self->is_contiguous() ? *self : contiguous_as(*self, self->dtype());
+    source = source.as_strided({source.numel()}, {1}, source.storage_offset());
+  } else {
+    NRT_TRY(d, ctx.int64("dim", 2));
+    NRT_TRY(wrapped, wrap_dim(ctx, *d, std::max<int64_t>(self->dim(), 1)));
+    dim = *wrapped;
+    if (self->dim() == 0) source = self->as_strided({1}, {1}, self->storage_offset());
+  }
+  std::vector<int64_t> sizes = source.sizes(), strides = source.strides();
+  std::vector<int64_t> out_sizes = sizes;
+  out_sizes[static_cast<size_t>(dim)] *= *repeats;
+  NRT_TRY(output_size, ctx.int64("output_size", 3, out_sizes[static_cast<size_t>(dim)]));
+  if (*output_size != out_sizes[static_cast<size_t>(dim)]) {
+    return ctx.error("output_size " + std::to_string(*output_size) + " is not " +
+                     std::to_string(out_sizes[static_cast<size_t>(dim)]));
+  }
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), out_sizes));
+  if (out->numel() == 0) return Status::Ok();
+  sizes.insert(sizes.begin() + dim + 1, *repeats);
+  strides.insert(strides.begin() + dim + 1, 0);
+  const Tensor spread = source.as_strided(sizes, strides, source.storage_offset());
+  const Tensor dense = out->is_contiguous() ? *out : Tensor::empty(self->dtype(), out_sizes);
+  copy_into(dense.as_strided(sizes, Tensor::contiguous_strides(sizes), dense.storage_offset()), spread);
+  if (!out->is_contiguous()) copy_into(*out, dense);
+  return Status::Ok();
+}
+
 // native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor mask)
 Status native_dropout(KernelContext& ctx) {
   NRT_TRY(input, ctx.tensor("input", 0));
@@ -165,6 +206,7 @@ const KernelRegistration kRegistrations[] = {
     {"aten::lift_fresh_copy.default", kCpu, {&clone, false}},
     {"aten::copy.default", kCpu, {&copy, false}},
     {"aten::flip.default", kCpu, {&flip, false}},
+    {"aten::repeat_interleave.self_int", kCpu, {&repeat_interleave, false}},
     {"aten::type_as.default", kCpu, {&type_as, false}},
     {"aten::repeat.default", kCpu, {&repeat, false}},
     {"aten::native_dropout.default", kCpu, {&native_dropout, false}},
