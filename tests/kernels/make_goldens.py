@@ -887,6 +887,17 @@ def normalization_cases():
           ("eps", F(1e-5))], (f32(gy4), f32(gm4), f32(gr4)))
     case("group_norm_groups_error", "aten::group_norm.default", [("input", x), ("num_groups", I(2))],
          error="must divide")
+    # _weight_norm: v * g / ||v|| over every dim but `dim` (-1: all of v).
+    gk = np.ascontiguousarray(x[0, :, :1].reshape(1, 3, 1))
+    case("weight_norm_dim1", "aten::_weight_norm.default", [("v", x), ("g", gk), ("dim", I(1))],
+         f32(d(x) * d(gk) / np.sqrt((d(x) ** 2).sum(axis=(0, 2), keepdims=True))))
+    g0 = np.ascontiguousarray(x[:, :1, :1])
+    case("weight_norm_dim0_default", "aten::_weight_norm.default", [("v", x), ("g", g0)],
+         f32(d(x) * d(g0) / np.sqrt((d(x) ** 2).sum(axis=(1, 2), keepdims=True))))
+    case("weight_norm_all", "aten::_weight_norm.default", [("v", x), ("g", np.array(2.0, np.float32)), ("dim", I(-1))],
+         f32(d(x) * 2.0 / np.sqrt((d(x) ** 2).sum())))
+    case("weight_norm_g_shape_error", "aten::_weight_norm.default", [("v", x), ("g", gk), ("dim", I(0))],
+         error="one value per index")
     x2 = randn(3, 2, 5)
     m2 = d(x2).reshape(3, -1).mean(axis=1).reshape(3, 1, 1)
     v2 = d(x2).reshape(3, -1).var(axis=1).reshape(3, 1, 1)

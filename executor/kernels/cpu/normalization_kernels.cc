@@ -1,8 +1,9 @@
 // Normalisations, computed in float (double for float64) with statistics accumulated in double:
 // layer_norm/native_layer_norm (over the trailing normalized_shape; native_ also returns mean and
 // rstd shaped [*leading, 1, ...]), rms_norm (eps None means the dtype's machine epsilon), group_norm
-// and native_group_norm (per sample and group; native_ also returns mean and rstd [N, groups]), and
-// batch norm in inference form (running statistics; per channel along dim 1).
+// and native_group_norm (per sample and group; native_ also returns mean and rstd [N, groups]),
+// _weight_norm (v scaled to g over every dim but one), and batch norm in inference form (running
+// statistics; per channel along dim 1).
 #include <cmath>
 #include <limits>
 
@@ -189,6 +190,57 @@ Status group_norm_with(KernelContext& ctx, bool native) {
   return Status::Ok();
 }
 
+// _weight_norm(Tensor v, Tensor g, int dim=0): v * g / ||v||, the 2-norm taken over every dim but
+// `dim` (dim -1: over all of v), with one g per index along dim (one g for dim -1).
+Status weight_norm(KernelContext& ctx) {
+  NRT_TRY(v, ctx.tensor("v", 0));
+  NRT_TRY(g, ctx.tensor("g", 1));
+  NRT_TRY(dim, ctx.int64("dim", 2, 0));
+  if (!is_floating_dtype(v->dtype())) return unsupported_dtype(ctx, v->dtype());
+  int64_t outer = 1, extent = 1, inner = v->numel();
+  if (*dim != -1) {
+    NRT_TRY(d, wrap_dim(ctx, *dim, v->dim()));
+    extent = v->sizes()[static_cast<size_t>(*d)];
+    outer = product(std::vector<int64_t>(v->sizes().begin(), v->sizes().begin() + *d));
+    inner = product(std::vector<int64_t>(v->sizes().begin() + *d + 1, v->sizes().end()));
+  }
+  if (g->numel() != extent) {
+    return ctx.error("g " + shape_string(g->sizes()) + " must hold one value per index of dim " + std::to_string(*dim) +
+                     " of v " + shape_string(v->sizes()));
+  }
+  const ScalarType compute = compute_dtype(v->dtype());
+  const Tensor x = contiguous_as(*v, compute), gains = contiguous_as(*g, compute);
+  NRT_TRY(out, OutputSlot::bind(ctx, 0, v->dtype(), v->sizes()));
+  Tensor y = out->staging(compute);
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    const C* in = x.data<C>();
+    const C* gain = gains.data<C>();
+    C* values = y.data<C>();
+    std::vector<double> squares(static_cast<size_t>(extent), 0.0);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t k = 0; k < extent; ++k) {
+        const C* row = in + (o * extent + k) * inner;
+        for (int64_t i = 0; i < inner; ++i) squares[static_cast<size_t>(k)] += static_cast<double>(row[i]) * row[i];
+      }
+    }
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t k = 0; k < extent; ++k) {
+        const double scale = static_cast<double>(gain[k]) / std::sqrt(squares[static_cast<size_t>(k)]);
+        const size_t at = static_cast<size_t>((o * extent + k) * inner);
+        for (int64_t i = 0; i < inner; ++i) values[at + i] = static_cast<C>(static_cast<double>(in[at + i]) * scale);
+      }
+    }
+  };
+  if (compute == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  out->commit();
+  return Status::Ok();
+}
+
 double machine_epsilon(ScalarType t) {
   switch (t) {
     case ScalarType::FLOAT64: return std::numeric_limits<double>::epsilon();
@@ -306,6 +358,7 @@ const KernelRegistration kRegistrations[] = {
     {"aten::native_layer_norm.default", kCpu, {[](KernelContext& ctx) { return layer_norm_with(ctx, true); }, false}},
     {"aten::layer_norm.default", kCpu, {[](KernelContext& ctx) { return layer_norm_with(ctx, false); }, false}},
     {"aten::rms_norm.default", kCpu, {&rms_norm, false}},
+    {"aten::_weight_norm.default", kCpu, {&weight_norm, false}},
     {"aten::group_norm.default", kCpu, {[](KernelContext& ctx) { return group_norm_with(ctx, false); }, false}},
     {"aten::native_group_norm.default", kCpu, {[](KernelContext& ctx) { return group_norm_with(ctx, true); }, false}},
     // (input, weight, bias, running_mean, running_var, float momentum, float eps)
