@@ -1,6 +1,7 @@
 // Subgraph execution through the real CPU kernels: higher_order::cond picks a branch by a
 // predicate known only at run time (nested conds included), higher_order::while_loop carries
-// values through its body until its condition fails; results never alias a subgraph's memory;
+// values through its body until its condition fails, higher_order::wrap_with_set_grad_enabled runs
+// its body; results never alias a subgraph's memory;
 // arity errors are reported with the node and subgraph, missing kernels of subgraphs at load.
 #include <gtest/gtest.h>
 
@@ -122,6 +123,49 @@ TEST(ControlFlowTest, CondTakesTheBranchThePredicateNames) {
   EXPECT_EQ(run(false, false), (std::vector<float>{0, 1, 2}));  // nested cond, minus_one
   EXPECT_EQ(run(false, true), (std::vector<float>{1, 2, 3}));   // nested cond, identity
   EXPECT_EQ(run(true, true), (std::vector<float>{2, 4, 6}));
+}
+
+// main(x, y) = wrap_with_set_grad_enabled(False, body, x, y) as torch's training IR records a
+// `with torch.no_grad():` block (positional arguments, the body's inputs after the first two);
+// body(x, y) = (x * 2, x + y). Grad mode means nothing here: the body runs as it is.
+TEST(ControlFlowTest, WrapWithSetGradEnabledRunsItsBody) {
+  ProgramBuilder p("control_flow_test: wrap_with_set_grad_enabled");
+  const uint32_t wrap = p.op("higher_order::wrap_with_set_grad_enabled", "");
+  const uint32_t mul = p.op("aten::mul", "Scalar");
+  const uint32_t add = p.op("aten::add", "Tensor");
+  auto body = p.graph("main/body", false);
+  {
+    const uint32_t x = body.tensor("x", ScalarType::FLOAT32, {3});
+    const uint32_t y = body.tensor("y", ScalarType::FLOAT32, {3});
+    const uint32_t twice = body.tensor("twice", ScalarType::FLOAT32, {3});
+    const uint32_t sum = body.tensor("sum", ScalarType::FLOAT32, {3});
+    body.user_input(arg::tensor(x));
+    body.user_input(arg::tensor(y));
+    body.node("twice", mul, Args{{"self", arg::tensor(x)}, {"other", arg::real(2.0)}}, {}, {arg::tensor(twice)});
+    body.node("sum", add, Args{{"self", arg::tensor(x)}, {"other", arg::tensor(y)}}, {}, {arg::tensor(sum)});
+    body.user_output(arg::tensor(twice));
+    body.user_output(arg::tensor(sum));
+  }
+  auto g = p.graph("main", true);
+  const uint32_t x = g.tensor("x", ScalarType::FLOAT32, {3});
+  const uint32_t y = g.tensor("y", ScalarType::FLOAT32, {3});
+  const uint32_t twice = g.tensor("twice", ScalarType::FLOAT32, {3});
+  const uint32_t sum = g.tensor("sum", ScalarType::FLOAT32, {3});
+  g.user_input(arg::tensor(x));
+  g.user_input(arg::tensor(y));
+  g.node("wrap", wrap,
+         Args{{"", arg::boolean(false)}, {"", arg::graph(p.graph_index("main/body"))}, {"", arg::tensor(x)},
+              {"", arg::tensor(y)}},
+         {}, {arg::tensor(twice), arg::tensor(sum)});
+  g.user_output(arg::tensor(twice));
+  g.user_output(arg::tensor(sum));
+  auto executor = load(p.finish());
+  ASSERT_NE(executor, nullptr);
+  auto out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"y", f32({10, 20, 30})}});
+  ASSERT_TRUE(out.ok()) << out.error().to_string();
+  ASSERT_EQ(out->size(), 2u);
+  EXPECT_EQ(f32_values((*out)[0].value), (std::vector<float>{2, 4, 6}));
+  EXPECT_EQ(f32_values((*out)[1].value), (std::vector<float>{11, 22, 33}));
 }
 
 TEST(ControlFlowTest, CondResultsAreCopiesNotTheBranchInput) {

@@ -1,11 +1,16 @@
 // Control flow: torch's higher-order operators that run subgraphs.
 //   higher_order::cond(pred, true_fn, false_fn, operands)           -> the branch's outputs
 //   higher_order::while_loop(cond_fn, body_fn, carried, additional)  -> the final carried values
+//   higher_order::wrap_with_set_grad_enabled(enable_grad, body, *args) -> the body's outputs
+// Grad mode means nothing at inference, so wrap_with_set_grad_enabled runs its body as it is,
+// with grad enabled or not.
 // Subgraphs arrive as GraphRef arguments whose runners the executor bound at load time
 // (executor/runtime/graph_runner.h). A predicate is a bool, an int, or a one-element tensor of any dtype
 // (non-zero is true). Results are copied out of the subgraph's memory into the node's outputs
 // (the planned tensors where the graph gives static shapes), so they never alias it.
 #include <string>
+#include <variant>
+#include <vector>
 
 #include "executor/runtime/graph_runner.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -129,8 +134,24 @@ Status while_loop(KernelContext& ctx) {
   return write_results(ctx, (*body_fn)->graph_name(), inputs);
 }
 
+// wrap_with_set_grad_enabled(bool enable_grad, GraphModule body, *args): the body on args (the
+// node's inputs after the first two, in order).
+Status wrap_with_set_grad_enabled(KernelContext& ctx) {
+  const RuntimeValue* enable = ctx.find("enable_grad", 0);
+  if (enable == nullptr || !std::holds_alternative<bool>(*enable)) {
+    return ctx.error("the first argument (enable_grad) must be a bool");
+  }
+  NRT_TRY(body, runner_of(ctx, "wrapped_func", 1));
+  std::vector<RuntimeValue> args;
+  for (size_t i = 2; i < ctx.inputs().size(); ++i) args.push_back(*ctx.inputs()[i].value);
+  NRT_TRY(results, run(ctx, **body, args));
+  return write_results(ctx, (*body)->graph_name(), results->values);
+}
+
 const KernelRegistration kCond("higher_order::cond", DeviceKind::kCpu, {cond, false});
 const KernelRegistration kWhileLoop("higher_order::while_loop", DeviceKind::kCpu, {while_loop, false});
+const KernelRegistration kWrapWithSetGradEnabled("higher_order::wrap_with_set_grad_enabled", DeviceKind::kCpu,
+                                                 {wrap_with_set_grad_enabled, false});
 
 }  // namespace
 }  // namespace nrt::exec::cpu
