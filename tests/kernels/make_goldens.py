@@ -1492,6 +1492,25 @@ def flip_fill_cases():
          np.repeat(r, 0, axis=0))
     case("repeat_interleave_output_size_error", "aten::repeat_interleave.self_int",
          [("self", r), ("repeats", I(2)), ("dim", I(0)), ("output_size", I(5))], error="output_size")
+    # histc, as torch counts (values from torch 2.15 for these inputs).
+    hx = np.array([0.0, 1.0, 2.0, 2.0, 3.0, 10.0, -1.0, np.nan], np.float32)
+    case("histc_range_ignores_outside_and_nan", "aten::histc.default",
+         [("self", hx), ("bins", I(4)), ("min", I(0)), ("max", I(3))], np.array([1, 1, 2, 1], np.float32))
+    case("histc_data_range", "aten::histc.default", [("self", hx[:6]), ("bins", I(5))], np.array([2, 3, 0, 0, 1], np.float32))
+    case("histc_constant_data_widens", "aten::histc.default", [("self", np.array([2.0, 2.0], np.float32)), ("bins", I(3))],
+         np.array([0, 2, 0], np.float32))
+    case("histc_edges_in_float", "aten::histc.default",
+         [("self", np.array([0.1, 0.2999999, 0.3], np.float32)), ("bins", I(3)), ("min", F(0.0)), ("max", F(0.3))],
+         np.array([0, 1, 2], np.float32))
+    case("histc_empty", "aten::histc.default", [("self", np.zeros(0, np.float32)), ("bins", I(3))], np.zeros(3, np.float32))
+    case("histc_f64", "aten::histc.default", [("self", hx.astype(np.float64)[:6]), ("bins", I(2)), ("min", I(0)), ("max", I(4))],
+         np.array([2, 3], np.float64))
+    case("histc_nan_range_error", "aten::histc.default", [("self", hx), ("bins", I(4))], error="not finite")
+    case("histc_bins_error", "aten::histc.default", [("self", hx), ("bins", I(0))], error="bins must be")
+    case("histc_min_max_error", "aten::histc.default", [("self", hx), ("bins", I(3)), ("min", I(3)), ("max", I(0))],
+         error="larger than min")
+    case("histc_int_error", "aten::histc.default", [("self", np.array([1, 2], np.int64)), ("bins", I(3))],
+         error="not supported")
     scatter_pad_cases()
 
 
