@@ -123,28 +123,26 @@ Status product(KernelContext& ctx, std::string_view a_name, std::string_view b_n
   return Status::Ok();
 }
 
-// Integers: c = beta * self + alpha * product, wrapping (addmm and baddbmm).
-Status add_scaled_integers(const KernelContext& ctx, const Tensor& c, const Tensor& self, const Tensor& product,
-                           const ScalarValue& beta, const ScalarValue& alpha) {
-  return dispatch_dtype<kIntegral>(ctx, c.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T al = alpha.as<T>(), be = beta.as<T>();
-    map_binary<T, T, T>(c, self, product, [al, be](T s, T p) { return wrapping_add(wrapping_mul(be, s), wrapping_mul(al, p)); });
-  });
-}
-
-// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)
-Status addmm(KernelContext& ctx) {
+// addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) and
+// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1):
+// beta * self + alpha * (a @ b), for 2-D operands or batch by batch for 3-D ones. self broadcasts
+// to the output and is not read when beta is 0 (torch's rule: its NaNs do not reach the output);
+// integers compute exactly, with wrap-around.
+Status add_product(KernelContext& ctx, bool batched) {
   NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(a, ctx.tensor("mat1", 1));
-  NRT_TRY(b, ctx.tensor("mat2", 2));
+  NRT_TRY(a, ctx.tensor(batched ? "batch1" : "mat1", 1));
+  NRT_TRY(b, ctx.tensor(batched ? "batch2" : "mat2", 2));
   if (auto s = check_dtypes(ctx, {&*self, &*a, &*b}); !s.ok()) return s;
   NRT_TRY(beta, read_scalar(ctx, "beta", 3, ScalarValue::of_int(1)));
   NRT_TRY(alpha, read_scalar(ctx, "alpha", 4, ScalarValue::of_int(1)));
-  if (a->dim() != 2 || b->dim() != 2 || a->sizes()[1] != b->sizes()[0]) {
+  const int64_t rank = batched ? 3 : 2;
+  if (a->dim() != rank || b->dim() != rank || a->sizes()[rank - 1] != b->sizes()[rank - 2] ||
+      (batched && a->sizes()[0] != b->sizes()[0])) {
     return ctx.error("shapes " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()) + " cannot be multiplied");
   }
-  const std::vector<int64_t> out_sizes{a->sizes()[0], b->sizes()[1]};
+  const int64_t batches = batched ? a->sizes()[0] : 1;
+  std::vector<int64_t> out_sizes{a->sizes()[rank - 2], b->sizes()[rank - 1]};
+  if (batched) out_sizes.insert(out_sizes.begin(), batches);
   if (!broadcasts_to(self->sizes(), out_sizes)) {
     return ctx.error("self " + shape_string(self->sizes()) + " does not broadcast to " + shape_string(out_sizes));
   }
@@ -155,49 +153,27 @@ Status addmm(KernelContext& ctx) {
   if (is_floating_dtype(compute)) {
     const double beta_v = beta->to_double();
     if (beta_v != 0.0) copy_into(c, expand_to(*self, out_sizes));
-    gemm(x, y, c, alpha->to_double(), beta_v);
-  } else {
-    Tensor prod = Tensor::empty(compute, out_sizes);
-    integer_gemm(x, y, prod);
-    NRT_RETURN_IF_ERROR(add_scaled_integers(ctx, c, expand_to(*self, out_sizes), prod, *beta, *alpha));
-  }
-  slot->commit();
-  return Status::Ok();
-}
-
-// baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1):
-// beta * self + alpha * (batch1 @ batch2), batch by batch. self broadcasts to [b, n, m] and is not
-// read when beta is 0 (torch's rule: its NaNs do not reach the output).
-Status baddbmm(KernelContext& ctx) {
-  NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(a, ctx.tensor("batch1", 1));
-  NRT_TRY(b, ctx.tensor("batch2", 2));
-  if (auto s = check_dtypes(ctx, {&*self, &*a, &*b}); !s.ok()) return s;
-  NRT_TRY(beta, read_scalar(ctx, "beta", 3, ScalarValue::of_int(1)));
-  NRT_TRY(alpha, read_scalar(ctx, "alpha", 4, ScalarValue::of_int(1)));
-  if (a->dim() != 3 || b->dim() != 3 || a->sizes()[0] != b->sizes()[0] || a->sizes()[2] != b->sizes()[1]) {
-    return ctx.error("batches " + shape_string(a->sizes()) + " and " + shape_string(b->sizes()) +
-                     " cannot be multiplied");
-  }
-  const int64_t batches = a->sizes()[0];
-  const std::vector<int64_t> out_sizes{batches, a->sizes()[1], b->sizes()[2]};
-  if (!broadcasts_to(self->sizes(), out_sizes)) {
-    return ctx.error("self " + shape_string(self->sizes()) + " does not broadcast to " + shape_string(out_sizes));
-  }
-  NRT_TRY(slot, OutputSlot::bind(ctx, 0, a->dtype(), out_sizes));
-  const ScalarType compute = compute_dtype(a->dtype());
-  Tensor c = slot->staging(compute);
-  const Tensor x = contiguous_as(*a, compute), y = contiguous_as(*b, compute);
-  if (is_floating_dtype(compute)) {
-    const double beta_v = beta->to_double();
-    if (beta_v != 0.0) copy_into(c, expand_to(*self, out_sizes));
-    for (int64_t i = 0; i < batches; ++i) {
-      gemm(matrix_at(x, {i}), matrix_at(y, {i}), matrix_at(c, {i}), alpha->to_double(), beta_v);
+    if (!batched) {
+      gemm(x, y, c, alpha->to_double(), beta_v);
+    } else {
+      for (int64_t i = 0; i < batches; ++i) {
+        gemm(matrix_at(x, {i}), matrix_at(y, {i}), matrix_at(c, {i}), alpha->to_double(), beta_v);
+      }
     }
   } else {
     Tensor prod = Tensor::empty(compute, out_sizes);
-    batched_product(x, y, prod, {batches});
-    NRT_RETURN_IF_ERROR(add_scaled_integers(ctx, c, expand_to(*self, out_sizes), prod, *beta, *alpha));
+    if (batched) {
+      batched_product(x, y, prod, {batches});
+    } else {
+      integer_gemm(x, y, prod);
+    }
+    const Tensor bias = expand_to(*self, out_sizes);
+    Status s = dispatch_dtype<kIntegral>(ctx, compute, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T al = alpha->as<T>(), be = beta->as<T>();
+      map_binary<T, T, T>(c, bias, prod, [al, be](T s, T p) { return wrapping_add(wrapping_mul(be, s), wrapping_mul(al, p)); });
+    });
+    if (!s.ok()) return s;
   }
   slot->commit();
   return Status::Ok();
@@ -259,8 +235,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::mm.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "mat2", ProductRanks::kMatrix); }, false}},
     {"aten::bmm.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "mat2", ProductRanks::kBatched); }, false}},
     {"aten::matmul.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "other", ProductRanks::kAny); }, false}},
-    {"aten::addmm.default", kCpu, {&addmm, false}},
-    {"aten::baddbmm.default", kCpu, {&baddbmm, false}},
+    {"aten::addmm.default", kCpu, {[](KernelContext& ctx) { return add_product(ctx, false); }, false}},
+    {"aten::baddbmm.default", kCpu, {[](KernelContext& ctx) { return add_product(ctx, true); }, false}},
     {"aten::linear.default", kCpu, {&linear, false}},
 };
 

@@ -55,6 +55,37 @@ Result<RowLayout> normalized_rows(const KernelContext& ctx, const Tensor& input,
   return layout;
 }
 
+// The mean and rstd outputs (1 and 2) of the native_ normalisations, when the op has them.
+struct StatisticOutputs {
+  std::optional<OutputSlot> mean, rstd;
+  Tensor mean_staging, rstd_staging;
+  template <class C>
+  C* mean_data() {
+    return mean ? mean_staging.data<C>() : nullptr;
+  }
+  template <class C>
+  C* rstd_data() {
+    return rstd ? rstd_staging.data<C>() : nullptr;
+  }
+  void commit() {
+    if (mean) mean->commit();
+    if (rstd) rstd->commit();
+  }
+};
+
+Result<StatisticOutputs> bind_statistics(KernelContext& ctx, bool wanted, ScalarType dtype,
+                                         const std::vector<int64_t>& sizes, ScalarType compute) {
+  StatisticOutputs stats;
+  if (!wanted) return stats;
+  NRT_TRY(m, OutputSlot::bind_secondary(ctx, 1, dtype, sizes));
+  NRT_TRY(r, OutputSlot::bind_secondary(ctx, 2, dtype, sizes));
+  stats.mean = *m;
+  stats.rstd = *r;
+  stats.mean_staging = stats.mean->staging(compute);
+  stats.rstd_staging = stats.rstd->staging(compute);
+  return stats;
+}
+
 template <class C>
 void layer_norm_rows(const C* x, C* y, const C* weight, const C* bias, RowLayout layout, double eps, C* mean_out,
                      C* rstd_out) {
@@ -94,26 +125,16 @@ Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
   NRT_TRY(weight, read_parameter(ctx, "weight", 2, *shape, compute));
   NRT_TRY(bias, read_parameter(ctx, "bias", 3, *shape, compute));
   NRT_TRY(out, OutputSlot::bind(ctx, 0, input->dtype(), input->sizes()));
-  std::optional<OutputSlot> mean, rstd;
-  Tensor mean_staging, rstd_staging;
-  if (with_statistics) {
-    std::vector<int64_t> stat_sizes = input->sizes();
-    for (size_t i = input->sizes().size() - shape->size(); i < stat_sizes.size(); ++i) stat_sizes[i] = 1;
-    NRT_TRY(m, OutputSlot::bind_secondary(ctx, 1, input->dtype(), stat_sizes));
-    NRT_TRY(r, OutputSlot::bind_secondary(ctx, 2, input->dtype(), stat_sizes));
-    mean = *m;
-    rstd = *r;
-    mean_staging = mean->staging(compute);
-    rstd_staging = rstd->staging(compute);
-  }
+  std::vector<int64_t> stat_sizes = input->sizes();
+  for (size_t i = input->sizes().size() - shape->size(); i < stat_sizes.size(); ++i) stat_sizes[i] = 1;
+  NRT_TRY(stats, bind_statistics(ctx, with_statistics, input->dtype(), stat_sizes, compute));
   const Tensor x = contiguous_as(*input, compute);
   Tensor y = out->staging(compute);
   auto run = [&](auto zero) {
     using C = decltype(zero);
     layer_norm_rows<C>(x.data<C>(), y.data<C>(), *weight ? (*weight)->data<C>() : nullptr,
-                       *bias ? (*bias)->data<C>() : nullptr, *layout, *eps,
-                       with_statistics ? mean_staging.data<C>() : nullptr,
-                       with_statistics ? rstd_staging.data<C>() : nullptr);
+                       *bias ? (*bias)->data<C>() : nullptr, *layout, *eps, stats->mean_data<C>(),
+                       stats->rstd_data<C>());
   };
   if (compute == ScalarType::FLOAT64) {
     run(0.0);
@@ -121,10 +142,7 @@ Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
     run(0.0f);
   }
   out->commit();
-  if (with_statistics) {
-    mean->commit();
-    rstd->commit();
-  }
+  stats->commit();
   return Status::Ok();
 }
 
@@ -148,23 +166,14 @@ Status group_norm_with(KernelContext& ctx, bool native) {
   NRT_TRY(weight, read_parameter(ctx, "weight", native ? 1 : 2, {channels}, compute));
   NRT_TRY(bias, read_parameter(ctx, "bias", native ? 2 : 3, {channels}, compute));
   NRT_TRY(out, OutputSlot::bind(ctx, 0, input->dtype(), input->sizes()));
-  std::optional<OutputSlot> mean, rstd;
-  Tensor mean_staging, rstd_staging;
-  if (native) {
-    NRT_TRY(m, OutputSlot::bind_secondary(ctx, 1, input->dtype(), {n, *groups}));
-    NRT_TRY(r, OutputSlot::bind_secondary(ctx, 2, input->dtype(), {n, *groups}));
-    mean = *m;
-    rstd = *r;
-    mean_staging = mean->staging(compute);
-    rstd_staging = rstd->staging(compute);
-  }
+  NRT_TRY(stats, bind_statistics(ctx, native, input->dtype(), {n, *groups}, compute));
   const Tensor x = contiguous_as(*input, compute);
   Tensor y = out->staging(compute);
   const RowLayout layout{n * *groups, channels / *groups * positions};
   auto run = [&](auto zero) {
     using C = decltype(zero);
-    layer_norm_rows<C>(x.data<C>(), y.data<C>(), nullptr, nullptr, layout, *eps,
-                       native ? mean_staging.data<C>() : nullptr, native ? rstd_staging.data<C>() : nullptr);
+    layer_norm_rows<C>(x.data<C>(), y.data<C>(), nullptr, nullptr, layout, *eps, stats->mean_data<C>(),
+                       stats->rstd_data<C>());
     if (!*weight && !*bias) return;
     C* values = y.data<C>();
     const C* w = *weight ? (*weight)->data<C>() : nullptr;
@@ -183,10 +192,7 @@ Status group_norm_with(KernelContext& ctx, bool native) {
     run(0.0f);
   }
   out->commit();
-  if (native) {
-    mean->commit();
-    rstd->commit();
-  }
+  stats->commit();
   return Status::Ok();
 }
 
