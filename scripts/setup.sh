@@ -12,7 +12,7 @@ PACKAGES=(
   libxxhash-dev libssl-dev libsimdjson-dev nlohmann-json3-dev libzip-dev
   libopenblas-dev
   clang-14 libclang-rt-14-dev
-  python3 python3-numpy python3-dev python3-venv
+  python3 python3-numpy python3-dev python3-venv python3-pip
 )
 
 missing=()
