@@ -18,8 +18,15 @@ Result<ProgramWithWeights> import_nrt_json(const std::string& path, const OpenOp
   return program_from_json(*text);
 }
 
+// A file as it is, or, when its Program was rewritten (ProgramFile::with_program), that Program with
+// the original's weights streamed after it.
 Status save_nrt(const ProgramFile& file, const std::string& path, const SaveOptions&) {
-  return write_file_atomically(path, file.file_bytes());
+  if (!file.rewritten()) return write_file_atomically(path, file.file_bytes());
+  fb::ProgramT program;
+  file.program().UnPackTo(&program);
+  std::vector<std::span<const uint8_t>> storages;
+  for (uint32_t i = 0; i < program.storages.size(); ++i) storages.push_back(file.storage_bytes(i));
+  return write_program_file(path, std::move(program), storages);
 }
 
 Status save_nrt_json(const ProgramFile& file, const std::string& path, const SaveOptions&) {

@@ -36,7 +36,10 @@ class ProgramFile {
 
   const fb::Program& program() const { return *program_; }
   const ContainerLayout& layout() const { return layout_; }
+  // The container's bytes; for a with_program file, the original's (its Program is elsewhere).
   std::span<const uint8_t> file_bytes() const { return bytes_; }
+  // Made by with_program: file_bytes() does not hold program().
+  bool rewritten() const { return rewritten_ != nullptr; }
   std::span<const uint8_t> flatbuffer_bytes() const;
   // Bytes of storage `index` (checked in range by verification).
   std::span<const uint8_t> storage_bytes(uint32_t index) const;

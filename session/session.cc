@@ -47,12 +47,6 @@ void dump_flight_recorder(const exec::CollectiveTracing& tracing, const char* re
   }
 }
 
-// A plain program made a DTensor program by a shard plan.
-Result<ProgramFile> with_shard_plan(const ProgramFile& file, const dist::ShardPlan& plan) {
-  NRT_TRY(program, dist::apply_shard_plan(file.program(), plan));
-  return ProgramFile::with_program(file, *program);
-}
-
 }  // namespace
 
 void abandon_job(const std::function<void(const Error&)>& abandon, const Error& error) {
@@ -113,7 +107,7 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   if (world.launched()) hooks = exec::collective_hooks_from_env();
   if (!hooks && !problem) problem = hooks.error();
   if (options.shard_plan && !problem) {
-    file = with_shard_plan(*file, *options.shard_plan);
+    file = dist::shard_with_plan(*file, *options.shard_plan);
     if (!file) problem = file.error();
   }
   if (auto stop = agree_on_stage(world, problem, "opening the program", options.abandon)) return *stop;

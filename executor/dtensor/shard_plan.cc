@@ -8,7 +8,6 @@
 #include "executor/dtensor/schema_args.h"
 #include "executor/dtensor/schema_placements.h"
 #include "executor/dtensor/shard_layout.h"
-#include "serializer/write_program.h"
 
 namespace nrt::dist {
 namespace {
@@ -219,10 +218,7 @@ Result<fb::ProgramT> apply_shard_plan(const fb::Program& source, const ShardPlan
 
 Result<ProgramFile> shard_with_plan(const ProgramFile& file, const ShardPlan& plan) {
   NRT_TRY(program, apply_shard_plan(file.program(), plan));
-  std::vector<std::span<const uint8_t>> storages;
-  for (uint32_t i = 0; i < program->storages.size(); ++i) storages.push_back(file.storage_bytes(i));
-  NRT_TRY(bytes, serialize_program(std::move(*program), storages));
-  return ProgramFile::from_bytes(std::move(*bytes));
+  return ProgramFile::with_program(file, *program);
 }
 
 }  // namespace nrt::dist

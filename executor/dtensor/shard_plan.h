@@ -44,8 +44,8 @@ Result<ShardPlan> parse_shard_plan(const std::string& json_text);
 // prefix or input, a placement on a dim the tensor lacks, a program that already has DTensors.
 Result<fb::ProgramT> apply_shard_plan(const fb::Program& program, const ShardPlan& plan);
 
-// apply_shard_plan as a verified program of its own (its weights copied into it), as
-// `nrt-inspect shard` would write it: for callers that keep or save the result (nrt.shard).
+// apply_shard_plan as a verified program that shares `file`'s weights (ProgramFile::with_program,
+// no copy); saved, it is the file `nrt-inspect shard` writes (the session, nrt.shard).
 Result<ProgramFile> shard_with_plan(const ProgramFile& file, const ShardPlan& plan);
 
 }  // namespace nrt::dist

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -85,18 +86,25 @@ TEST(Session, OpensAProgramAlreadyOpen) {
   expect_close((*outputs)[0], torch_file("output_0.npy"));
 }
 
-// shard_with_plan: the DTensor program as a file of its own (its weights copied in), as
-// `nrt-inspect shard` writes it; the session runs it as it runs the plan given directly.
-TEST(Session, AShardedProgramIsAFileOfItsOwn) {
+// shard_with_plan: the plan's DTensor program over the original's weights (no copy). Saved, it
+// is a file of its own (the rewritten Program, the weights after it), which opens and runs as the
+// plan given to the session directly does.
+TEST(Session, AShardedProgramSavesAsAFileOfItsOwn) {
   auto file = open_program(mlp());
   ASSERT_TRUE(file.ok()) << file.error().to_string();
   SessionOptions options = sharded(false);
   auto sharded_file = dist::shard_with_plan(*file, *options.shard_plan);
   ASSERT_TRUE(sharded_file.ok()) << sharded_file.error().to_string();
   EXPECT_TRUE(dist::is_dtensor_program(sharded_file->program()));
-  EXPECT_GT(sharded_file->file_bytes().size(), file->flatbuffer_bytes().size()) << "the weights are in it";
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp != nullptr ? tmp : "/tmp") + "/sharded_mlp_rank" +
+                           std::to_string(world.rank) + ".nrt";
+  ASSERT_TRUE(save_program(*sharded_file, path).ok());
+  auto saved = open_program(path);
+  ASSERT_TRUE(saved.ok()) << saved.error().to_string();
+  EXPECT_TRUE(dist::is_dtensor_program(saved->program())) << "the file holds the sharded Program, not the original";
   options.shard_plan.reset();
-  auto session = Session::open(std::move(*sharded_file), world, options);
+  auto session = Session::open(std::move(*saved), world, options);
   ASSERT_TRUE(session.ok()) << session.error().to_string();
   auto outputs = (*session)->run({{"x", torch_file("input_0.npy")}});
   ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
