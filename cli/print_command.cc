@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <iostream>
 
 #include "cli/exit_status.h"
@@ -10,14 +9,6 @@
 #include "serializer/program_text.h"
 
 namespace nrt::cli {
-namespace {
-
-bool is_entry_point(const fb::Program& program, uint32_t graph) {
-  const auto* entry_points = program.entry_points();
-  return entry_points != nullptr && std::find(entry_points->begin(), entry_points->end(), graph) != entry_points->end();
-}
-
-}  // namespace
 
 CLI::App* add_print_command(CLI::App& app, PrintCommand& command) {
   CLI::App* sub = app.add_subcommand("print", "Print graphs as text, one node per line");
@@ -40,21 +31,13 @@ int run_print_command(const PrintCommand& command, const TerminalStyle& style) {
   if (command.graph.empty()) {
     std::cout << render_program(program, text_style);
   } else {
-    const auto* graphs = program.graphs();
-    const uint32_t num_graphs = graphs ? graphs->size() : 0;
-    uint32_t found = num_graphs;
-    std::string names;
-    for (uint32_t g = 0; g < num_graphs; ++g) {
-      const auto name = graphs->Get(g)->name()->string_view();
-      if (name == command.graph) found = g;
-      names += (g > 0 ? ", " : "") + printable(name);
-    }
-    if (found == num_graphs) {
-      spdlog::error("no graph named '{}' in {}; graphs: {}", printable(command.graph), command.path, names);
+    auto text = render_named_graph(program, command.graph, text_style);
+    if (!text) {
+      spdlog::error("no graph named '{}' in {}; graphs: {}", printable(command.graph), command.path,
+                    graph_names(program));
       return kExitUsage;
     }
-    std::cout << render_graph(*graphs->Get(found), program, text_style,
-                              is_entry_point(program, found) ? "graph" : "subgraph");
+    std::cout << *text;
   }
   std::cout.flush();
   if (!std::cout) {

@@ -110,19 +110,8 @@ Program program_argument(nb::handle value) {
 std::string program_text(const Program& program, const std::optional<std::string>& graph) {
   const fb::Program& p = program.file->program();
   if (!graph) return render_program(p);
-  const auto* graphs = p.graphs();
-  const auto* entry_points = p.entry_points();
-  std::string names;
-  for (uint32_t g = 0; graphs && g < graphs->size(); ++g) {
-    const auto name = graphs->Get(g)->name()->string_view();
-    if (name == *graph) {
-      bool entry = false;
-      for (uint32_t e = 0; entry_points && e < entry_points->size(); ++e) entry = entry || entry_points->Get(e) == g;
-      return render_graph(*graphs->Get(g), p, {}, entry ? "graph" : "subgraph");
-    }
-    names += (names.empty() ? "" : ", ") + printable(name);
-  }
-  throw nb::value_error(("no graph named '" + printable(*graph) + "'; graphs: " + names).c_str());
+  if (auto text = render_named_graph(p, *graph)) return *text;
+  throw nb::value_error(("no graph named '" + printable(*graph) + "'; graphs: " + graph_names(p)).c_str());
 }
 
 nb::object json_loads(const std::string& text) { return nb::module_::import_("json").attr("loads")(text); }

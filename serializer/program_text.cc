@@ -687,4 +687,23 @@ std::string render_program(const fb::Program& program, const TextStyle& style) {
   return out;
 }
 
+std::optional<std::string> render_named_graph(const fb::Program& program, std::string_view name,
+                                              const TextStyle& style) {
+  for (uint32_t g = 0; g < vector_size(program.graphs()); ++g) {
+    if (program.graphs()->Get(g)->name()->string_view() != name) continue;
+    bool entry = false;
+    for (uint32_t e = 0; e < vector_size(program.entry_points()); ++e) entry = entry || program.entry_points()->Get(e) == g;
+    return render_graph(*program.graphs()->Get(g), program, style, entry ? "graph" : "subgraph");
+  }
+  return std::nullopt;
+}
+
+std::string graph_names(const fb::Program& program) {
+  std::string names;
+  for (uint32_t g = 0; g < vector_size(program.graphs()); ++g) {
+    names += (g > 0 ? ", " : "") + printable(program.graphs()->Get(g)->name()->string_view());
+  }
+  return names;
+}
+
 }  // namespace nrt

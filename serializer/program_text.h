@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -88,5 +89,11 @@ std::string render_graph(const fb::Graph& graph, const fb::Program& program, con
 // Every graph: entry points first (in entry_points order) as `graph`, then the other graphs
 // (subgraphs) in index order as `subgraph`, separated by blank lines.
 std::string render_program(const fb::Program& program, const TextStyle& style = {});
+// The graph called `name` as render_program prints it (`graph` for an entry point, `subgraph`
+// otherwise); nullopt when the program has none of that name.
+std::optional<std::string> render_named_graph(const fb::Program& program, std::string_view name,
+                                              const TextStyle& style = {});
+// Every graph's name, printable, comma-separated: for messages about a name that is not there.
+std::string graph_names(const fb::Program& program);
 
 }  // namespace nrt
