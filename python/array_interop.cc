@@ -7,7 +7,7 @@
 #include <optional>
 #include <variant>
 
-#include "executor/runtime/reduced_float.h"
+#include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/runtime/tensor_copy.h"
 
 namespace nb = nanobind;
@@ -66,18 +66,9 @@ struct StorageOwner {
   std::shared_ptr<exec::Storage> storage;
 };
 
-// NumPy has no bfloat16: such an output widens to float32, which holds every bfloat16 exactly.
-exec::Tensor widened_bfloat16(const exec::Tensor& tensor) {
-  const exec::Tensor source = tensor.is_contiguous() ? tensor : exec::contiguous_copy(tensor);
-  exec::Tensor wide = exec::Tensor::empty(ScalarType::FLOAT32, source.sizes());
-  const auto* bits = source.data<uint16_t>();
-  float* out = wide.data<float>();
-  for (int64_t i = 0; i < source.numel(); ++i) out[i] = exec::bfloat16_to_float(bits[i]);
-  return wide;
-}
-
 nb::object array_of(const exec::Tensor& tensor) {
-  if (tensor.dtype() == ScalarType::BFLOAT16) return array_of(widened_bfloat16(tensor));
+  // NumPy has no bfloat16: such an output widens to float32, which holds every bfloat16 exactly.
+  if (tensor.dtype() == ScalarType::BFLOAT16) return array_of(exec::cpu::converted_copy(tensor, ScalarType::FLOAT32));
   // Outputs are the executor's copies (ExecutorOptions::copy_outputs): owned and contiguous. A
   // view of read-only bytes (a weight returned as it is) or a strided one is copied, so NumPy
   // never writes into a mapped file.
