@@ -108,6 +108,15 @@ Status type_as(KernelContext& ctx) {
   return copy_as(ctx, *self, other->dtype());
 }
 
+// Writes `spread` (a view of an input) into `out`, whose contiguous layout splits each of its dims
+// into dims of spread's sizes (repeat, repeat_interleave).
+void write_split(const Tensor& out, const Tensor& spread) {
+  const Tensor dense = out.is_contiguous() ? out : Tensor::empty(out.dtype(), out.sizes());
+  copy_into(dense.as_strided(spread.sizes(), Tensor::contiguous_strides(spread.sizes()), dense.storage_offset()),
+            spread);
+  if (!out.is_contiguous()) copy_into(out, dense);
+}
+
 // repeat(Tensor self, SymInt[] repeats): self tiled; repeats may add leading dims (as torch).
 Status repeat(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -131,17 +140,8 @@ Status repeat(KernelContext& ctx) {
   }
   NRT_TRY(out, bind_output(ctx, 0, self->dtype(), out_sizes));
   if (out->numel() == 0) return Status::Ok();
-  const Tensor tiled = self->as_strided(tiled_sizes, tiled_strides, self->storage_offset());
-  // The output seen as [r0, s0, r1, s1, ...]: contiguous, so each pair of dims splits one dim.
-  std::vector<int64_t> out_strides(tiled_sizes.size());
-  int64_t stride = 1;
-  for (size_t d = tiled_sizes.size(); d-- > 0;) {
-    out_strides[d] = stride;
-    stride *= tiled_sizes[d];
-  }
-  const Tensor dense = out->is_contiguous() ? *out : Tensor::empty(self->dtype(), out_sizes);
-  copy_into(dense.as_strided(tiled_sizes, out_strides, dense.storage_offset()), tiled);
-  if (!out->is_contiguous()) copy_into(*out, dense);
+  // The output seen as [r0, s0, r1, s1, ...]: each pair of dims splits one dim.
+  write_split(*out, self->as_strided(tiled_sizes, tiled_strides, self->storage_offset()));
   return Status::Ok();
 }
 
@@ -176,10 +176,7 @@ Status repeat_interleave(KernelContext& ctx) {
   if (out->numel() == 0) return Status::Ok();
   sizes.insert(sizes.begin() + dim + 1, *repeats);
   strides.insert(strides.begin() + dim + 1, 0);
-  const Tensor spread = source.as_strided(sizes, strides, source.storage_offset());
-  const Tensor dense = out->is_contiguous() ? *out : Tensor::empty(self->dtype(), out_sizes);
-  copy_into(dense.as_strided(sizes, Tensor::contiguous_strides(sizes), dense.storage_offset()), spread);
-  if (!out->is_contiguous()) copy_into(*out, dense);
+  write_split(*out, source.as_strided(sizes, strides, source.storage_offset()));
   return Status::Ok();
 }
 
