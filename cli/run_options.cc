@@ -51,6 +51,17 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "
                "and \"world_size\", all printed by rank 0 in rank order; a rank whose run fails prints its own line "
                "before the job is ended)");
+  app.add_option("--device", options.job.device,
+                 "Where the program runs: cpu (default), cuda or cuda:N; inputs are copied to the device and outputs "
+                 "back (a device this machine or build lacks: NRT-E1014, exit 2; docs/CUDA.md)")
+      ->type_name("DEVICE")
+      ->check([](const std::string& text) {
+        auto device = parse_device(text);
+        return device ? std::string() : device.error().message;
+      });
+  app.add_flag("--allow-tf32", options.job.allow_tf32,
+               "float32 matrix products on CUDA may use TF32 tensor cores (10-bit mantissa inputs, as "
+               "torch.backends.cuda.matmul.allow_tf32); off by default, so results stay float32-exact in their inputs");
   app.add_flag("--poison-freed", options.job.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
   app.add_flag("--profile", options.job.profile,

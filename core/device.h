@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+
+#include "core/error.h"
 
 namespace nrt {
 
@@ -17,5 +20,8 @@ struct Device {
   friend bool operator==(const Device&, const Device&) = default;
   std::string to_string() const { return kind == DeviceKind::kCpu ? "cpu" : "cuda:" + std::to_string(index); }
 };
+
+// "cpu", "cuda" (device 0) or "cuda:N" (as torch names devices); anything else is InvalidArgument.
+Result<Device> parse_device(std::string_view text);
 
 }  // namespace nrt

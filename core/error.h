@@ -86,7 +86,9 @@ namespace nrt {
   X(NotSupported, 1010, "the program is valid, but uses something this build cannot do")         \
   X(Internal, 1011, "nrt broke one of its own invariants (a bug to report)")                    \
   X(CollectiveTimeout, 1012, "a collective did not complete within its timeout")                  \
-  X(NanInCollective, 1013, "a collective's send buffer holds a NaN (NRT_NAN_CHECK=1)")
+  X(NanInCollective, 1013, "a collective's send buffer holds a NaN (NRT_NAN_CHECK=1)")             \
+  X(DeviceUnavailable, 1014, "the requested device is absent, or its driver cannot be used")    \
+  X(DeviceError, 1015, "a call into the device's runtime or libraries failed")
 
 enum class ErrorCode : int {
 #define NRT_ERROR_ENUM(name, number, summary) name = number,

@@ -94,6 +94,10 @@ RunOutcome run_job(const RunJob& given) {
   options.per_rank_program = given.file.find("{rank}") != std::string::npos;
   options.local_outputs = job.local_outputs;
   if (job.poison_freed) options.poison_freed = true;
+  options.allow_tf32 = job.allow_tf32;
+  auto device = parse_device(job.device);
+  if (!device) return failed(world, device.error());
+  options.device = *device;
   options.kernel_libraries = job.kernel_libraries;
   options.kernel_library_override = job.kernel_library_override;
   // Warnings quote the file's own text: escaped, as every printer of it is.

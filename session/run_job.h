@@ -35,6 +35,8 @@ struct RunJob {
   int repeat = 1;
   std::string max_memory;              // "512M"; empty: NRT_MAX_MEMORY, else the executor's default
   bool poison_freed = false;
+  std::string device = "cpu";          // cpu, cuda or cuda:N (core/device.h)
+  bool allow_tf32 = false;
   bool profile = false;                // time per op target and per node
   std::string profile_trace;           // Chrome trace-event JSON of the last run
   std::string world_name = "nrt world";

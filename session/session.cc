@@ -10,6 +10,7 @@
 #include "executor/comm/mpi_process_group.h"
 #include "executor/dtensor/sharded_program.h"
 #include "executor/runtime/kernel_library.h"
+#include "executor/runtime/matmul_precision.h"
 
 namespace nrt {
 namespace {
@@ -129,6 +130,8 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
   executor_options.poison_freed = options.poison_freed;
+  executor_options.device = options.device;
+  exec::set_allow_tf32(options.allow_tf32);
   if (world.launched()) {
     auto registry = exec::mpi_process_registry(file->program());
     if (registry) {

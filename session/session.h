@@ -47,6 +47,10 @@ struct SessionOptions {
   bool local_outputs = false;
   // Freed intermediate memory is filled with NaN (default: NRT_POISON_FREED).
   std::optional<bool> poison_freed;
+  // Where the program runs: the host, or a CUDA device (inputs are copied there and outputs back).
+  Device device;
+  // float32 matrix products may use TF32 on the device (process-wide: executor/runtime/matmul_precision.h).
+  bool allow_tf32 = false;
   // Kernel libraries (custom ops, executor/runtime/kernel_library.h) loaded before opening.
   std::vector<std::string> kernel_libraries;
   bool kernel_library_override = false;

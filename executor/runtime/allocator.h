@@ -24,6 +24,9 @@ class Allocator {
   virtual void deallocate(void* data, size_t bytes, Device device) = 0;
   // Copies `bytes` from `src` to `dst`, each on the host or on this allocator's device.
   virtual Status copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes) = 0;
+  // Whether `device` can be used now (a driver, a device at that index): DeviceUnavailable naming
+  // what is missing, else ok. Executor::load asks before anything is allocated there.
+  virtual Status check_device(Device) { return {}; }
   // The opaque per-device execution context kernels receive (KernelContext::device_context: a
   // CUDA stream, say); nullptr for the host.
   virtual void* execution_context(Device) { return nullptr; }

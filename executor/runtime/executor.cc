@@ -36,6 +36,7 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
                                                    " is not available in this build (no allocator is registered "
                                                    "for it; this build has cpu)");
   }
+  NRT_RETURN_IF_ERROR(allocator->check_device(options.device));
   std::unique_ptr<Executor> executor(new Executor());
   executor->runners_ = runners != nullptr ? runners : &executor->owned_runners_;
   executor->file_ = std::move(file);

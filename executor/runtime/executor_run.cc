@@ -84,7 +84,7 @@ Status Executor::bind_inputs(ExecutionFrame& frame, const NamedInputs& inputs, S
         }
         return fail(what + " must be a tensor");
       }
-      if (!(tensor->device() == plan_->device)) {
+      if (!(tensor->device() == plan_->device) && tensor->device().kind != DeviceKind::kCpu) {
         return fail(what + " is on " + tensor->device().to_string() + ", the graph runs on " + plan_->device.to_string());
       }
       if (info.has_meta) {
@@ -121,7 +121,18 @@ Status Executor::bind_inputs(ExecutionFrame& frame, const NamedInputs& inputs, S
     }
     slots[static_cast<size_t>(info.slot)] = given;
     user_input_slots.push_back(info.slot);
-    if (const auto* tensor = std::get_if<Tensor>(&given); tensor && info.mutated_in_place) {
+    const auto* tensor = std::get_if<Tensor>(&given);
+    if (tensor && tensor->defined() && !(tensor->device() == plan_->device)) {
+      // A host tensor for a graph on a device: copied there (the run's edge; a copy of its own, so
+      // the graph may also mutate it).
+      try {
+        auto copied = copy_to_device(*tensor, plan_->device);
+        if (!copied) return fail(what + " could not be copied to " + plan_->device.to_string() + ": " + copied.error().message);
+        slots[static_cast<size_t>(info.slot)] = std::move(*copied);
+      } catch (const std::bad_alloc& failure) {
+        return memory_error(where + "input '" + info.name + "' (copied to " + plan_->device.to_string() + ")", failure);
+      }
+    } else if (tensor && info.mutated_in_place) {
       // The graph writes into this input. It writes into a copy: a run never changes the caller's
       // tensors (which may be read-only, or reused for the next run).
       try {
@@ -550,7 +561,18 @@ Result<std::vector<NamedOutput>> Executor::run_in(ExecutionFrame& frame, const N
       if (options_.copy_outputs) {
         // A view of any size costs nothing until here; its copy is within the budget or an error.
         try {
-          if (auto* t = std::get_if<Tensor>(&value); t && t->defined()) value = contiguous_copy(*t);
+          if (auto* t = std::get_if<Tensor>(&value); t && t->defined()) {
+            // Off the host, the caller's copy comes back to it (the run's other edge).
+            if (t->device().kind == DeviceKind::kCpu) {
+              value = contiguous_copy(*t);
+            } else if (auto copied = copy_to_device(*t, Device{}); copied) {
+              value = std::move(*copied);
+            } else {
+              status = make_error(copied.error().code, "graph '" + plan_->graph_name + "': output '" + out.name +
+                                                           "': " + copied.error().message);
+              break;
+            }
+          }
         } catch (const std::bad_alloc& failure) {
           status = memory_error("graph '" + plan_->graph_name + "': output '" + out.name + "'", failure);
           break;

@@ -7,6 +7,16 @@
 #include <vector>
 
 namespace nrt::exec {
+namespace {
+
+StridedCopyFn& strided_copy(DeviceKind kind) {
+  static StridedCopyFn copies[kNumDeviceKinds] = {};
+  return copies[static_cast<size_t>(kind)];
+}
+
+}  // namespace
+
+void register_strided_copy(DeviceKind kind, StridedCopyFn copy) { strided_copy(kind) = copy; }
 
 Status copy_elements(const Tensor& src, const Tensor& dst) {
   if (src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
@@ -17,7 +27,15 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
   if (numel == 0) return {};
   const size_t elem = src.element_size();
   if (src.device().kind != DeviceKind::kCpu || dst.device().kind != DeviceKind::kCpu) {
-    // Off the host the bytes move through the device's allocator; strided layouts need a kernel.
+    // Off the host the bytes move through the device's allocator; strided layouts need the
+    // device's kernel (one device), or a contiguous copy on the device side first.
+    if ((!src.is_contiguous() || !dst.is_contiguous()) && src.device() == dst.device()) {
+      if (StridedCopyFn copy = strided_copy(src.device().kind)) return copy(src, dst);
+    }
+    if (!src.is_contiguous() && src.device().kind != DeviceKind::kCpu && dst.is_contiguous() &&
+        strided_copy(src.device().kind) != nullptr) {
+      return copy_elements(contiguous_copy(src), dst);
+    }
     if (!src.is_contiguous() || !dst.is_contiguous()) {
       return make_error(ErrorCode::NotSupported, "copy_elements: strided copies between " + src.device().to_string() +
                                                      " and " + dst.device().to_string() + " are not supported");
@@ -57,6 +75,13 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
 Tensor contiguous_copy(const Tensor& src) {
   Tensor out = Tensor::empty(src.dtype(), src.sizes(), src.device());
   (void)copy_elements(src, out);  // same dtype, sizes and device by construction
+  return out;
+}
+
+Result<Tensor> copy_to_device(const Tensor& src, Device device) {
+  Tensor out = Tensor::empty(src.dtype(), src.sizes(), device);
+  const Tensor contiguous = src.is_contiguous() ? src : contiguous_copy(src);
+  NRT_RETURN_IF_ERROR(copy_elements(contiguous, out));
   return out;
 }
 

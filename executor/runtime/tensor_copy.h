@@ -11,7 +11,16 @@ namespace nrt::exec {
 // `dst` must have the dtype and sizes of `src`; elements are copied in row-major order.
 Status copy_elements(const Tensor& src, const Tensor& dst);
 
-// A new contiguous CPU tensor holding the elements of `src`.
+// A new contiguous tensor on `src`'s device holding its elements.
 Tensor contiguous_copy(const Tensor& src);
+
+// A new contiguous tensor on `device` holding the elements of `src` (any device): the edge of a
+// run on a device, where inputs go to it and outputs come back.
+Result<Tensor> copy_to_device(const Tensor& src, Device device);
+
+// A device backend's copy between two tensors of one dtype and sizes on its device, any strides
+// (the host copies strided tensors itself). Registered at static initialisation.
+using StridedCopyFn = Status (*)(const Tensor& src, const Tensor& dst);
+void register_strided_copy(DeviceKind kind, StridedCopyFn copy);
 
 }  // namespace nrt::exec

@@ -13,9 +13,16 @@
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/view_strides.h"
+#include "executor/runtime/tensor_copy.h"
 
 namespace nrt::exec::cpu {
 namespace {
+
+// A contiguous copy where `t` lives: these kernels serve every device (below), and off the host
+// the device's strided copy moves the elements (executor/runtime/tensor_copy.h).
+Tensor copy_on_device(const Tensor& t) {
+  return t.device().kind == DeviceKind::kCpu ? converted_copy(t, t.dtype()) : exec::contiguous_copy(t);
+}
 
 Status view_or_copy(KernelContext& ctx, const Tensor& self, const std::vector<int64_t>& requested, bool may_copy) {
   NRT_TRY(sizes, infer_view_sizes(ctx, requested, self.numel()));
@@ -26,7 +33,7 @@ Status view_or_copy(KernelContext& ctx, const Tensor& self, const std::vector<in
     return ctx.error("shape " + shape_string(*sizes) + " is not compatible with the input's sizes " +
                      shape_string(self.sizes()) + " and strides; use reshape");
   }
-  Tensor copy = converted_copy(self, self.dtype());
+  Tensor copy = copy_on_device(self);
   return set_output(ctx, 0, copy.as_strided(*sizes, Tensor::contiguous_strides(*sizes), 0));
 }
 
@@ -71,7 +78,7 @@ Status unflatten(KernelContext& ctx) {
 
 Status contiguous(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
-  return set_output(ctx, 0, self->is_contiguous() ? *self : converted_copy(*self, self->dtype()));
+  return set_output(ctx, 0, self->is_contiguous() ? *self : copy_on_device(*self));
 }
 
 // permute(Tensor self, int[] dims)
@@ -298,33 +305,45 @@ Status dropout(KernelContext& ctx) {
   return set_output(ctx, 0, *input);
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::view.default", kCpu, {[](KernelContext& ctx) { return view(ctx, "size", false); }, true}},
-    {"aten::_unsafe_view.default", kCpu, {[](KernelContext& ctx) { return view(ctx, "size", true); }, true}},
-    {"aten::reshape.default", kCpu, {[](KernelContext& ctx) { return view(ctx, "shape", true); }, true}},
-    {"aten::flatten.using_ints", kCpu, {&flatten, true}},
-    {"aten::unflatten.int", kCpu, {&unflatten, true}},
-    {"aten::contiguous.default", kCpu, {&contiguous, true}},
-    {"aten::permute.default", kCpu, {&permute, true}},
-    {"aten::transpose.int", kCpu, {&transpose, true}},
-    {"aten::t.default", kCpu, {&t, true}},
-    {"aten::expand.default", kCpu, {&expand, true}},
-    {"aten::expand_as.default", kCpu, {&expand_as, true}},
-    {"aten::swapaxes.default", kCpu, {&swapaxes, true}},
-    {"aten::numpy_T.default", kCpu, {&numpy_t, true}},
-    {"aten::as_strided.default", kCpu, {&as_strided, true}},
-    {"aten::unsqueeze.default", kCpu, {&unsqueeze, true}},
-    {"aten::squeeze.default", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, false); }, true}},
-    {"aten::squeeze.dim", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},
-    {"aten::squeeze.dims", kCpu, {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},
-    {"aten::slice.Tensor", kCpu, {&slice, true}},
-    {"aten::narrow.default", kCpu, {&narrow, true}},
-    {"aten::select.int", kCpu, {&select, true}},
-    {"aten::alias.default", kCpu, {&alias, true}},
-    {"aten::detach.default", kCpu, {&alias, true}},
-    {"aten::dropout.default", kCpu, {&dropout, true}},
+struct ViewKernel {
+  const char* target;
+  KernelInfo info;
 };
+const ViewKernel kViewKernels[] = {
+    {"aten::view.default", {[](KernelContext& ctx) { return view(ctx, "size", false); }, true}},
+    {"aten::_unsafe_view.default", {[](KernelContext& ctx) { return view(ctx, "size", true); }, true}},
+    {"aten::reshape.default", {[](KernelContext& ctx) { return view(ctx, "shape", true); }, true}},
+    {"aten::flatten.using_ints", {&flatten, true}},
+    {"aten::unflatten.int", {&unflatten, true}},
+    {"aten::contiguous.default", {&contiguous, true}},
+    {"aten::permute.default", {&permute, true}},
+    {"aten::transpose.int", {&transpose, true}},
+    {"aten::t.default", {&t, true}},
+    {"aten::expand.default", {&expand, true}},
+    {"aten::expand_as.default", {&expand_as, true}},
+    {"aten::swapaxes.default", {&swapaxes, true}},
+    {"aten::numpy_T.default", {&numpy_t, true}},
+    {"aten::as_strided.default", {&as_strided, true}},
+    {"aten::unsqueeze.default", {&unsqueeze, true}},
+    {"aten::squeeze.default", {[](KernelContext& ctx) { return squeeze(ctx, false); }, true}},
+    {"aten::squeeze.dim", {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},
+    {"aten::squeeze.dims", {[](KernelContext& ctx) { return squeeze(ctx, true); }, true}},
+    {"aten::slice.Tensor", {&slice, true}},
+    {"aten::narrow.default", {&narrow, true}},
+    {"aten::select.int", {&select, true}},
+    {"aten::alias.default", {&alias, true}},
+    {"aten::detach.default", {&alias, true}},
+    {"aten::dropout.default", {&dropout, true}},
+};
+
+// A view reads no element (and a copy goes through the device's strided copy): the same kernels
+// serve the host and CUDA.
+const bool kViewKernelsRegistered = [] {
+  for (const ViewKernel& kernel : kViewKernels) {
+    for (DeviceKind device : {DeviceKind::kCpu, DeviceKind::kCuda}) KernelRegistration(kernel.target, device, kernel.info);
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace nrt::exec::cpu
