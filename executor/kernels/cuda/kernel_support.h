@@ -36,6 +36,10 @@ inline Status copy_into(const KernelContext& ctx, const Tensor& dst, const Tenso
 // `t` as a contiguous tensor (itself when it is one).
 Result<Tensor> contiguous(const KernelContext& ctx, const Tensor& t);
 
+// out (contiguous [batch, m, n]) = alpha * a @ b for [batch, m, k] and [batch, k, n] views whose
+// last two dims are row- or column-contiguous (matmul_kernels.cc, through cuBLASLt).
+Status batched_product(KernelContext& ctx, const Tensor& a, const Tensor& b, const Tensor& out, double alpha);
+
 // The element-wise kernels' dtypes; an error naming the dtype otherwise.
 Status check_dtype(const KernelContext& ctx, ScalarType dtype);
 

@@ -286,6 +286,14 @@ Status matmul(KernelContext& ctx) {
   return copy_into(ctx, *out, result.as_strided(out_sizes, Tensor::contiguous_strides(out_sizes), 0));
 }
 
+}  // namespace
+
+Status batched_product(KernelContext& ctx, const Tensor& a, const Tensor& b, const Tensor& out, double alpha) {
+  return product(ctx, a, b, out, nullptr, alpha, 0);
+}
+
+namespace {
+
 constexpr DeviceKind kCuda = DeviceKind::kCuda;
 const KernelRegistration kRegistrations[] = {
     {"aten::mm.default", kCuda, {&mm, false}},

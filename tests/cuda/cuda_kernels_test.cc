@@ -1,0 +1,253 @@
+// Every CUDA kernel against the CPU kernel of the same target on the same inputs: broadcast,
+// non-contiguous, empty, NaN, 16-bit floats, masks. Needs a CUDA device: without one each test
+// reports itself skipped (gpu_check.sh runs it on the lent GPU; CI builds it and leaves it out).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "executor/cuda/cuda_context.h"
+#include "executor/kernels/cpu/element_conversion.h"
+#include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/runtime/allocator.h"
+#include "executor/runtime/kernel.h"
+#include "executor/runtime/tensor_copy.h"
+
+namespace nrt::exec {
+namespace {
+
+using Args = std::vector<std::pair<std::string, RuntimeValue>>;
+const Device kCuda{DeviceKind::kCuda, 0};
+
+// Runs `target` on `device` with `args` (tensors already there); the outputs, on the host.
+Result<std::vector<Tensor>> run_on(const std::string& target, Device device, const Args& args, size_t outputs) {
+  const KernelInfo* info = KernelRegistry::global().find(target, device.kind);
+  if (info == nullptr) return make_error(ErrorCode::MissingKernel, "no " + device.to_string() + " kernel " + target);
+  std::vector<NamedValue> inputs;
+  for (const auto& [name, value] : args) inputs.push_back({name, &value});
+  std::vector<RuntimeValue> results(outputs);
+  KernelContext ctx(target, inputs, results, device);
+  if (device.kind == DeviceKind::kCuda) {
+    auto context = cuda::cuda_context(device.index);
+    if (!context) return context.error();
+    ctx.set_device_context(*context);
+  }
+  NRT_RETURN_IF_ERROR(info->fn(ctx));
+  std::vector<Tensor> host;
+  for (auto& r : results) {
+    const Tensor& t = std::get<Tensor>(r);
+    NRT_TRY(back, copy_to_device(t, Device{}));
+    host.push_back(std::move(*back));
+  }
+  return host;
+}
+
+// The same arguments with every tensor copied to the device (keeping its strides: a strided
+// host view becomes a strided device view of a copy of its whole storage).
+Args on_device(const Args& args) {
+  Args moved;
+  for (const auto& [name, value] : args) {
+    if (const auto* t = std::get_if<Tensor>(&value)) {
+      auto storage = Storage::allocate(t->storage()->bytes(), kCuda);
+      EXPECT_TRUE(copy_storage_bytes(*storage, 0, *t->storage(), 0, t->storage()->bytes()).ok());
+      moved.push_back({name, Tensor(storage, t->dtype(), t->sizes(), t->strides(), t->storage_offset())});
+    } else {
+      moved.push_back({name, value});
+    }
+  }
+  return moved;
+}
+
+double value_at(const Tensor& t, int64_t i) {
+  Tensor f = cpu::converted_copy(t, ScalarType::FLOAT64);
+  return f.data<double>()[i];
+}
+
+// Tolerance per dtype: float32 1e-5 relative (cuBLASLt and the GPU's libm differ from the CPU's
+// in the last bits), 16-bit floats a few units of their last place.
+double tolerance(ScalarType dtype) {
+  switch (dtype) {
+    case ScalarType::FLOAT16: return 2e-3;
+    case ScalarType::BFLOAT16: return 1.6e-2;
+    case ScalarType::FLOAT32: return 2e-5;
+    default: return 1e-12;
+  }
+}
+
+void expect_same(const std::string& target, const Args& args, size_t outputs = 1) {
+  SCOPED_TRACE(target);
+  auto expected = run_on(target, Device{}, args, outputs);
+  ASSERT_TRUE(expected.ok()) << expected.error().to_string();
+  auto actual = run_on(target, kCuda, on_device(args), outputs);
+  ASSERT_TRUE(actual.ok()) << actual.error().to_string();
+  for (size_t o = 0; o < outputs; ++o) {
+    const Tensor& e = (*expected)[o];
+    const Tensor& a = (*actual)[o];
+    ASSERT_EQ(e.dtype(), a.dtype()) << "output " << o;
+    ASSERT_EQ(e.sizes(), a.sizes()) << "output " << o;
+    const double tol = tolerance(e.dtype());
+    for (int64_t i = 0; i < e.numel(); ++i) {
+      const double x = value_at(e, i), y = value_at(a, i);
+      if (std::isnan(x) || std::isnan(y)) {
+        EXPECT_EQ(std::isnan(x), std::isnan(y)) << "output " << o << " element " << i;
+        continue;
+      }
+      EXPECT_LE(std::fabs(x - y), tol * (1 + std::fabs(x))) << "output " << o << " element " << i << ": cpu " << x
+                                                               << ", cuda " << y;
+    }
+  }
+}
+
+// A host tensor of `dtype` with deterministic values in [-2, 2) (a few exact zeros and ties).
+Tensor pattern(ScalarType dtype, std::vector<int64_t> sizes, uint32_t seed = 1) {
+  Tensor f = Tensor::empty(ScalarType::FLOAT64, sizes);
+  uint32_t state = seed * 2654435761u + 12345u;
+  for (int64_t i = 0; i < f.numel(); ++i) {
+    state = state * 1664525u + 1013904223u;
+    f.data<double>()[i] = static_cast<double>((state >> 8) % 4096) / 1024.0 - 2.0;
+  }
+  return cpu::converted_copy(f, dtype);
+}
+
+Tensor transposed(const Tensor& t) { return t.as_strided({t.sizes()[1], t.sizes()[0]}, {t.strides()[1], t.strides()[0]}, 0); }
+
+class CudaKernels : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (auto context = cuda::cuda_context(0); !context) GTEST_SKIP() << context.error().to_string();
+  }
+};
+
+TEST_F(CudaKernels, ElementwiseBroadcastStridedAndPromoted) {
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT16, ScalarType::BFLOAT16, ScalarType::FLOAT64,
+                           ScalarType::INT64, ScalarType::INT32}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor a = pattern(dtype, {3, 1, 5}, 1), b = pattern(dtype, {4, 5}, 2);
+    expect_same("aten::add.Tensor", {{"self", a}, {"other", b}, {"alpha", int64_t{2}}});
+    expect_same("aten::sub.Tensor", {{"self", a}, {"other", b}});
+    expect_same("aten::mul.Tensor", {{"self", transposed(pattern(dtype, {5, 4}))}, {"other", b}});
+    expect_same("aten::maximum.default", {{"self", a}, {"other", b}});
+    expect_same("aten::gt.Tensor", {{"self", a}, {"other", b}});
+    expect_same("aten::eq.Scalar", {{"self", a}, {"other", int64_t{0}}});
+  }
+  // int + float32 promotes; integer true division gives float32; a Python float keeps float16.
+  expect_same("aten::add.Tensor", {{"self", pattern(ScalarType::INT64, {6})}, {"other", pattern(ScalarType::FLOAT32, {6})}});
+  expect_same("aten::div.Tensor", {{"self", pattern(ScalarType::INT64, {6})}, {"other", pattern(ScalarType::INT32, {6}, 3)}});
+  expect_same("aten::mul.Scalar", {{"self", pattern(ScalarType::FLOAT16, {7})}, {"other", 0.5}});
+  expect_same("aten::pow.Tensor_Scalar", {{"self", pattern(ScalarType::FLOAT32, {9})}, {"exponent", int64_t{2}}});
+  // Large and dense: the packed path, with an odd tail.
+  expect_same("aten::add.Tensor", {{"self", pattern(ScalarType::FLOAT32, {1031})}, {"other", pattern(ScalarType::FLOAT32, {1031}, 5)}});
+  // Empty and 0-d.
+  expect_same("aten::mul.Tensor", {{"self", pattern(ScalarType::FLOAT32, {0, 3})}, {"other", pattern(ScalarType::FLOAT32, {3})}});
+  expect_same("aten::mul.Tensor", {{"self", pattern(ScalarType::FLOAT32, {})}, {"other", pattern(ScalarType::FLOAT32, {2})}});
+}
+
+TEST_F(CudaKernels, NaNPropagatesAsOnTheCpu) {
+  Tensor x = pattern(ScalarType::FLOAT32, {4});
+  x.data<float>()[1] = NAN;
+  const Tensor y = pattern(ScalarType::FLOAT32, {4}, 2);
+  expect_same("aten::maximum.default", {{"self", x}, {"other", y}});
+  expect_same("aten::minimum.default", {{"self", y}, {"other", x}});
+  expect_same("aten::relu.default", {{"self", x}});
+  expect_same("aten::clamp.default", {{"self", x}, {"min", -0.5}, {"max", 0.5}});
+}
+
+TEST_F(CudaKernels, UnaryAndActivations) {
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT16, ScalarType::BFLOAT16}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor x = pattern(dtype, {2, 33});
+    for (const char* target : {"aten::relu.default", "aten::tanh.default", "aten::sigmoid.default", "aten::silu.default",
+                               "aten::neg.default", "aten::exp.default", "aten::sin.default", "aten::cos.default"}) {
+      expect_same(target, {{"self", x}});
+    }
+    expect_same("aten::gelu.default", {{"self", x}});
+    expect_same("aten::gelu.default", {{"self", x}, {"approximate", std::string("tanh")}});
+    expect_same("aten::rsqrt.default", {{"self", transposed(pattern(dtype, {33, 2}))}});
+  }
+  expect_same("aten::logical_not.default", {{"self", pattern(ScalarType::INT64, {5})}});
+}
+
+TEST_F(CudaKernels, CopiesWhereAndConversions) {
+  const Tensor x = pattern(ScalarType::FLOAT32, {3, 4});
+  expect_same("aten::_to_copy.default", {{"self", x}, {"dtype", ScalarType::BFLOAT16}});
+  expect_same("aten::_to_copy.default", {{"self", pattern(ScalarType::FLOAT64, {5})}, {"dtype", ScalarType::INT64}});
+  expect_same("aten::clone.default", {{"self", transposed(x)}});
+  Tensor cond = cpu::converted_copy(pattern(ScalarType::FLOAT32, {3, 1}, 7), ScalarType::BOOL);
+  expect_same("aten::where.self", {{"condition", cond}, {"self", x}, {"other", pattern(ScalarType::FLOAT32, {4}, 9)}});
+}
+
+TEST_F(CudaKernels, MatrixProductsThroughCublasLt) {
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT16, ScalarType::BFLOAT16, ScalarType::FLOAT64}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor a = pattern(dtype, {5, 7}), b = pattern(dtype, {7, 3}, 2);
+    expect_same("aten::mm.default", {{"self", a}, {"mat2", b}});
+    expect_same("aten::mm.default", {{"self", transposed(pattern(dtype, {7, 5}))}, {"mat2", transposed(pattern(dtype, {3, 7}))}});
+    expect_same("aten::addmm.default", {{"self", pattern(dtype, {3}, 4)}, {"mat1", a}, {"mat2", b}, {"beta", 0.5}, {"alpha", 2.0}});
+    expect_same("aten::linear.default", {{"input", pattern(dtype, {2, 4, 7})}, {"weight", pattern(dtype, {6, 7}, 3)},
+                                         {"bias", pattern(dtype, {6}, 4)}});
+    expect_same("aten::linear.default", {{"input", pattern(dtype, {7})}, {"weight", pattern(dtype, {6, 7}, 3)}});
+    expect_same("aten::bmm.default", {{"self", pattern(dtype, {3, 4, 5})}, {"mat2", pattern(dtype, {3, 5, 2}, 6)}});
+    expect_same("aten::matmul.default", {{"self", pattern(dtype, {2, 1, 4, 5})}, {"other", pattern(dtype, {3, 5, 2}, 6)}});
+    expect_same("aten::matmul.default", {{"self", pattern(dtype, {5})}, {"other", pattern(dtype, {2, 5, 3}, 6)}});
+  }
+  // Empty contraction: zeros (and the bias).
+  expect_same("aten::addmm.default", {{"self", pattern(ScalarType::FLOAT32, {3})}, {"mat1", pattern(ScalarType::FLOAT32, {2, 0})},
+                                      {"mat2", pattern(ScalarType::FLOAT32, {0, 3})}});
+}
+
+TEST_F(CudaKernels, RowsNormalizationAndReductions) {
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT16, ScalarType::BFLOAT16}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor x = pattern(dtype, {3, 4, 37});
+    expect_same("aten::softmax.int", {{"self", x}, {"dim", int64_t{-1}}});
+    expect_same("aten::softmax.int", {{"self", x}, {"dim", int64_t{1}}});
+    expect_same("aten::_log_softmax.default", {{"self", x}, {"dim", int64_t{0}}, {"half_to_float", false}});
+    expect_same("aten::layer_norm.default", {{"input", x}, {"normalized_shape", std::vector<int64_t>{37}},
+                                             {"weight", pattern(dtype, {37}, 2)}, {"bias", pattern(dtype, {37}, 3)}});
+    expect_same("aten::rms_norm.default", {{"input", x}, {"normalized_shape", std::vector<int64_t>{4, 37}},
+                                           {"weight", pattern(dtype, {4, 37}, 2)}, {"eps", 1e-6}});
+    expect_same("aten::mean.dim", {{"self", x}, {"dim", std::vector<int64_t>{0, 2}}, {"keepdim", true}});
+    expect_same("aten::sum.dim_IntList", {{"self", x}, {"dim", std::vector<int64_t>{1}}});
+  }
+  const Tensor x = pattern(ScalarType::FLOAT32, {6, 10});
+  expect_same("aten::native_layer_norm.default",
+              {{"input", x}, {"normalized_shape", std::vector<int64_t>{10}}, {"weight", RuntimeValue{}}, {"bias", RuntimeValue{}}, {"eps", 1e-5}},
+              3);
+  expect_same("aten::sum.default", {{"self", x}});
+}
+
+TEST_F(CudaKernels, EmbeddingAndAttention) {
+  Tensor index = Tensor::empty(ScalarType::INT64, {2, 3});
+  for (int64_t i = 0; i < 6; ++i) index.data<int64_t>()[i] = (i * 5) % 9;
+  expect_same("aten::embedding.default", {{"weight", pattern(ScalarType::FLOAT32, {9, 4})}, {"indices", index}});
+  index.data<int64_t>()[4] = 9;  // outside the table: an error on both devices
+  auto refused = run_on("aten::embedding.default", kCuda,
+                        on_device({{"weight", pattern(ScalarType::FLOAT32, {9, 4})}, {"indices", index}}), 1);
+  EXPECT_FALSE(refused.ok());
+
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT16, ScalarType::BFLOAT16}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor q = pattern(dtype, {2, 3, 5, 8}), k = pattern(dtype, {2, 3, 6, 8}, 2), v = pattern(dtype, {2, 3, 6, 4}, 3);
+    expect_same("aten::scaled_dot_product_attention.default", {{"query", q}, {"key", k}, {"value", v}});
+    const Tensor kq = pattern(dtype, {2, 3, 5, 8}, 2), vq = pattern(dtype, {2, 3, 5, 4}, 3);
+    expect_same("aten::scaled_dot_product_attention.default",
+                {{"query", q}, {"key", kq}, {"value", vq}, {"attn_mask", RuntimeValue{}}, {"dropout_p", 0.0}, {"is_causal", true}});
+    Tensor mask = cpu::converted_copy(pattern(ScalarType::FLOAT32, {5, 6}, 11), ScalarType::BOOL);
+    for (int64_t i = 0; i < 5; ++i) mask.data<bool>()[i * 6] = true;  // no row fully masked
+    expect_same("aten::scaled_dot_product_attention.default", {{"query", q}, {"key", k}, {"value", v}, {"attn_mask", mask}});
+    expect_same("aten::scaled_dot_product_attention.default",
+                {{"query", q}, {"key", k}, {"value", v}, {"attn_mask", pattern(dtype, {1, 3, 5, 6}, 4)}});
+  }
+}
+
+TEST_F(CudaKernels, ViewsServeTheDeviceAndCopyWhenTheyMust) {
+  const Tensor x = pattern(ScalarType::FLOAT32, {4, 6});
+  expect_same("aten::reshape.default", {{"self", transposed(x)}, {"shape", std::vector<int64_t>{24}}});
+  expect_same("aten::permute.default", {{"self", pattern(ScalarType::FLOAT32, {2, 3, 4})}, {"dims", std::vector<int64_t>{2, 0, 1}}});
+  expect_same("aten::contiguous.default", {{"self", transposed(x)}});
+}
+
+}  // namespace
+}  // namespace nrt::exec
