@@ -247,6 +247,8 @@ TEST_F(CudaKernels, ViewsServeTheDeviceAndCopyWhenTheyMust) {
   expect_same("aten::reshape.default", {{"self", transposed(x)}, {"shape", std::vector<int64_t>{24}}});
   expect_same("aten::permute.default", {{"self", pattern(ScalarType::FLOAT32, {2, 3, 4})}, {"dims", std::vector<int64_t>{2, 0, 1}}});
   expect_same("aten::contiguous.default", {{"self", transposed(x)}});
+  expect_same("aten::cat.default", {{"tensors", std::vector<Tensor>{x, transposed(pattern(ScalarType::FLOAT32, {2, 4}))}},
+                                    {"dim", int64_t{1}}});
 }
 
 }  // namespace

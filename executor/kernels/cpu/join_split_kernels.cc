@@ -5,6 +5,7 @@
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/runtime/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
 #include "executor/kernels/cpu/view_strides.h"
 
@@ -59,7 +60,15 @@ Status cat(KernelContext& ctx) {
   NRT_TRY(out, bind_output(ctx, 0, *dtype, sizes));
   int64_t offset = 0;
   for (const Tensor* t : parts) {
-    copy_into(narrow_view(*out, static_cast<int64_t>(axis), offset, t->sizes()[axis]), *t);
+    const Tensor slice = narrow_view(*out, static_cast<int64_t>(axis), offset, t->sizes()[axis]);
+    if (out->device().kind == DeviceKind::kCpu) {
+      copy_into(slice, *t);
+    } else if (t->dtype() == out->dtype()) {
+      // Off the host the device's strided copy moves the slice (executor/runtime/tensor_copy.h).
+      NRT_RETURN_IF_ERROR(exec::copy_elements(*t, slice));
+    } else {
+      return ctx.error("tensors of mixed dtypes are concatenated on the host only");
+    }
     offset += t->sizes()[axis];
   }
   return Status::Ok();
@@ -190,6 +199,16 @@ const KernelRegistration kRegistrations[] = {
      {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); }, true}},
     {"aten::chunk.default", kCpu, {&chunk, true}},
     {"aten::unbind.int", kCpu, {&unbind, true}},
+    // Splits are views (no element is read), and cat copies through the device's strided copy:
+    // the same kernels serve CUDA.
+    {"aten::cat.default", DeviceKind::kCuda, {&cat, false}},
+    {"aten::concat.default", DeviceKind::kCuda, {&cat, false}},
+    {"aten::split.Tensor", DeviceKind::kCuda, {&split, true}},
+    {"aten::split.sizes", DeviceKind::kCuda, {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_size"); }, true}},
+    {"aten::split_with_sizes.default", DeviceKind::kCuda,
+     {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); }, true}},
+    {"aten::chunk.default", DeviceKind::kCuda, {&chunk, true}},
+    {"aten::unbind.int", DeviceKind::kCuda, {&unbind, true}},
 };
 
 }  // namespace

@@ -290,44 +290,60 @@ Status assert_tensor_metadata(KernelContext& ctx) {
   return Status::Ok();
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::sym_size.int", kCpu, {&sym_size, false}},
-    {"aten::sym_stride.int", kCpu, {&sym_stride, false}},
-    {"aten::sym_numel.default", kCpu, {&sym_numel, false}},
-    {"aten::sym_storage_offset.default", kCpu, {&sym_storage_offset, false}},
-    {"aten::_local_scalar_dense.default", kCpu, {&local_scalar, false}},
-    {"aten::item.default", kCpu, {&local_scalar, false}},
-    {"_operator.add", kCpu, {&arithmetic<Arithmetic::kAdd>, false}},
-    {"_operator.sub", kCpu, {&arithmetic<Arithmetic::kSub>, false}},
-    {"_operator.mul", kCpu, {&arithmetic<Arithmetic::kMul>, false}},
-    {"_operator.floordiv", kCpu, {&arithmetic<Arithmetic::kFloorDiv>, false}},
-    {"_operator.mod", kCpu, {&arithmetic<Arithmetic::kMod>, false}},
-    {"_operator.truediv", kCpu, {&arithmetic<Arithmetic::kTrueDiv>, false}},
-    {"_operator.pow", kCpu, {&arithmetic<Arithmetic::kPow>, false}},
-    {"torch.sym_max", kCpu, {&arithmetic<Arithmetic::kMax>, false}},
-    {"torch.sym_min", kCpu, {&arithmetic<Arithmetic::kMin>, false}},
-    {"_operator.eq", kCpu, {&compare<Comparison::kEq>, false}},
-    {"_operator.ne", kCpu, {&compare<Comparison::kNe>, false}},
-    {"_operator.lt", kCpu, {&compare<Comparison::kLt>, false}},
-    {"_operator.le", kCpu, {&compare<Comparison::kLe>, false}},
-    {"_operator.gt", kCpu, {&compare<Comparison::kGt>, false}},
-    {"_operator.ge", kCpu, {&compare<Comparison::kGe>, false}},
-    {"_operator.and_", kCpu, {&bitwise<true>, false}},
-    {"_operator.or_", kCpu, {&bitwise<false>, false}},
-    {"_operator.neg", kCpu, {&negate, false}},
-    {"_operator.not_", kCpu, {&logical_not, false}},
-    {"torch.sym_not", kCpu, {&logical_not, false}},
-    {"torch.sym_float", kCpu, {&to_float, false}},
-    {"torch.sym_int", kCpu, {&to_int<Rounding::kTrunc>, false}},
-    {"math.ceil", kCpu, {&to_int<Rounding::kCeil>, false}},
-    {"math.floor", kCpu, {&to_int<Rounding::kFloor>, false}},
-    {"math.trunc", kCpu, {&to_int<Rounding::kTrunc>, false}},
-    {"aten::_assert_scalar.default", kCpu, {&assert_scalar, false}},
-    {"aten::sym_constrain_range.default", kCpu, {&no_op, false}},
-    {"aten::sym_constrain_range_for_size.default", kCpu, {&no_op, false}},
-    {"aten::_assert_tensor_metadata.default", kCpu, {&assert_tensor_metadata, false}},
+struct SymbolicKernel {
+  const char* target;
+  KernelInfo info;
 };
+const SymbolicKernel kSymbolicKernels[] = {
+    {"aten::sym_size.int", {&sym_size, false}},
+    {"aten::sym_stride.int", {&sym_stride, false}},
+    {"aten::sym_numel.default", {&sym_numel, false}},
+    {"aten::sym_storage_offset.default", {&sym_storage_offset, false}},
+    {"aten::_local_scalar_dense.default", {&local_scalar, false}},
+    {"aten::item.default", {&local_scalar, false}},
+    {"_operator.add", {&arithmetic<Arithmetic::kAdd>, false}},
+    {"_operator.sub", {&arithmetic<Arithmetic::kSub>, false}},
+    {"_operator.mul", {&arithmetic<Arithmetic::kMul>, false}},
+    {"_operator.floordiv", {&arithmetic<Arithmetic::kFloorDiv>, false}},
+    {"_operator.mod", {&arithmetic<Arithmetic::kMod>, false}},
+    {"_operator.truediv", {&arithmetic<Arithmetic::kTrueDiv>, false}},
+    {"_operator.pow", {&arithmetic<Arithmetic::kPow>, false}},
+    {"torch.sym_max", {&arithmetic<Arithmetic::kMax>, false}},
+    {"torch.sym_min", {&arithmetic<Arithmetic::kMin>, false}},
+    {"_operator.eq", {&compare<Comparison::kEq>, false}},
+    {"_operator.ne", {&compare<Comparison::kNe>, false}},
+    {"_operator.lt", {&compare<Comparison::kLt>, false}},
+    {"_operator.le", {&compare<Comparison::kLe>, false}},
+    {"_operator.gt", {&compare<Comparison::kGt>, false}},
+    {"_operator.ge", {&compare<Comparison::kGe>, false}},
+    {"_operator.and_", {&bitwise<true>, false}},
+    {"_operator.or_", {&bitwise<false>, false}},
+    {"_operator.neg", {&negate, false}},
+    {"_operator.not_", {&logical_not, false}},
+    {"torch.sym_not", {&logical_not, false}},
+    {"torch.sym_float", {&to_float, false}},
+    {"torch.sym_int", {&to_int<Rounding::kTrunc>, false}},
+    {"math.ceil", {&to_int<Rounding::kCeil>, false}},
+    {"math.floor", {&to_int<Rounding::kFloor>, false}},
+    {"math.trunc", {&to_int<Rounding::kTrunc>, false}},
+    {"aten::_assert_scalar.default", {&assert_scalar, false}},
+    {"aten::sym_constrain_range.default", {&no_op, false}},
+    {"aten::sym_constrain_range_for_size.default", {&no_op, false}},
+    {"aten::_assert_tensor_metadata.default", {&assert_tensor_metadata, false}},
+};
+
+// These read a tensor's metadata or compute on scalars, never an element, so they serve CUDA
+// too; the two that read an element (item) are the host's alone.
+const bool kSymbolicKernelsRegistered = [] {
+  for (const SymbolicKernel& kernel : kSymbolicKernels) {
+    KernelRegistration(kernel.target, DeviceKind::kCpu, kernel.info);
+    const std::string_view target = kernel.target;
+    if (target != "aten::_local_scalar_dense.default" && target != "aten::item.default") {
+      KernelRegistration(kernel.target, DeviceKind::kCuda, kernel.info);
+    }
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace nrt::exec::cpu
