@@ -47,12 +47,19 @@ Result<std::vector<Tensor>> run_on(const std::string& target, Device device, con
 // The same arguments with every tensor copied to the device (keeping its strides: a strided
 // host view becomes a strided device view of a copy of its whole storage).
 Args on_device(const Args& args) {
+  auto moved_tensor = [](const Tensor& t) {
+    auto storage = Storage::allocate(t.storage()->bytes(), kCuda);
+    EXPECT_TRUE(copy_storage_bytes(*storage, 0, *t.storage(), 0, t.storage()->bytes()).ok());
+    return Tensor(storage, t.dtype(), t.sizes(), t.strides(), t.storage_offset());
+  };
   Args moved;
   for (const auto& [name, value] : args) {
     if (const auto* t = std::get_if<Tensor>(&value)) {
-      auto storage = Storage::allocate(t->storage()->bytes(), kCuda);
-      EXPECT_TRUE(copy_storage_bytes(*storage, 0, *t->storage(), 0, t->storage()->bytes()).ok());
-      moved.push_back({name, Tensor(storage, t->dtype(), t->sizes(), t->strides(), t->storage_offset())});
+      moved.push_back({name, moved_tensor(*t)});
+    } else if (const auto* list = std::get_if<std::vector<Tensor>>(&value)) {
+      std::vector<Tensor> tensors;
+      for (const Tensor& each : *list) tensors.push_back(moved_tensor(each));
+      moved.push_back({name, tensors});
     } else {
       moved.push_back({name, value});
     }
@@ -90,6 +97,10 @@ void expect_same(const std::string& target, const Args& args, size_t outputs = 1
     const double tol = tolerance(e.dtype());
     for (int64_t i = 0; i < e.numel(); ++i) {
       const double x = value_at(e, i), y = value_at(a, i);
+      if (std::isinf(x) || std::isinf(y)) {
+        EXPECT_EQ(x, y) << "output " << o << " element " << i;
+        continue;
+      }
       if (std::isnan(x) || std::isnan(y)) {
         EXPECT_EQ(std::isnan(x), std::isnan(y)) << "output " << o << " element " << i;
         continue;

@@ -45,9 +45,9 @@ Status fill_launch(ElementwiseLaunch& launch, const Tensor& out, std::span<const
 
 // self OP other [* alpha]: `self` and `other` tensors or scalars (torch.export records `x + 1` as
 // add.Tensor with an int `other`).
-Status binary(KernelContext& ctx, BinaryOp op, bool has_alpha = false) {
+Status binary(KernelContext& ctx, BinaryOp op, bool has_alpha = false, const char* other_name = "other") {
   NRT_TRY(a, cpu::read_operand(ctx, "self", 0));
-  NRT_TRY(b, cpu::read_operand(ctx, "other", 1));
+  NRT_TRY(b, cpu::read_operand(ctx, other_name, 1));
   const Operand operands[2] = {*a, *b};
   ScalarType compute = cpu::operands_result_type(operands);
   if (compute == ScalarType::UNKNOWN) return ctx.error("operands of unsupported dtypes");
@@ -179,8 +179,8 @@ const KernelRegistration kRegistrations[] = {
     NRT_BINARY("aten::div.Scalar", BinaryOp::kDiv),
     NRT_BINARY("aten::maximum.default", BinaryOp::kMaximum),
     NRT_BINARY("aten::minimum.default", BinaryOp::kMinimum),
-    NRT_BINARY("aten::pow.Tensor_Scalar", BinaryOp::kPow),
-    NRT_BINARY("aten::pow.Tensor_Tensor", BinaryOp::kPow),
+    {"aten::pow.Tensor_Scalar", kCuda, {[](KernelContext& ctx) { return binary(ctx, BinaryOp::kPow, false, "exponent"); }, false}},
+    {"aten::pow.Tensor_Tensor", kCuda, {[](KernelContext& ctx) { return binary(ctx, BinaryOp::kPow, false, "exponent"); }, false}},
     NRT_BINARY("aten::eq.Tensor", BinaryOp::kEq),
     NRT_BINARY("aten::eq.Scalar", BinaryOp::kEq),
     NRT_BINARY("aten::ne.Tensor", BinaryOp::kNe),
