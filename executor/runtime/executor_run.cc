@@ -340,6 +340,7 @@ Status Executor::write_in_place(ExecutionFrame& frame, const PlannedNode& node) 
   out = target_value;
   const std::array<NamedValue, 2> arguments{NamedValue{"self", &target_value}, NamedValue{"src", &source}};
   KernelContext context(kWriteBackTarget, arguments, std::span<RuntimeValue>(&out, 1), plan_->device);
+  if (device_context_ != nullptr) context.set_device_context(device_context_);
   if (Status s = call_kernel(write.write_back, context); !s) return node_error(node, s.error().message, s.error().code);
   const auto* written = std::get_if<Tensor>(&out);
   if (written == nullptr || written->storage() != target->storage() ||

@@ -18,6 +18,18 @@ StridedCopyFn& strided_copy(DeviceKind kind) {
 
 void register_strided_copy(DeviceKind kind, StridedCopyFn copy) { strided_copy(kind) = copy; }
 
+Status device_copy(const Tensor& src, const Tensor& dst) {
+  if (!(src.device() == dst.device()) || src.sizes() != dst.sizes()) {
+    return make_error(ErrorCode::InvalidArgument, "device_copy: " + src.type_string() + " on " + src.device().to_string() +
+                                                      " into " + dst.type_string() + " on " + dst.device().to_string());
+  }
+  StridedCopyFn copy = strided_copy(dst.device().kind);
+  if (copy == nullptr) {
+    return make_error(ErrorCode::NotSupported, "device " + dst.device().to_string() + " has no strided copy in this build");
+  }
+  return copy(src, dst);
+}
+
 Status copy_elements(const Tensor& src, const Tensor& dst) {
   if (src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
     return make_error(ErrorCode::InvalidArgument,

@@ -18,9 +18,14 @@ Tensor contiguous_copy(const Tensor& src);
 // run on a device, where inputs go to it and outputs come back.
 Result<Tensor> copy_to_device(const Tensor& src, Device device);
 
-// A device backend's copy between two tensors of one dtype and sizes on its device, any strides
-// (the host copies strided tensors itself). Registered at static initialisation.
+// A device backend's copy between two tensors of the same sizes on its device, any strides,
+// converting between the dtypes the device takes (the host copies strided tensors itself).
+// Registered at static initialisation.
 using StridedCopyFn = Status (*)(const Tensor& src, const Tensor& dst);
 void register_strided_copy(DeviceKind kind, StridedCopyFn copy);
+
+// `src` into `dst` (both on one device other than the host, same sizes) through that device's
+// strided copy; NotSupported when it has none.
+Status device_copy(const Tensor& src, const Tensor& dst);
 
 }  // namespace nrt::exec

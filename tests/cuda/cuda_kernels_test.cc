@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -59,6 +60,10 @@ Args on_device(const Args& args) {
     } else if (const auto* list = std::get_if<std::vector<Tensor>>(&value)) {
       std::vector<Tensor> tensors;
       for (const Tensor& each : *list) tensors.push_back(moved_tensor(each));
+      moved.push_back({name, tensors});
+    } else if (const auto* optional = std::get_if<std::vector<std::optional<Tensor>>>(&value)) {
+      std::vector<std::optional<Tensor>> tensors;
+      for (const auto& each : *optional) tensors.push_back(each ? std::optional<Tensor>(moved_tensor(*each)) : std::nullopt);
       moved.push_back({name, tensors});
     } else {
       moved.push_back({name, value});
@@ -251,6 +256,97 @@ TEST_F(CudaKernels, EmbeddingAndAttention) {
     expect_same("aten::scaled_dot_product_attention.default",
                 {{"query", q}, {"key", k}, {"value", v}, {"attn_mask", pattern(dtype, {1, 3, 5, 6}, 4)}});
   }
+}
+
+TEST_F(CudaKernels, ArgReductionsFollowTorchsTiesAndNaN) {
+  Tensor x = pattern(ScalarType::FLOAT32, {4, 9});
+  x.data<float>()[3] = 5.0f;
+  x.data<float>()[7] = 5.0f;  // a tie: the first index wins
+  x.data<float>()[12] = NAN;
+  x.data<float>()[15] = NAN;  // two NaNs: the first wins, for max and min alike
+  for (const char* target : {"aten::argmax.default", "aten::argmin.default"}) {
+    expect_same(target, {{"self", x}, {"dim", int64_t{1}}});
+    expect_same(target, {{"self", x}, {"dim", int64_t{0}}, {"keepdim", true}});
+    expect_same(target, {{"self", x}});
+  }
+  expect_same("aten::max.dim", {{"self", x}, {"dim", int64_t{1}}}, 2);
+  expect_same("aten::min.dim", {{"self", x}, {"dim", int64_t{0}}, {"keepdim", true}}, 2);
+  expect_same("aten::amax.default", {{"self", x}, {"dim", std::vector<int64_t>{0}}});
+  for (ScalarType dtype : {ScalarType::BOOL, ScalarType::INT64, ScalarType::BFLOAT16}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor y = pattern(dtype, {3, 7}, 5);
+    expect_same("aten::argmax.default", {{"self", y}, {"dim", int64_t{-1}}});
+    expect_same("aten::any.dim", {{"self", y}, {"dim", int64_t{1}}});
+  }
+  expect_same("aten::all.default", {{"self", x}});
+}
+
+TEST_F(CudaKernels, IndexingGatherAndSelect) {
+  const Tensor x = pattern(ScalarType::FLOAT32, {5, 6, 7});
+  Tensor i = Tensor::empty(ScalarType::INT64, {2, 3});
+  for (int64_t k = 0; k < 6; ++k) i.data<int64_t>()[k] = (k * 4) % 5 - 2;  // negatives wrap
+  Tensor j = Tensor::empty(ScalarType::INT64, {3});
+  for (int64_t k = 0; k < 3; ++k) j.data<int64_t>()[k] = 6 - 2 * k;
+  using Indices = std::vector<std::optional<Tensor>>;
+  expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{i}}});
+  expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{std::nullopt, std::nullopt, j}}});
+  expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{i, std::nullopt, j}}});  // not adjacent: front
+  expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{std::nullopt, j, j}}});
+  Tensor mask = cpu::converted_copy(pattern(ScalarType::FLOAT32, {5}, 3), ScalarType::BOOL);
+  expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{mask}}});
+  Tensor g = Tensor::empty(ScalarType::INT64, {5, 2, 7});
+  for (int64_t k = 0; k < g.numel(); ++k) g.data<int64_t>()[k] = (k * 7) % 6;
+  expect_same("aten::gather.default", {{"self", x}, {"dim", int64_t{1}}, {"index", g}});
+  expect_same("aten::index_select.default", {{"self", x}, {"dim", int64_t{2}}, {"index", j}});
+  Tensor outside = Tensor::empty(ScalarType::INT64, {1});
+  outside.data<int64_t>()[0] = 6;
+  auto refused = run_on("aten::index_select.default", kCuda,
+                        on_device({{"self", x}, {"dim", int64_t{0}}, {"index", outside}}), 1);
+  EXPECT_FALSE(refused.ok());
+}
+
+TEST_F(CudaKernels, CreationAndConversionsShareTheHostKernels) {
+  expect_same("aten::arange.start_step", {{"start", int64_t{2}}, {"end", int64_t{20}}, {"step", int64_t{3}}});
+  expect_same("aten::full.default", {{"size", std::vector<int64_t>{3, 4}}, {"fill_value", 1.5}});
+  expect_same("aten::zeros_like.default", {{"self", pattern(ScalarType::BFLOAT16, {2, 5})}});
+  expect_same("aten::new_ones.default", {{"self", pattern(ScalarType::FLOAT16, {2})}, {"size", std::vector<int64_t>{3, 2}}});
+  expect_same("aten::scalar_tensor.default", {{"s", -2.25}});
+  expect_same("aten::to.dtype", {{"self", transposed(pattern(ScalarType::FLOAT32, {3, 4}))}, {"dtype", ScalarType::INT32}});
+  expect_same("aten::copy.default", {{"self", pattern(ScalarType::FLOAT16, {3, 4})}, {"src", pattern(ScalarType::FLOAT32, {4}, 2)}});
+}
+
+TEST_F(CudaKernels, ConvolutionPoolingAndBatchNorm) {
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT16}) {
+    SCOPED_TRACE(std::string(short_name(dtype)));
+    const Tensor x = pattern(dtype, {2, 4, 9, 8});
+    expect_same("aten::conv2d.default", {{"input", x}, {"weight", pattern(dtype, {6, 4, 3, 3}, 2)}, {"bias", pattern(dtype, {6}, 3)},
+                                         {"stride", std::vector<int64_t>{2, 1}}, {"padding", std::vector<int64_t>{1, 0}}});
+    expect_same("aten::conv2d.default", {{"input", x}, {"weight", pattern(dtype, {4, 2, 3, 1}, 2)}, {"bias", RuntimeValue{}},
+                                         {"stride", std::vector<int64_t>{1}}, {"padding", std::vector<int64_t>{1}},
+                                         {"dilation", std::vector<int64_t>{2}}, {"groups", int64_t{2}}});
+    expect_same("aten::conv1d.default", {{"input", pattern(dtype, {2, 3, 11})}, {"weight", pattern(dtype, {5, 3, 3}, 4)},
+                                         {"bias", pattern(dtype, {5}, 5)}, {"stride", std::vector<int64_t>{2}}});
+    expect_same("aten::max_pool2d.default", {{"self", x}, {"kernel_size", std::vector<int64_t>{3, 3}},
+                                             {"stride", std::vector<int64_t>{2, 2}}, {"padding", std::vector<int64_t>{1, 1}},
+                                             {"dilation", std::vector<int64_t>{1, 1}}, {"ceil_mode", true}});
+    expect_same("aten::max_pool2d_with_indices.default", {{"self", x}, {"kernel_size", std::vector<int64_t>{2, 2}}}, 2);
+    expect_same("aten::adaptive_avg_pool2d.default", {{"self", x}, {"output_size", std::vector<int64_t>{4, 3}}});
+    expect_same("aten::_native_batch_norm_legit_no_training.default",
+                {{"input", x}, {"weight", pattern(dtype, {4}, 6)}, {"bias", pattern(dtype, {4}, 7)},
+                 {"running_mean", pattern(dtype, {4}, 8)}, {"running_var", cpu::converted_copy(pattern(ScalarType::FLOAT64, {4}, 9), dtype)},
+                 {"momentum", 0.1}, {"eps", 4.0}},
+                3);
+  }
+}
+
+TEST_F(CudaKernels, ScansDiffsAndMasks) {
+  expect_same("aten::cumsum.default", {{"self", pattern(ScalarType::INT64, {3, 5})}, {"dim", int64_t{1}}});
+  expect_same("aten::cumsum.default", {{"self", pattern(ScalarType::FLOAT32, {3, 5})}, {"dim", int64_t{0}}});
+  expect_same("aten::diff.default", {{"self", pattern(ScalarType::INT64, {3, 6})}, {"n", int64_t{2}}, {"dim", int64_t{-1}},
+                                     {"prepend", pattern(ScalarType::INT64, {3, 1}, 4)}});
+  Tensor mask = cpu::converted_copy(pattern(ScalarType::FLOAT32, {1, 5}, 2), ScalarType::BOOL);
+  expect_same("aten::masked_fill.Scalar", {{"self", pattern(ScalarType::FLOAT16, {3, 5})}, {"mask", mask}, {"value", -65504.0}});
+  expect_same("aten::hardswish.default", {{"self", pattern(ScalarType::FLOAT32, {40})}});
 }
 
 TEST_F(CudaKernels, ViewsServeTheDeviceAndCopyWhenTheyMust) {

@@ -207,6 +207,17 @@ const KernelRegistration kRegistrations[] = {
     {"aten::type_as.default", kCpu, {&type_as, false}},
     {"aten::repeat.default", kCpu, {&repeat, false}},
     {"aten::native_dropout.default", kCpu, {&native_dropout, false}},
+    // The copies and conversions serve CUDA too: copy_into moves the elements through the
+    // device's strided copy (executor/runtime/tensor_copy.h).
+    {"aten::_to_copy.default", DeviceKind::kCuda, {&to_copy, false}},
+    {"aten::to.dtype", DeviceKind::kCuda, {&to_dtype, false}},
+    {"aten::to.dtype_layout", DeviceKind::kCuda, {&to_copy, false}},
+    {"aten::to.device", DeviceKind::kCuda, {&to_device, false}},
+    {"aten::to.other", DeviceKind::kCuda, {&to_other, false}},
+    {"aten::clone.default", DeviceKind::kCuda, {&clone, false}},
+    {"aten::lift_fresh_copy.default", DeviceKind::kCuda, {&clone, false}},
+    {"aten::copy.default", DeviceKind::kCuda, {&copy, false}},
+    {"aten::type_as.default", DeviceKind::kCuda, {&type_as, false}},
 };
 
 }  // namespace

@@ -1,6 +1,8 @@
 // Tensors made from arguments: zeros, ones, full, empty (contents unspecified), arange, scalar_tensor,
 // and the _like / new_ forms (dtype defaults to the input's). Layout, device, pin_memory and
-// memory_format arguments are accepted and ignored (CPU, strided, contiguous).
+// memory_format arguments are accepted and ignored (strided, contiguous; the device is the node's).
+// The same kernels serve CUDA: a value is made on the host and broadcast on the device by its
+// strided copy (executor/runtime/tensor_copy.h), an arange is made on the host and copied over.
 #include <cmath>
 
 #include "executor/kernels/cpu/broadcast.h"
@@ -8,6 +10,7 @@
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/runtime/tensor_copy.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -24,8 +27,15 @@ Status make_filled(KernelContext& ctx, const std::vector<int64_t>& sizes, Scalar
                    std::optional<ScalarValue> value) {
   if (value && !is_kernel_dtype(dtype)) return unsupported_dtype(ctx, dtype);
   NRT_TRY(out, bind_output(ctx, 0, dtype, sizes));
-  if (value) fill_with(*out, *value);
-  return Status::Ok();
+  if (!value) return Status::Ok();
+  if (out->device().kind == DeviceKind::kCpu) {
+    fill_with(*out, *value);
+    return Status::Ok();
+  }
+  Tensor one = Tensor::empty(dtype, {});
+  fill_with(one, *value);
+  NRT_TRY(on_device, exec::copy_to_device(one, out->device()));
+  return exec::copy_elements(expand_to(*on_device, out->sizes()), *out);
 }
 
 // The fill value of full(): None for empty, else a constant or the `fill_value` argument.
@@ -80,12 +90,12 @@ Status fill(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
   std::optional<ScalarValue> value;
   if (const RuntimeValue* arg = ctx.find("value", 1); arg != nullptr && std::holds_alternative<Tensor>(*arg)) {
-    const Tensor& t = std::get<Tensor>(*arg);
-    if (t.dim() != 0) return ctx.error("fill expects a 0-d value tensor, got " + t.type_string());
-    if (is_floating_dtype(t.dtype())) {
-      value = ScalarValue::of_float(*converted_copy(t, ScalarType::FLOAT64).data<double>());
+    NRT_TRY(t, exec::copy_to_device(std::get<Tensor>(*arg), Device{}));  // the value, on the host
+    if (t->dim() != 0) return ctx.error("fill expects a 0-d value tensor, got " + t->type_string());
+    if (is_floating_dtype(t->dtype())) {
+      value = ScalarValue::of_float(*converted_copy(*t, ScalarType::FLOAT64).data<double>());
     } else {
-      value = ScalarValue::of_int(*converted_copy(t, ScalarType::INT64).data<int64_t>());
+      value = ScalarValue::of_int(*converted_copy(*t, ScalarType::INT64).data<int64_t>());
     }
   } else if (ctx.target().starts_with("aten::zero")) {
     value = ScalarValue::of_int(0);
@@ -137,10 +147,12 @@ Status arange_with(KernelContext& ctx, bool has_start, bool has_step) {
   if (count > 9.0e18) return ctx.error("the range has too many elements");
   const auto n = static_cast<int64_t>(count);
   NRT_TRY(out, bind_output(ctx, 0, dtype, {n}));
-  return dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
+  // Off the host the values are made there and copied over.
+  const Tensor host = out->device().kind == DeviceKind::kCpu ? *out : Tensor::empty(dtype, {n});
+  NRT_RETURN_IF_ERROR(dispatch_dtype<kFloating | kIntegral>(ctx, dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    T* data = out->template data<T>();
-    const int64_t stride = out->strides()[0];
+    T* data = host.template data<T>();
+    const int64_t stride = host.strides()[0];
     if (!any_float && is_integral_v<T>) {
       for (int64_t i = 0; i < n; ++i) {
         data[i * stride] = convert<T>(wrapping_add(start.integer, wrapping_mul(step.integer, i)));
@@ -148,32 +160,45 @@ Status arange_with(KernelContext& ctx, bool has_start, bool has_step) {
     } else {
       for (int64_t i = 0; i < n; ++i) data[i * stride] = convert<T>(first + delta * static_cast<double>(i));
     }
-  });
+  }));
+  if (out->device().kind == DeviceKind::kCpu) return Status::Ok();
+  return exec::copy_elements(host, *out);
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::zeros.default", kCpu, {&from_size<Fill::kZero>, false}},
-    {"aten::ones.default", kCpu, {&from_size<Fill::kOne>, false}},
-    {"aten::full.default", kCpu, {&from_size<Fill::kArgument>, false}},
-    {"aten::empty.memory_format", kCpu, {&from_size<Fill::kEmpty>, false}},
-    {"aten::empty_strided.default", kCpu, {&empty_strided, false}},
-    {"aten::zeros_like.default", kCpu, {&like<Fill::kZero>, false}},
-    {"aten::ones_like.default", kCpu, {&like<Fill::kOne>, false}},
-    {"aten::full_like.default", kCpu, {&like<Fill::kArgument>, false}},
-    {"aten::fill.Scalar", kCpu, {&fill, false}},
-    {"aten::fill.Tensor", kCpu, {&fill, false}},
-    {"aten::zero.default", kCpu, {&fill, false}},
-    {"aten::empty_like.default", kCpu, {&like<Fill::kEmpty>, false}},
-    {"aten::new_zeros.default", kCpu, {&new_from<Fill::kZero>, false}},
-    {"aten::new_ones.default", kCpu, {&new_from<Fill::kOne>, false}},
-    {"aten::new_full.default", kCpu, {&new_from<Fill::kArgument>, false}},
-    {"aten::new_empty.default", kCpu, {&new_from<Fill::kEmpty>, false}},
-    {"aten::scalar_tensor.default", kCpu, {&scalar_tensor, false}},
-    {"aten::arange.default", kCpu, {[](KernelContext& ctx) { return arange_with(ctx, false, false); }, false}},
-    {"aten::arange.start", kCpu, {[](KernelContext& ctx) { return arange_with(ctx, true, false); }, false}},
-    {"aten::arange.start_step", kCpu, {[](KernelContext& ctx) { return arange_with(ctx, true, true); }, false}},
+struct CreationKernel {
+  const char* target;
+  KernelInfo info;
 };
+const CreationKernel kCreationKernels[] = {
+    {"aten::zeros.default", {&from_size<Fill::kZero>, false}},
+    {"aten::ones.default", {&from_size<Fill::kOne>, false}},
+    {"aten::full.default", {&from_size<Fill::kArgument>, false}},
+    {"aten::empty.memory_format", {&from_size<Fill::kEmpty>, false}},
+    {"aten::empty_strided.default", {&empty_strided, false}},
+    {"aten::zeros_like.default", {&like<Fill::kZero>, false}},
+    {"aten::ones_like.default", {&like<Fill::kOne>, false}},
+    {"aten::full_like.default", {&like<Fill::kArgument>, false}},
+    {"aten::fill.Scalar", {&fill, false}},
+    {"aten::fill.Tensor", {&fill, false}},
+    {"aten::zero.default", {&fill, false}},
+    {"aten::empty_like.default", {&like<Fill::kEmpty>, false}},
+    {"aten::new_zeros.default", {&new_from<Fill::kZero>, false}},
+    {"aten::new_ones.default", {&new_from<Fill::kOne>, false}},
+    {"aten::new_full.default", {&new_from<Fill::kArgument>, false}},
+    {"aten::new_empty.default", {&new_from<Fill::kEmpty>, false}},
+    {"aten::scalar_tensor.default", {&scalar_tensor, false}},
+    {"aten::arange.default", {[](KernelContext& ctx) { return arange_with(ctx, false, false); }, false}},
+    {"aten::arange.start", {[](KernelContext& ctx) { return arange_with(ctx, true, false); }, false}},
+    {"aten::arange.start_step", {[](KernelContext& ctx) { return arange_with(ctx, true, true); }, false}},
+};
+
+// One kernel per target for the host and CUDA (see the top of this file).
+const bool kCreationKernelsRegistered = [] {
+  for (const CreationKernel& kernel : kCreationKernels) {
+    for (DeviceKind device : {DeviceKind::kCpu, DeviceKind::kCuda}) KernelRegistration(kernel.target, device, kernel.info);
+  }
+  return true;
+}();
 
 }  // namespace
 }  // namespace nrt::exec::cpu

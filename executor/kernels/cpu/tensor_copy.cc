@@ -1,6 +1,11 @@
 #include "executor/kernels/cpu/tensor_copy.h"
 
+#include <spdlog/spdlog.h>
+
 #include <cstring>
+
+#include "executor/kernels/cpu/broadcast.h"
+#include "executor/runtime/tensor_copy.h"
 
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/elementwise_loops.h"
@@ -32,6 +37,15 @@ const KernelContext& conversion_context() {
 }  // namespace
 
 bool copy_into(const Tensor& dst, const Tensor& src) {
+  if (dst.device().kind != DeviceKind::kCpu) {
+    // The kernels that serve other devices too copy there through the device's strided copy.
+    const Tensor from = src.sizes() == dst.sizes() ? src : expand_to(src, dst.sizes());
+    if (Status s = exec::device_copy(from, dst); !s) {
+      spdlog::error("{}", s.error().to_string());
+      return false;
+    }
+    return true;
+  }
   const LoopOperand to = LoopOperand::of(dst);
   const LoopOperand from = LoopOperand::broadcast(src, src.dtype(), dst.sizes());
   if (dst.dtype() == src.dtype()) {

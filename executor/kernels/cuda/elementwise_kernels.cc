@@ -10,6 +10,7 @@
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cuda/kernel_support.h"
+#include "executor/runtime/tensor_copy.h"
 
 namespace nrt::exec::cuda {
 namespace {
@@ -133,6 +134,27 @@ Status where(KernelContext& ctx) {
   return launch_result(ctx, launch_where(launch, context_of(ctx).stream), "where kernel launch");
 }
 
+// masked_fill.Scalar(Tensor self, Tensor mask, Scalar value): where(mask, value, self).
+Status masked_fill(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(mask, ctx.tensor("mask", 1));
+  NRT_TRY(value, cpu::read_scalar(ctx, "value", 2));
+  NRT_RETURN_IF_ERROR(check_dtype(ctx, self->dtype()));
+  if (mask->dtype() != ScalarType::BOOL) return ctx.error("mask must be bool, got " + mask->type_string());
+  if (!cpu::broadcasts_to(mask->sizes(), self->sizes())) return ctx.error("mask does not broadcast to self");
+  NRT_TRY(out, cpu::bind_output(ctx, 0, self->dtype(), self->sizes()));
+  // The value as one element of self's dtype on the device, read with stride 0.
+  Tensor one = Tensor::empty(self->dtype(), {});
+  if (!value->store_as(self->dtype(), one.raw_data())) return ctx.error("value does not fit " + self->type_string());
+  NRT_TRY(fill, copy_to_device(one, out->device()));
+  const Tensor filled = cpu::expand_to(*fill, self->sizes());
+  ElementwiseLaunch launch;
+  const Tensor inputs[3] = {*mask, filled, *self};
+  NRT_RETURN_IF_ERROR(fill_launch(launch, *out, inputs));
+  launch.in_dtype = self->dtype();
+  return launch_result(ctx, launch_where(launch, context_of(ctx).stream), "masked_fill launch");
+}
+
 // clamp(Tensor self, Scalar? min=None, Scalar? max=None)
 Status clamp(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -148,21 +170,6 @@ Status clamp(KernelContext& ctx) {
                        launch_clamp(launch, lo->has_value(), *lo ? (*lo)->to_double() : 0.0, hi->has_value(),
                                     *hi ? (*hi)->to_double() : 0.0, context_of(ctx).stream),
                        "clamp kernel launch");
-}
-
-// clone(Tensor self, *, MemoryFormat? memory_format=None); contiguous copies.
-Status clone(KernelContext& ctx) {
-  NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(out, cpu::bind_output(ctx, 0, self->dtype(), self->sizes()));
-  return copy_into(ctx, *out, *self);
-}
-
-// _to_copy(Tensor self, *, ScalarType? dtype=None, ...): a copy in `dtype` on the node's device.
-Status to_copy(KernelContext& ctx) {
-  NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(dtype, ctx.scalar_type("dtype", 1));
-  NRT_TRY(out, cpu::bind_output(ctx, 0, dtype->value_or(self->dtype()), self->sizes()));
-  return copy_into(ctx, *out, *self);
 }
 
 constexpr DeviceKind kCuda = DeviceKind::kCuda;
@@ -214,11 +221,12 @@ const KernelRegistration kRegistrations[] = {
     NRT_UNARY("aten::cos.default", UnaryOp::kCos),
     NRT_UNARY("aten::reciprocal.default", UnaryOp::kReciprocal),
     NRT_UNARY("aten::logical_not.default", UnaryOp::kLogicalNot),
+    NRT_UNARY("aten::hardswish.default", UnaryOp::kHardswish),
+    NRT_UNARY("aten::hardsigmoid.default", UnaryOp::kHardsigmoid),
+    {"aten::masked_fill.Scalar", kCuda, {&masked_fill, false}},
     {"aten::gelu.default", kCuda, {&gelu, false}},
     {"aten::where.self", kCuda, {&where, false}},
     {"aten::clamp.default", kCuda, {&clamp, false}},
-    {"aten::clone.default", kCuda, {&clone, false}},
-    {"aten::_to_copy.default", kCuda, {&to_copy, false}},
 };
 #undef NRT_BINARY
 #undef NRT_UNARY

@@ -53,6 +53,8 @@ enum class UnaryOp : int32_t {
   kSin,
   kCos,
   kReciprocal,
+  kHardswish,   // x * min(max(x + 3, 0), 6) / 6
+  kHardsigmoid, // min(max(x + 3, 0), 6) / 6
   kLogicalNot,  // gives bool
 };
 
@@ -130,6 +132,12 @@ NRT_HOST_DEVICE T apply_unary(UnaryOp op, T x) {
       case UnaryOp::kSin: return std::sin(x);
       case UnaryOp::kCos: return std::cos(x);
       case UnaryOp::kReciprocal: return kOne / x;
+      case UnaryOp::kHardswish:
+      case UnaryOp::kHardsigmoid: {
+        T r = x + T(3);
+        r = is_nan(r) ? r : (r < T(0) ? T(0) : (r > T(6) ? T(6) : r));
+        return op == UnaryOp::kHardswish ? x * r / T(6) : r / T(6);
+      }
       case UnaryOp::kLogicalNot: return x == T(0) ? kOne : T(0);
     }
     return x;

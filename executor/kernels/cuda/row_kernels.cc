@@ -75,6 +75,45 @@ Status softmax(KernelContext& ctx, bool log, bool internal) {
   return {};
 }
 
+// `self` seen as rows: the dims in `dims` (every dim when empty) moved last, so that each row
+// holds the elements one output element reduces over.
+struct Rows {
+  Tensor data;  // contiguous [rows, n] (converted to `dtype`)
+  int64_t rows = 0, n = 1;
+  std::vector<int64_t> out_sizes;  // kept dims, with 1s for reduced ones when keepdim
+};
+
+Result<Rows> as_rows(KernelContext& ctx, const Tensor& self, const std::vector<int64_t>& dims, bool keepdim,
+                     ScalarType dtype) {
+  std::vector<bool> reduced(static_cast<size_t>(self.dim()), dims.empty());
+  for (int64_t dim : dims) {
+    NRT_TRY(d, wrap(ctx, dim, self.dim()));
+    if (self.dim() > 0) reduced[static_cast<size_t>(*d)] = true;
+  }
+  Rows r;
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (!reduced[static_cast<size_t>(i)]) {
+      order.push_back(i);
+      r.out_sizes.push_back(self.sizes()[static_cast<size_t>(i)]);
+    } else if (keepdim) {
+      r.out_sizes.push_back(1);
+    }
+  }
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    if (reduced[static_cast<size_t>(i)]) {
+      order.push_back(i);
+      r.n *= self.sizes()[static_cast<size_t>(i)];
+    }
+  }
+  r.rows = 1;
+  for (int64_t s : r.out_sizes) r.rows *= s;
+  NRT_TRY(converted, as_dtype(ctx, self, dtype));
+  NRT_TRY(data, contiguous(ctx, permuted(*converted, order)));
+  r.data = *data;
+  return r;
+}
+
 // sum.dim_IntList(self, dim?, keepdim, dtype?), mean.dim(...), sum.default(self, dtype?).
 Status reduce(KernelContext& ctx, RowOp op, bool all_dims) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -94,31 +133,11 @@ Status reduce(KernelContext& ctx, RowOp op, bool all_dims) {
   }
   const ScalarType compute = dtype.value_or(self->dtype());
   if (!is_floating(compute)) return ctx.error("sums and means on CUDA need a floating dtype, got " + std::string(short_name(compute)));
-  std::vector<bool> reduced(static_cast<size_t>(self->dim()), dims.empty());
-  for (int64_t dim : dims) {
-    NRT_TRY(d, wrap(ctx, dim, self->dim()));
-    if (self->dim() > 0) reduced[static_cast<size_t>(*d)] = true;
-  }
-  std::vector<int64_t> order, out_sizes;
-  int64_t n = 1;
-  for (int64_t i = 0; i < self->dim(); ++i) {
-    if (!reduced[static_cast<size_t>(i)]) {
-      order.push_back(i);
-      out_sizes.push_back(self->sizes()[static_cast<size_t>(i)]);
-    } else if (keepdim) {
-      out_sizes.push_back(1);
-    }
-  }
-  for (int64_t i = 0; i < self->dim(); ++i) {
-    if (reduced[static_cast<size_t>(i)]) {
-      order.push_back(i);
-      n *= self->sizes()[static_cast<size_t>(i)];
-    }
-  }
-  NRT_TRY(out, cpu::bind_output(ctx, 0, compute, out_sizes));
+  NRT_TRY(rows, as_rows(ctx, *self, dims, keepdim, compute));
+  const int64_t n = rows->n;
+  NRT_TRY(out, cpu::bind_output(ctx, 0, compute, rows->out_sizes));
   if (out->numel() == 0) return {};
-  NRT_TRY(converted, as_dtype(ctx, *self, compute));
-  NRT_TRY(rows_in, contiguous(ctx, permuted(*converted, order)));
+  const Tensor* rows_in = &rows->data;
   Tensor result = Tensor::empty(compute, {out->numel()}, out->device());
   if (n == 0) {
     if (op == RowOp::kMean) return ctx.error("the mean of an empty extent is NaN: not computed on CUDA");
@@ -129,6 +148,160 @@ Status reduce(KernelContext& ctx, RowOp op, bool all_dims) {
       ctx, launch_rows(op, compute, rows_in->raw_data(), result.raw_data(), out->numel(), n, context_of(ctx).stream),
       "reduction kernel launch"));
   return copy_into(ctx, *out, result.as_strided(out->sizes(), Tensor::contiguous_strides(out->sizes()), 0));
+}
+
+// argmax/argmin(self, dim=None, keepdim=False); max.dim/min.dim(self, dim, keepdim) -> (values,
+// indices); amax/amin(self, dim=[], keepdim=False); max.default/min.default(self).
+enum class ArgOutputs { kIndices, kValuesAndIndices, kValues };
+
+Status arg_reduce(KernelContext& ctx, bool is_max, ArgOutputs outputs, bool dim_list) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_RETURN_IF_ERROR(check_dtype(ctx, self->dtype()));
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+  if (dim_list) {
+    NRT_TRY(listed, ctx.int_list("dim", 1, std::vector<int64_t>{}));
+    dims = *listed;
+  } else if (const RuntimeValue* d = ctx.find("dim", 1); d != nullptr && std::holds_alternative<int64_t>(*d)) {
+    dims = {std::get<int64_t>(*d)};
+  } else if (outputs == ArgOutputs::kValuesAndIndices) {
+    return ctx.error("dim is required");
+  }
+  if (const RuntimeValue* k = ctx.find("keepdim", 2); k != nullptr && std::holds_alternative<bool>(*k)) keepdim = std::get<bool>(*k);
+  // argmax without dim reduces the flattened tensor to a 0-d index; keepdim then keeps every dim.
+  NRT_TRY(rows, as_rows(ctx, *self, dims, keepdim, self->dtype()));
+  if (rows->n == 0) return ctx.error("cannot reduce over an empty dimension");
+  const bool values = outputs != ArgOutputs::kIndices, indices = outputs != ArgOutputs::kValues;
+  Tensor value_out, index_out;
+  if (values) {
+    NRT_TRY(v, cpu::bind_output(ctx, 0, self->dtype(), rows->out_sizes));
+    value_out = *v;
+  }
+  if (indices) {
+    NRT_TRY(i, cpu::bind_output(ctx, values ? 1 : 0, ScalarType::INT64, rows->out_sizes));
+    index_out = *i;
+  }
+  if (rows->rows == 0) return {};
+  Tensor v_rows = values ? Tensor::empty(self->dtype(), {rows->rows}, self->device()) : Tensor();
+  Tensor i_rows = indices ? Tensor::empty(ScalarType::INT64, {rows->rows}, self->device()) : Tensor();
+  NRT_RETURN_IF_ERROR(launch_result(
+      ctx,
+      launch_arg_rows(is_max, self->dtype(), rows->data.raw_data(), values ? v_rows.raw_data() : nullptr,
+                      indices ? i_rows.data<int64_t>() : nullptr, rows->rows, rows->n, context_of(ctx).stream),
+      "arg reduction launch"));
+  const std::vector<int64_t> dense = Tensor::contiguous_strides(rows->out_sizes);
+  if (values) NRT_RETURN_IF_ERROR(copy_into(ctx, value_out, v_rows.as_strided(rows->out_sizes, dense, 0)));
+  if (indices) NRT_RETURN_IF_ERROR(copy_into(ctx, index_out, i_rows.as_strided(rows->out_sizes, dense, 0)));
+  return {};
+}
+
+// any.dim(self, dim, keepdim), any.dims(self, dim[]?, keepdim), any.default(self); all likewise.
+Status any_reduce(KernelContext& ctx, bool all) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_RETURN_IF_ERROR(check_dtype(ctx, self->dtype()));
+  std::vector<int64_t> dims;
+  bool keepdim = false;
+  if (const RuntimeValue* d = ctx.find("dim", 1); d != nullptr) {
+    if (std::holds_alternative<int64_t>(*d)) dims = {std::get<int64_t>(*d)};
+    if (std::holds_alternative<std::vector<int64_t>>(*d)) dims = std::get<std::vector<int64_t>>(*d);
+  }
+  if (const RuntimeValue* k = ctx.find("keepdim", 2); k != nullptr && std::holds_alternative<bool>(*k)) keepdim = std::get<bool>(*k);
+  NRT_TRY(rows, as_rows(ctx, *self, dims, keepdim, self->dtype()));
+  NRT_TRY(out, cpu::bind_output(ctx, 0, ScalarType::BOOL, rows->out_sizes));
+  if (rows->rows == 0) return {};
+  Tensor result = Tensor::empty(ScalarType::BOOL, {rows->rows}, self->device());
+  NRT_RETURN_IF_ERROR(launch_result(ctx,
+                                    launch_any_rows(all, self->dtype(), rows->data.raw_data(), result.data<bool>(),
+                                                    rows->rows, rows->n, context_of(ctx).stream),
+                                    "any/all launch"));
+  return copy_into(ctx, *out, result.as_strided(rows->out_sizes, Tensor::contiguous_strides(rows->out_sizes), 0));
+}
+
+// cumsum/cumprod(Tensor self, int dim, *, ScalarType? dtype=None): integers scan as int64.
+Status scan(KernelContext& ctx, bool product) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(dim, ctx.int64("dim", 1));
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 2));
+  NRT_RETURN_IF_ERROR(check_dtype(ctx, self->dtype()));
+  const ScalarType out_dtype = dtype->value_or(is_floating(self->dtype()) ? self->dtype() : ScalarType::INT64);
+  NRT_RETURN_IF_ERROR(check_dtype(ctx, out_dtype));
+  NRT_TRY(out, cpu::bind_output(ctx, 0, out_dtype, self->sizes()));
+  if (self->numel() == 0) return {};
+  const Tensor input = self->dim() == 0 ? self->as_strided({1}, {1}, self->storage_offset()) : *self;
+  NRT_TRY(d, wrap(ctx, *dim, input.dim()));
+  std::vector<int64_t> order;
+  for (int64_t i = 0; i < input.dim(); ++i) {
+    if (i != *d) order.push_back(i);
+  }
+  order.push_back(*d);
+  NRT_TRY(converted, as_dtype(ctx, input, out_dtype));
+  NRT_TRY(rows_in, contiguous(ctx, permuted(*converted, order)));
+  Tensor result = Tensor::empty(out_dtype, rows_in->sizes(), out->device());
+  const int64_t n = input.sizes()[static_cast<size_t>(*d)];
+  NRT_RETURN_IF_ERROR(launch_result(ctx,
+                                    launch_scan_rows(product, out_dtype, rows_in->raw_data(), result.raw_data(),
+                                                     input.numel() / n, n, context_of(ctx).stream),
+                                    "scan launch"));
+  const Tensor out_view = self->dim() == 0 ? out->as_strided({1}, {1}, out->storage_offset()) : *out;
+  return copy_into(ctx, permuted(out_view, order), result);
+}
+
+// diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None): the n-th
+// forward difference along dim, through the subtraction kernel on shifted views.
+Status diff(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_RETURN_IF_ERROR(check_dtype(ctx, self->dtype()));
+  if (self->dim() == 0) return ctx.error("diff expects a tensor of at least one dimension");
+  NRT_TRY(order, ctx.int64("n", 1, 1));
+  if (*order < 0) return ctx.error("order must be non-negative, got " + std::to_string(*order));
+  NRT_TRY(dim_arg, ctx.int64("dim", 2, -1));
+  NRT_TRY(d, wrap(ctx, *dim_arg, self->dim()));
+  const auto axis = static_cast<size_t>(*d);
+  NRT_TRY(prepend, ctx.optional_tensor("prepend", 3));
+  NRT_TRY(append, ctx.optional_tensor("append", 4));
+  std::vector<Tensor> parts;
+  if (*prepend) parts.push_back(**prepend);
+  parts.push_back(*self);
+  if (*append) parts.push_back(**append);
+  for (const Tensor& t : parts) {
+    if (t.dtype() != self->dtype() || t.dim() != self->dim()) return ctx.error("prepend and append must match self");
+  }
+  std::vector<int64_t> sizes = self->sizes();
+  sizes[axis] = 0;
+  for (const Tensor& t : parts) sizes[axis] += t.sizes()[axis];
+  Tensor line = Tensor::empty(self->dtype(), sizes, self->device());
+  int64_t at = 0;
+  for (const Tensor& t : parts) {
+    std::vector<int64_t> piece = sizes;
+    piece[axis] = t.sizes()[axis];
+    const Tensor slice = line.as_strided(piece, line.strides(), at * line.strides()[axis]);
+    NRT_RETURN_IF_ERROR(copy_into(ctx, slice, t));
+    at += t.sizes()[axis];
+  }
+  // Each order: line[1:] - line[:-1] into a line one shorter.
+  for (int64_t k = 0; k < *order && sizes[axis] > 0; ++k) {
+    std::vector<int64_t> shorter = sizes;
+    shorter[axis] = sizes[axis] - 1;
+    Tensor next = Tensor::empty(self->dtype(), shorter, self->device());
+    const Tensor later = line.as_strided(shorter, line.strides(), line.strides()[axis]);
+    const Tensor earlier = line.as_strided(shorter, line.strides(), 0);
+    ElementwiseLaunch launch;
+    const std::vector<int64_t> strides[3] = {next.strides(), later.strides(), earlier.strides()};
+    NRT_TRY(indexer, make_indexer(shorter, strides));
+    launch.indexer = *indexer;
+    launch.numel = next.numel();
+    launch.out = next.raw_data();
+    launch.in[0] = later.raw_data();
+    launch.in[1] = earlier.raw_data();
+    launch.in_dtype = launch.out_dtype = self->dtype();
+    // bool diff is logical xor in torch: != on bools.
+    const BinaryOp op = self->dtype() == ScalarType::BOOL ? BinaryOp::kNe : BinaryOp::kSub;
+    NRT_RETURN_IF_ERROR(launch_result(ctx, launch_binary(op, launch, context_of(ctx).stream), "diff launch"));
+    line = next;
+    sizes = shorter;
+  }
+  NRT_TRY(out, cpu::bind_output(ctx, 0, self->dtype(), sizes));
+  return copy_into(ctx, *out, line);
 }
 
 // layer_norm(input, normalized_shape, weight?, bias?, eps=1e-5, cudnn_enable), native_layer_norm
@@ -346,6 +519,22 @@ const KernelRegistration kRegistrations[] = {
     {"aten::native_layer_norm.default", kCuda, {[](KernelContext& ctx) { return norm(ctx, false, true); }, false}},
     {"aten::rms_norm.default", kCuda, {[](KernelContext& ctx) { return norm(ctx, true, false); }, false}},
     {"aten::embedding.default", kCuda, {&embedding, false}},
+    {"aten::argmax.default", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, true, ArgOutputs::kIndices, false); }, false}},
+    {"aten::argmin.default", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, false, ArgOutputs::kIndices, false); }, false}},
+    {"aten::max.dim", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, true, ArgOutputs::kValuesAndIndices, false); }, false}},
+    {"aten::min.dim", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, false, ArgOutputs::kValuesAndIndices, false); }, false}},
+    {"aten::amax.default", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, true, ArgOutputs::kValues, true); }, false}},
+    {"aten::amin.default", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, false, ArgOutputs::kValues, true); }, false}},
+    {"aten::max.default", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, true, ArgOutputs::kValues, true); }, false}},
+    {"aten::min.default", kCuda, {[](KernelContext& ctx) { return arg_reduce(ctx, false, ArgOutputs::kValues, true); }, false}},
+    {"aten::cumsum.default", kCuda, {[](KernelContext& ctx) { return scan(ctx, false); }, false}},
+    {"aten::cumprod.default", kCuda, {[](KernelContext& ctx) { return scan(ctx, true); }, false}},
+    {"aten::diff.default", kCuda, {&diff, false}},
+    {"aten::any.dim", kCuda, {[](KernelContext& ctx) { return any_reduce(ctx, false); }, false}},
+    {"aten::any.dims", kCuda, {[](KernelContext& ctx) { return any_reduce(ctx, false); }, false}},
+    {"aten::any.default", kCuda, {[](KernelContext& ctx) { return any_reduce(ctx, false); }, false}},
+    {"aten::all.dim", kCuda, {[](KernelContext& ctx) { return any_reduce(ctx, true); }, false}},
+    {"aten::all.default", kCuda, {[](KernelContext& ctx) { return any_reduce(ctx, true); }, false}},
     {"aten::scaled_dot_product_attention.default", kCuda, {&attention, false}},
 };
 

@@ -116,6 +116,79 @@ __global__ void norm_kernel(bool rms, const S* in, const S* weight, const S* bia
   }
 }
 
+// Whether (v, i) comes before (best, best_i) as the row's answer (see launch_arg_rows).
+template <typename C>
+__device__ __forceinline__ bool wins(bool is_max, C v, int64_t i, C best, int64_t best_i) {
+  const bool v_nan = v != v, best_nan = best != best;
+  if (v_nan || best_nan) return v_nan && (!best_nan || i < best_i);
+  if (v == best) return i < best_i;
+  return is_max ? v > best : v < best;
+}
+
+template <typename S>
+__global__ void arg_rows_kernel(bool is_max, const S* in, S* values, int64_t* indices, int64_t n) {
+  using C = compute_t<S>;
+  __shared__ C best_value[kThreads];
+  __shared__ int64_t best_index[kThreads];
+  const S* row = in + static_cast<int64_t>(blockIdx.x) * n;
+  C best = C(0);
+  int64_t best_i = -1;  // none yet
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const C v = to_compute<C>(row[j]);
+    if (best_i < 0 || wins(is_max, v, j, best, best_i)) {
+      best = v;
+      best_i = j;
+    }
+  }
+  best_value[threadIdx.x] = best;
+  best_index[threadIdx.x] = best_i;
+  __syncthreads();
+  for (int half = blockDim.x / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      const int other = threadIdx.x + half;
+      const int64_t oi = best_index[other];
+      if (oi >= 0 && (best_index[threadIdx.x] < 0 ||
+                      wins(is_max, best_value[other], oi, best_value[threadIdx.x], best_index[threadIdx.x]))) {
+        best_value[threadIdx.x] = best_value[other];
+        best_index[threadIdx.x] = oi;
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    if (values != nullptr) values[blockIdx.x] = from_compute<S>(best_value[0]);
+    if (indices != nullptr) indices[blockIdx.x] = best_index[0];
+  }
+}
+
+template <typename S>
+__global__ void any_rows_kernel(bool all, const S* in, bool* out, int64_t n) {
+  using C = compute_t<S>;
+  const S* row = in + static_cast<int64_t>(blockIdx.x) * n;
+  int found = 0;  // a nonzero (any) or a zero (all)
+  for (int64_t j = threadIdx.x; j < n; j += blockDim.x) {
+    const bool nonzero = to_compute<C>(row[j]) != C(0);
+    found |= all ? !nonzero : nonzero;
+  }
+  found = __syncthreads_or(found);
+  if (threadIdx.x == 0) out[blockIdx.x] = all ? !found : found;
+}
+
+template <typename S>
+__global__ void scan_rows_kernel(bool product, const S* in, S* out, int64_t rows, int64_t n) {
+  using C = compute_t<S>;
+  using A = std::conditional_t<std::is_floating_point_v<C>, double, uint64_t>;  // unsigned: wraps
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += static_cast<int64_t>(gridDim.x) * blockDim.x) {
+    A acc = product ? A(1) : A(0);
+    for (int64_t j = 0; j < n; ++j) {
+      const A v = static_cast<A>(to_compute<C>(in[r * n + j]));
+      acc = product ? acc * v : acc + v;
+      out[r * n + j] = from_compute<S>(static_cast<C>(acc));
+    }
+  }
+}
+
 template <typename I>
 __global__ void gather_rows_kernel(const unsigned char* table, int64_t table_rows, int64_t row_bytes, const I* index,
                                    int64_t count, unsigned char* out, int32_t* bad) {
@@ -154,6 +227,40 @@ cudaError_t launch_norm_rows(bool rms, ScalarType dtype, const void* in, const v
     norm_kernel<S><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(
         rms, static_cast<const S*>(in), static_cast<const S*>(weight), static_cast<const S*>(bias),
         static_cast<S*>(out), static_cast<A*>(mean), static_cast<A*>(rstd), n, eps);
+  });
+  return ok ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t launch_arg_rows(bool is_max, ScalarType dtype, const void* in, void* values, int64_t* indices, int64_t rows,
+                            int64_t n, cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  if (rows > 0x7fffffff || n == 0) return cudaErrorInvalidValue;
+  const bool ok = dispatch_storage(dtype, [&](auto s) {
+    using S = decltype(s);
+    arg_rows_kernel<S><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(is_max, static_cast<const S*>(in),
+                                                                             static_cast<S*>(values), indices, n);
+  });
+  return ok ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t launch_any_rows(bool all, ScalarType dtype, const void* in, bool* out, int64_t rows, int64_t n,
+                            cudaStream_t stream) {
+  if (rows == 0) return cudaSuccess;
+  if (rows > 0x7fffffff) return cudaErrorInvalidValue;
+  const bool ok = dispatch_storage(dtype, [&](auto s) {
+    using S = decltype(s);
+    any_rows_kernel<S><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(all, static_cast<const S*>(in), out, n);
+  });
+  return ok ? cudaGetLastError() : cudaErrorInvalidValue;
+}
+
+cudaError_t launch_scan_rows(bool product, ScalarType dtype, const void* in, void* out, int64_t rows, int64_t n,
+                             cudaStream_t stream) {
+  if (rows == 0 || n == 0) return cudaSuccess;
+  const bool ok = dispatch_storage(dtype, [&](auto s) {
+    using S = decltype(s);
+    scan_rows_kernel<S><<<blocks_for(rows, 128), 128, 0, stream>>>(product, static_cast<const S*>(in), static_cast<S*>(out),
+                                                                   rows, n);
   });
   return ok ? cudaGetLastError() : cudaErrorInvalidValue;
 }

@@ -26,6 +26,21 @@ cudaError_t launch_norm_rows(bool rms, ScalarType dtype, const void* in, const v
                              void* out, void* mean, void* rstd, int64_t rows, int64_t n, double eps,
                              cudaStream_t stream);
 
+// The max (is_max) or min of each row with its index, torch's rules: NaN is greater and smaller
+// than every number (the first NaN wins), ties go to the first index, bool compares as 0/1.
+// `values` (dtype, may be null) and `indices` (int64, may be null) get one element per row.
+cudaError_t launch_arg_rows(bool is_max, ScalarType dtype, const void* in, void* values, int64_t* indices, int64_t rows,
+                            int64_t n, cudaStream_t stream);
+
+// out[r] = any (or all, when `all`) element of row r is nonzero (NaN is nonzero); out is bool.
+cudaError_t launch_any_rows(bool all, ScalarType dtype, const void* in, bool* out, int64_t rows, int64_t n,
+                            cudaStream_t stream);
+
+// The running sum (or product) along each row, accumulated in double for floats and in wrapping
+// int64 for integers, as the CPU kernels do; in and out of `dtype`. One thread per row.
+cudaError_t launch_scan_rows(bool product, ScalarType dtype, const void* in, void* out, int64_t rows, int64_t n,
+                             cudaStream_t stream);
+
 // out[i, :] = table[index[i], :] for `count` indices (int64 or int32) into a contiguous
 // [table_rows, width] table of `element_bytes`-sized elements; an index outside the table sets
 // *bad (device memory, int32) to 1 and writes zeros for that row.
