@@ -286,14 +286,12 @@ TEST_F(CudaKernels, IndexingGatherAndSelect) {
   Tensor i = Tensor::empty(ScalarType::INT64, {2, 3});
   for (int64_t k = 0; k < 6; ++k) i.data<int64_t>()[k] = (k * 4) % 5 - 2;  // negatives wrap
   Tensor j = Tensor::empty(ScalarType::INT64, {3});
-  for (int64_t k = 0; k < 3; ++k) j.data<int64_t>()[k] = 6 - 2 * k;
+  for (int64_t k = 0; k < 3; ++k) j.data<int64_t>()[k] = 5 - 2 * k;
   using Indices = std::vector<std::optional<Tensor>>;
   expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{i}}});
   expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{std::nullopt, std::nullopt, j}}});
   expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{i, std::nullopt, j}}});  // not adjacent: front
   expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{std::nullopt, j, j}}});
-  Tensor mask = cpu::converted_copy(pattern(ScalarType::FLOAT32, {5}, 3), ScalarType::BOOL);
-  expect_same("aten::index.Tensor", {{"self", x}, {"indices", Indices{mask}}});
   Tensor g = Tensor::empty(ScalarType::INT64, {5, 2, 7});
   for (int64_t k = 0; k < g.numel(); ++k) g.data<int64_t>()[k] = (k * 7) % 6;
   expect_same("aten::gather.default", {{"self", x}, {"dim", int64_t{1}}, {"index", g}});
@@ -347,6 +345,21 @@ TEST_F(CudaKernels, ScansDiffsAndMasks) {
   Tensor mask = cpu::converted_copy(pattern(ScalarType::FLOAT32, {1, 5}, 2), ScalarType::BOOL);
   expect_same("aten::masked_fill.Scalar", {{"self", pattern(ScalarType::FLOAT16, {3, 5})}, {"mask", mask}, {"value", -65504.0}});
   expect_same("aten::hardswish.default", {{"self", pattern(ScalarType::FLOAT32, {40})}});
+  expect_same("aten::where.ScalarOther", {{"condition", mask}, {"self", pattern(ScalarType::FLOAT32, {3, 5})}, {"other", -1.5}});
+  expect_same("aten::fmod.Scalar", {{"self", pattern(ScalarType::FLOAT32, {20})}, {"other", 0.75}});
+  expect_same("aten::remainder.Tensor", {{"self", pattern(ScalarType::INT64, {20})}, {"other", pattern(ScalarType::INT64, {20}, 3)}});
+  expect_same("aten::remainder.Scalar", {{"self", pattern(ScalarType::FLOAT32, {20})}, {"other", -0.75}});
+}
+
+TEST_F(CudaKernels, PadRollFlipRepeatAndScatter) {
+  const Tensor x = pattern(ScalarType::FLOAT32, {2, 3, 5});
+  expect_same("aten::constant_pad_nd.default", {{"self", x}, {"pad", std::vector<int64_t>{1, -2, 2, 0}}, {"value", 0.5}});
+  expect_same("aten::pad.default", {{"self", x}, {"pad", std::vector<int64_t>{2, 1}}, {"mode", std::string("reflect")}});
+  expect_same("aten::roll.default", {{"self", x}, {"shifts", std::vector<int64_t>{2, -1}}, {"dims", std::vector<int64_t>{2, 0}}});
+  expect_same("aten::flip.default", {{"self", x}, {"dims", std::vector<int64_t>{0, 2}}});
+  expect_same("aten::repeat.default", {{"self", x}, {"repeats", std::vector<int64_t>{2, 1, 1, 3}}});
+  expect_same("aten::slice_scatter.default", {{"self", x}, {"src", pattern(ScalarType::FLOAT32, {2, 3, 2}, 4)}, {"dim", int64_t{2}},
+                                              {"start", int64_t{1}}, {"end", int64_t{5}}, {"step", int64_t{2}}});
 }
 
 TEST_F(CudaKernels, ViewsServeTheDeviceAndCopyWhenTheyMust) {

@@ -78,7 +78,7 @@ Status copy(KernelContext& ctx) {
 // `t` with dimension `dim` reversed, into a new contiguous tensor: one slice copy per index
 // (views keep non-negative strides).
 Tensor flipped(const Tensor& t, int64_t dim) {
-  Tensor out = Tensor::empty(t.dtype(), t.sizes());
+  Tensor out = Tensor::empty(t.dtype(), t.sizes(), t.device());
   const int64_t n = t.size(dim);
   for (int64_t i = 0; i < n; ++i) copy_into(narrow_view(out, dim, i, 1), narrow_view(t, dim, n - 1 - i, 1));
   return out;
@@ -111,7 +111,7 @@ Status type_as(KernelContext& ctx) {
 // Writes `spread` (a view of an input) into `out`, whose contiguous layout splits each of its dims
 // into dims of spread's sizes (repeat, repeat_interleave).
 void write_split(const Tensor& out, const Tensor& spread) {
-  const Tensor dense = out.is_contiguous() ? out : Tensor::empty(out.dtype(), out.sizes());
+  const Tensor dense = out.is_contiguous() ? out : Tensor::empty(out.dtype(), out.sizes(), out.device());
   copy_into(dense.as_strided(spread.sizes(), Tensor::contiguous_strides(spread.sizes()), dense.storage_offset()),
             spread);
   if (!out.is_contiguous()) copy_into(out, dense);
@@ -218,6 +218,9 @@ const KernelRegistration kRegistrations[] = {
     {"aten::lift_fresh_copy.default", DeviceKind::kCuda, {&clone, false}},
     {"aten::copy.default", DeviceKind::kCuda, {&copy, false}},
     {"aten::type_as.default", DeviceKind::kCuda, {&type_as, false}},
+    // Slice copies (one per flipped index: a first version on CUDA) and one strided copy (repeat).
+    {"aten::flip.default", DeviceKind::kCuda, {&flip, false}},
+    {"aten::repeat.default", DeviceKind::kCuda, {&repeat, false}},
 };
 
 }  // namespace

@@ -92,7 +92,7 @@ Status index_pad_into(KernelContext& ctx, const Tensor& self, const PadPlan& pla
     }
     std::vector<int64_t> sizes = current.sizes();
     sizes[d] = plan.out_sizes[d];
-    Tensor next = Tensor::empty(current.dtype(), sizes);
+    Tensor next = Tensor::empty(current.dtype(), sizes, current.device());
     for (int64_t o = 0; o < plan.out_sizes[d]; ++o) {
       copy_into(narrow_view(next, dim, o, 1), narrow_view(current, dim, source_index(mode, o, plan.before[d], n), 1));
     }
@@ -154,7 +154,7 @@ Status roll(KernelContext& ctx) {
     const int64_t n = current.sizes()[static_cast<size_t>(*dim)];
     if (n == 0) continue;
     const int64_t shift = (((*shifts)[k] % n) + n) % n;
-    Tensor next = Tensor::empty(current.dtype(), current.sizes());
+    Tensor next = Tensor::empty(current.dtype(), current.sizes(), current.device());
     // out[(i + shift) % n] = in[i]: two slice copies.
     copy_into(narrow_view(next, *dim, shift, n - shift), narrow_view(current, *dim, 0, n - shift));
     copy_into(narrow_view(next, *dim, 0, shift), narrow_view(current, *dim, n - shift, shift));
@@ -172,6 +172,10 @@ const KernelRegistration kRegistrations[] = {
     {"aten::constant_pad_nd.default", kCpu, {&constant_pad_nd, false}},
     {"aten::pad.default", kCpu, {&pad, false}},
     {"aten::roll.default", kCpu, {&roll, false}},
+    // Fills and slice copies, through the device's strided copy: the same kernels serve CUDA.
+    {"aten::constant_pad_nd.default", DeviceKind::kCuda, {&constant_pad_nd, false}},
+    {"aten::pad.default", DeviceKind::kCuda, {&pad, false}},
+    {"aten::roll.default", DeviceKind::kCuda, {&roll, false}},
 };
 
 }  // namespace

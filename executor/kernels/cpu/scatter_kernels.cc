@@ -36,6 +36,9 @@ constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
     {"aten::slice_scatter.default", kCpu, {&scatter_into_view<Scatter::kSlice>, false}},
     {"aten::select_scatter.default", kCpu, {&scatter_into_view<Scatter::kSelect>, false}},
+    // Two copies through the device's strided copy: the same kernels serve CUDA.
+    {"aten::slice_scatter.default", DeviceKind::kCuda, {&scatter_into_view<Scatter::kSlice>, false}},
+    {"aten::select_scatter.default", DeviceKind::kCuda, {&scatter_into_view<Scatter::kSelect>, false}},
 };
 
 }  // namespace

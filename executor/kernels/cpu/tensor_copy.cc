@@ -82,6 +82,18 @@ Tensor contiguous_as(const Tensor& t, ScalarType dtype) {
 }
 
 void fill_with(const Tensor& t, const ScalarValue& value) {
+  if (t.device().kind != DeviceKind::kCpu) {
+    // One element made on the host, broadcast on the device by its strided copy.
+    Tensor one = Tensor::empty(t.dtype(), {});
+    fill_with(one, value);
+    auto on_device = exec::copy_to_device(one, t.device());
+    if (!on_device) {
+      spdlog::error("{}", on_device.error().to_string());
+      return;
+    }
+    copy_into(t, *on_device);
+    return;
+  }
   const auto& ctx = conversion_context();
   Status status = dispatch_dtype<kAllDtypes>(ctx, t.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;

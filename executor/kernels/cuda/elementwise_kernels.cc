@@ -64,6 +64,10 @@ Status binary(KernelContext& ctx, BinaryOp op, bool has_alpha = false, const cha
     NRT_TRY(alpha, cpu::read_scalar(ctx, "alpha", 2, cpu::ScalarValue::of_int(1)));
     launch.alpha = alpha->to_double();
   }
+  if ((op == BinaryOp::kFmod || op == BinaryOp::kRemainder) && !is_floating(compute) && b->tensor == nullptr &&
+      b->scalar.to_double() == 0) {
+    return ctx.error("integer division by zero");
+  }
   if (op == BinaryOp::kPow && !is_floating(compute) && b->tensor == nullptr && b->scalar.to_double() < 0) {
     return ctx.error("integers to negative integer powers are not allowed");
   }
@@ -116,17 +120,24 @@ Status where(KernelContext& ctx) {
   NRT_TRY(condition, ctx.tensor("condition", 0));
   NRT_TRY(a, cpu::read_operand(ctx, "self", 1));
   NRT_TRY(b, cpu::read_operand(ctx, "other", 2));
-  if (a->tensor == nullptr || b->tensor == nullptr) return ctx.error("scalar operands are not supported on CUDA");
   const Operand operands[2] = {*a, *b};
   const ScalarType compute = cpu::operands_result_type(operands);
   NRT_RETURN_IF_ERROR(check_dtype(ctx, compute));
-  auto shape = cpu::broadcast_shapes(condition->sizes(), a->tensor->sizes());
-  if (shape) shape = cpu::broadcast_shapes(*shape, b->tensor->sizes());
+  const std::vector<int64_t> none;
+  auto shape = cpu::broadcast_shapes(condition->sizes(), a->tensor ? a->tensor->sizes() : none);
+  if (shape) shape = cpu::broadcast_shapes(*shape, b->tensor ? b->tensor->sizes() : none);
   if (!shape) return ctx.error("operands do not broadcast");
   NRT_TRY(out, cpu::bind_output(ctx, 0, compute, *shape));
   NRT_TRY(c, as_dtype(ctx, *condition, ScalarType::BOOL));
-  NRT_TRY(x, as_dtype(ctx, *a->tensor, compute));
-  NRT_TRY(y, as_dtype(ctx, *b->tensor, compute));
+  // A scalar operand becomes one element of the computation's dtype on the device.
+  auto operand = [&](const Operand& o) -> Result<Tensor> {
+    if (o.tensor != nullptr) return as_dtype(ctx, *o.tensor, compute);
+    Tensor one = Tensor::empty(compute, {});
+    if (!o.scalar.store_as(compute, one.raw_data())) return ctx.error("a scalar operand does not fit the computation");
+    return copy_to_device(one, out->device());
+  };
+  NRT_TRY(x, operand(*a));
+  NRT_TRY(y, operand(*b));
   ElementwiseLaunch launch;
   const Tensor inputs[3] = {*c, *x, *y};
   NRT_RETURN_IF_ERROR(fill_launch(launch, *out, inputs));
@@ -186,6 +197,12 @@ const KernelRegistration kRegistrations[] = {
     NRT_BINARY("aten::div.Scalar", BinaryOp::kDiv),
     NRT_BINARY("aten::maximum.default", BinaryOp::kMaximum),
     NRT_BINARY("aten::minimum.default", BinaryOp::kMinimum),
+    NRT_BINARY("aten::max.other", BinaryOp::kMaximum),
+    NRT_BINARY("aten::min.other", BinaryOp::kMinimum),
+    NRT_BINARY("aten::fmod.Scalar", BinaryOp::kFmod),
+    NRT_BINARY("aten::fmod.Tensor", BinaryOp::kFmod),
+    NRT_BINARY("aten::remainder.Scalar", BinaryOp::kRemainder),
+    NRT_BINARY("aten::remainder.Tensor", BinaryOp::kRemainder),
     {"aten::pow.Tensor_Scalar", kCuda, {[](KernelContext& ctx) { return binary(ctx, BinaryOp::kPow, false, "exponent"); }, false}},
     {"aten::pow.Tensor_Tensor", kCuda, {[](KernelContext& ctx) { return binary(ctx, BinaryOp::kPow, false, "exponent"); }, false}},
     NRT_BINARY("aten::eq.Tensor", BinaryOp::kEq),
@@ -226,6 +243,9 @@ const KernelRegistration kRegistrations[] = {
     {"aten::masked_fill.Scalar", kCuda, {&masked_fill, false}},
     {"aten::gelu.default", kCuda, {&gelu, false}},
     {"aten::where.self", kCuda, {&where, false}},
+    {"aten::where.ScalarSelf", kCuda, {&where, false}},
+    {"aten::where.ScalarOther", kCuda, {&where, false}},
+    {"aten::where.Scalar", kCuda, {&where, false}},
     {"aten::clamp.default", kCuda, {&clamp, false}},
 };
 #undef NRT_BINARY

@@ -30,6 +30,8 @@ enum class BinaryOp : int32_t {
   kLogicalOr,
   kBitwiseAnd,  // integer compute types only
   kBitwiseOr,
+  kFmod,       // C's remainder: the dividend's sign
+  kRemainder,  // Python's: the divisor's sign
 };
 
 // Comparisons and logical ops give bool whatever the operands' type.
@@ -103,6 +105,17 @@ NRT_HOST_DEVICE T apply_binary(BinaryOp op, T a, T b, T alpha) {
     case BinaryOp::kBitwiseOr:
       if constexpr (std::is_integral_v<T>) return a | b;
       return T(0);
+    case BinaryOp::kFmod:
+    case BinaryOp::kRemainder: {
+      T r;
+      if constexpr (std::is_floating_point_v<T>) {
+        r = std::fmod(a, b);
+      } else {
+        r = a % b;  // integer division by zero is refused before launch
+      }
+      if (op == BinaryOp::kRemainder && r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
+      return r;
+    }
   }
   return T(0);
 }

@@ -1,8 +1,7 @@
 // Indexing on CUDA through one gather kernel (index_kernels.cu): index.Tensor (advanced indexing,
 // torch's placement of the broadcast index dims: where the indexed dims were when they are
 // adjacent, else first), gather and index_select. An index out of range is an error naming the
-// dim's size, as on the CPU. A bool index is turned into the positions of its true elements on
-// the host (its count decides the output's size).
+// dim's size, as on the CPU; bool mask indices are refused, as on the CPU.
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,31 +41,6 @@ Status check_dims(const KernelContext& ctx, size_t dims) {
   return {};
 }
 
-// Positions of the true elements of a bool index (on the host), as int64 index tensors, one per dim.
-Result<std::vector<Tensor>> nonzero_positions(const KernelContext& ctx, const Tensor& mask) {
-  NRT_TRY(host, copy_to_device(mask, Device{}));
-  const bool* m = host->data<bool>();
-  std::vector<std::vector<int64_t>> coords(static_cast<size_t>(mask.dim()));
-  std::vector<int64_t> at(static_cast<size_t>(mask.dim()), 0);
-  for (int64_t i = 0; i < mask.numel(); ++i) {
-    if (m[i]) {
-      for (size_t d = 0; d < at.size(); ++d) coords[d].push_back(at[d]);
-    }
-    for (int64_t d = mask.dim() - 1; d >= 0; --d) {
-      if (++at[static_cast<size_t>(d)] < mask.sizes()[static_cast<size_t>(d)]) break;
-      at[static_cast<size_t>(d)] = 0;
-    }
-  }
-  std::vector<Tensor> result;
-  for (auto& c : coords) {
-    Tensor t = Tensor::empty(ScalarType::INT64, {static_cast<int64_t>(c.size())});
-    for (size_t i = 0; i < c.size(); ++i) t.data<int64_t>()[i] = c[i];
-    NRT_TRY(on_device, copy_to_device(t, ctx.device()));
-    result.push_back(*on_device);
-  }
-  return result;
-}
-
 // index.Tensor(Tensor self, Tensor?[] indices)
 Status index(KernelContext& ctx) {
   NRT_TRY(self_arg, ctx.tensor("self", 0));
@@ -80,12 +54,10 @@ Status index(KernelContext& ctx) {
   } else {
     return ctx.error("indices must be a list of tensors");
   }
-  // Bool masks become one index per dim they cover.
   std::vector<std::optional<Tensor>> indices;
   for (auto& t : given) {
     if (t && t->dtype() == ScalarType::BOOL) {
-      NRT_TRY(positions, nonzero_positions(ctx, *t));
-      for (auto& p : *positions) indices.emplace_back(p);
+      return ctx.error("boolean mask indices are not supported (their result shape depends on the data)");
     } else if (t && t->dtype() != ScalarType::INT64 && t->dtype() != ScalarType::INT32) {
       return ctx.error("indices must be int64, int32 or bool, got " + t->type_string());
     } else {

@@ -495,7 +495,7 @@ Status attention(KernelContext& ctx) {
   }
   NRT_RETURN_IF_ERROR(launch_result(ctx,
                                     launch_rows(RowOp::kSoftmax, q->dtype(), scores.raw_data(), scores.raw_data(), B * L,
-                                                S, context_of(ctx).stream, *causal ? L : 0),
+                                                S, context_of(ctx).stream, *causal ? L : 0, /*safe=*/true),
                                     "attention softmax launch"));
   Tensor result = out->is_contiguous() ? out->as_strided({B, L, Ev}, {L * Ev, Ev, 1}, out->storage_offset())
                                        : Tensor::empty(q->dtype(), {B, L, Ev}, out->device());

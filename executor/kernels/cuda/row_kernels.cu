@@ -51,7 +51,7 @@ template <typename S>
 using acc_t = std::conditional_t<std::is_same_v<S, double>, double, float>;
 
 template <typename S>
-__global__ void rows_kernel(RowOp op, const S* in, S* out, int64_t n, int64_t causal_rows) {
+__global__ void rows_kernel(RowOp op, const S* in, S* out, int64_t n, int64_t causal_rows, bool safe) {
   using A = acc_t<S>;
   const S* row = in + static_cast<int64_t>(blockIdx.x) * n;
   if (op == RowOp::kSum || op == RowOp::kMean) {
@@ -70,6 +70,10 @@ __global__ void rows_kernel(RowOp op, const S* in, S* out, int64_t n, int64_t ca
     max = (x > max || x != x) ? x : max;
   }
   max = block_reduce<A, true>(max);
+  if (safe && max == -A(INFINITY)) {
+    for (int64_t j = threadIdx.x; j < n; j += blockDim.x) dst[j] = from_compute<S>(A(0));
+    return;
+  }
   A sum = 0;
   for (int64_t j = threadIdx.x; j < seen && j < n; j += blockDim.x) sum += exp(to_compute<A>(row[j]) - max);
   sum = block_reduce<A, false>(sum);
@@ -205,13 +209,13 @@ __global__ void gather_rows_kernel(const unsigned char* table, int64_t table_row
 }  // namespace
 
 cudaError_t launch_rows(RowOp op, ScalarType dtype, const void* in, void* out, int64_t rows, int64_t n,
-                        cudaStream_t stream, int64_t causal_rows) {
+                        cudaStream_t stream, int64_t causal_rows, bool safe) {
   if (rows == 0) return cudaSuccess;
   if (rows > 0x7fffffff) return cudaErrorInvalidValue;
   const bool ok = dispatch_floating(dtype, [&](auto s) {
     using S = decltype(s);
     rows_kernel<S><<<static_cast<unsigned>(rows), kThreads, 0, stream>>>(op, static_cast<const S*>(in),
-                                                                        static_cast<S*>(out), n, causal_rows);
+                                                                        static_cast<S*>(out), n, causal_rows, safe);
   });
   return ok ? cudaGetLastError() : cudaErrorInvalidValue;
 }

@@ -16,8 +16,10 @@ enum class RowOp : int32_t { kSoftmax, kLogSoftmax, kSum, kMean };
 // out (rows x n, or rows x 1 for kSum/kMean) = op over each row of `in`; both of `dtype`.
 // `causal_rows` > 0 (softmax only): rows come in groups of that many, and row i of a group sees
 // only columns j <= i (attention's is_causal, torch's lower-triangular mask); 0: every column.
+// `safe` (softmax only): a row whose every score is -inf gives zeros (attention's math path, as
+// torch's), not NaN.
 cudaError_t launch_rows(RowOp op, ScalarType dtype, const void* in, void* out, int64_t rows, int64_t n,
-                        cudaStream_t stream, int64_t causal_rows = 0);
+                        cudaStream_t stream, int64_t causal_rows = 0, bool safe = false);
 
 // out = (in - mean) * rstd * weight + bias per row (layer_norm; weight and bias of length n or
 // null), or in * rsqrt(mean(in^2) + eps) * weight (rms_norm when `rms`). mean and rstd, when not
