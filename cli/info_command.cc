@@ -13,6 +13,7 @@
 
 #include "cli/exit_status.h"
 #include "executor/dtensor/sharding_pass.h"
+#include "executor/runtime/allocator.h"
 #include "executor/runtime/execution_plan.h"
 #include "executor/runtime/kernel_library.h"
 #include "cli/program_input.h"
@@ -153,8 +154,17 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
   sub->add_option("file", command.path, "Program file (.nrt, .nrt.json, torch.export .pt2 or ExportedProgram JSON)")->required();
   sub->add_flag("--json", command.json, "Print one JSON object on stdout instead of text");
   sub->add_flag("--check-ops", command.check_ops,
-                "Also list the targets the CPU executor has no kernel for, exit 1 if any (nothing runs); for a "
-                "DTensor program also the ops without a sharding rule, which run replicated (docs/DISTRIBUTED.md)");
+                "Also list the targets the executor has no kernel for on --device, exit 1 if any (nothing runs); "
+                "for a DTensor program also the ops without a sharding rule, which run replicated "
+                "(docs/DISTRIBUTED.md)");
+  sub->add_option("--device", command.device,
+                  "With --check-ops: the device whose kernels are checked: cpu (default), cuda or cuda:N (the kernels "
+                  "this build has; no device is needed to check)")
+      ->type_name("DEVICE")
+      ->check([](const std::string& text) {
+        auto device = parse_device(text);
+        return device ? std::string() : device.error().message;
+      });
   sub->add_option("--kernel-library", command.kernel_libraries,
                   "With --check-ops: load this kernel library (custom ops; executor/runtime/kernel_library.h) first; "
                   "repeatable")
@@ -184,10 +194,20 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
     spdlog::info("{}: {} kernel(s)", library, loaded->targets.size());
     for (const auto& replaced : loaded->replaced) spdlog::warn("{} replaces the kernel of {}", library, replaced);
   }
+  auto device = parse_device(command.device);
+  if (!device) {
+    spdlog::error("{}", device.error().to_string());
+    return exit_status_for(device.error());
+  }
+  const std::string kernels_of = device->kind == DeviceKind::kCpu ? "CPU" : "CUDA";
+  if (command.check_ops && exec::allocator_for(device->kind) == nullptr) {
+    spdlog::warn("this build has no {} backend: only its device-neutral kernels (views, copies, creation) are counted",
+                 kernels_of);
+  }
   if (command.check_ops) {
     for (uint32_t g : *file->program().entry_points()) {
       const std::string name = file->program().graphs()->Get(g)->name()->str();
-      auto targets = exec::missing_kernels(file->program(), name);
+      auto targets = exec::missing_kernels(file->program(), name, *device);
       if (!targets) {
         spdlog::error("{}", printable(targets.error().to_string()));
         return exit_status_for(targets.error());
@@ -225,10 +245,10 @@ int run_info_command(const InfoCommand& command, const TerminalStyle& style) {
     print_text(std::cout, summary, style);
     for (const auto& [name, targets] : missing) {
       if (targets.empty()) {
-        std::cout << "ops of " << printable(name) << ": " << style.green("every target has a CPU kernel") << "\n";
+        std::cout << "ops of " << printable(name) << ": " << style.green("every target has a " + kernels_of + " kernel") << "\n";
         continue;
       }
-      std::cout << "ops of " << printable(name) << ": " << style.red(std::to_string(targets.size()) + " without a CPU kernel")
+      std::cout << "ops of " << printable(name) << ": " << style.red(std::to_string(targets.size()) + " without a " + kernels_of + " kernel")
                 << "\n";
       for (const auto& t : targets) std::cout << "  " << printable(t) << "\n";
     }

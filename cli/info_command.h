@@ -17,6 +17,7 @@ struct InfoCommand {
   std::string path;
   bool json = false;
   bool check_ops = false;
+  std::string device = "cpu";                 // whose kernels --check-ops checks
   std::vector<std::string> kernel_libraries;  // loaded before --check-ops looks up kernels
   bool kernel_library_override = false;       // a library may replace existing kernels
 };

@@ -282,6 +282,19 @@ TEST_F(NrtInspectTest, InfoTextNamesTheSameFacts) {
       << r.out;
 }
 
+TEST_F(NrtInspectTest, CheckOpsNamesTheDeviceWhoseKernelsItChecks) {
+  auto r = inspect({"info", "--check-ops", sample_path()});
+  EXPECT_NE(r.out.find("CPU kernel"), std::string::npos) << r.out;
+  const int cpu_exit = r.exit_code;
+  r = inspect({"info", "--check-ops", "--device", "cuda", sample_path()});
+  EXPECT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  EXPECT_NE(r.out.find("CUDA kernel"), std::string::npos) << r.out;
+  EXPECT_GE(r.exit_code, cpu_exit) << "the CUDA backend has no kernel the CPU lacks in this program";
+  r = inspect({"info", "--check-ops", "--device", "tpu:0", sample_path()});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not one of cpu, cuda, cuda:N"), std::string::npos) << r.err;
+}
+
 // --- print --------------------------------------------------------------------------------------
 
 TEST_F(NrtInspectTest, PrintMatchesGolden) {

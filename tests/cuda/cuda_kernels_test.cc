@@ -347,7 +347,13 @@ TEST_F(CudaKernels, ScansDiffsAndMasks) {
   expect_same("aten::hardswish.default", {{"self", pattern(ScalarType::FLOAT32, {40})}});
   expect_same("aten::where.ScalarOther", {{"condition", mask}, {"self", pattern(ScalarType::FLOAT32, {3, 5})}, {"other", -1.5}});
   expect_same("aten::fmod.Scalar", {{"self", pattern(ScalarType::FLOAT32, {20})}, {"other", 0.75}});
-  expect_same("aten::remainder.Tensor", {{"self", pattern(ScalarType::INT64, {20})}, {"other", pattern(ScalarType::INT64, {20}, 3)}});
+  Tensor divisor = pattern(ScalarType::INT64, {20}, 3);
+  for (int64_t i = 0; i < 20; ++i) divisor.data<int64_t>()[i] += divisor.data<int64_t>()[i] == 0 ? -3 : 0;
+  expect_same("aten::remainder.Tensor", {{"self", pattern(ScalarType::INT64, {20})}, {"other", divisor}});
+  divisor.data<int64_t>()[7] = 0;  // refused on both devices
+  EXPECT_FALSE(run_on("aten::remainder.Tensor", kCuda,
+                      on_device({{"self", pattern(ScalarType::INT64, {20})}, {"other", divisor}}), 1)
+                   .ok());
   expect_same("aten::remainder.Scalar", {{"self", pattern(ScalarType::FLOAT32, {20})}, {"other", -0.75}});
 }
 

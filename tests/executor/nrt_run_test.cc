@@ -47,6 +47,25 @@ TEST(NrtRunTest, MlpMatchesNumpy) {
   EXPECT_NE(r.out.find("matches"), std::string::npos) << r.out;
 }
 
+// --device cuda: on a machine with a GPU the block matches the goldens there; without one (CI) the
+// run stops before anything runs with NRT-E1014 naming what is missing, exit 2 — never a crash.
+TEST(NrtRunTest, DeviceCudaRunsOrSaysWhatIsMissing) {
+  auto r = nrt_run({kBlock, "--input", "x=" + kE2e + "/transformer_block/inputs/x.npy", "--expect",
+                    kE2e + "/transformer_block/expected", "--device", "cuda:0", "--atol", "1e-4"});
+  if (r.exit_code == 0) {
+    EXPECT_NE(r.out.find("matches"), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("NRT-E1014 DeviceUnavailable"), std::string::npos) << r.err;
+  }
+  r = nrt_run({kBlock, "--random-inputs", "0", "--device", "cuda:64"});
+  EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+  EXPECT_NE(r.err.find("NRT-E1014"), std::string::npos) << r.err;
+  r = nrt_run({kBlock, "--random-inputs", "0", "--device", "gpu"});
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("is not one of cpu, cuda, cuda:N"), std::string::npos) << r.err;
+}
+
 TEST(NrtRunTest, TransformerBlockMatchesNumpy) {
   auto r = nrt_run({kBlock, "--input", "x=" + kE2e + "/transformer_block/inputs/x.npy", "--expect",
                     kE2e + "/transformer_block/expected", "--poison-freed"});

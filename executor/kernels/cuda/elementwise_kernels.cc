@@ -74,6 +74,15 @@ Status binary(KernelContext& ctx, BinaryOp op, bool has_alpha = false, const cha
   const ScalarType out_dtype = gives_bool(op) ? ScalarType::BOOL : compute;
   NRT_TRY(out, bind(ctx, out_dtype, shape));
   // Scalars travel as numbers; a scalar `self` (rare: rsub, pow.Scalar) becomes a tensor.
+  if ((op == BinaryOp::kFmod || op == BinaryOp::kRemainder) && !is_floating(compute) && b->tensor != nullptr) {
+    // Integer modulo by zero is an error, as on the CPU: the divisor is read on the host.
+    NRT_TRY(divisor, as_dtype(ctx, *b->tensor, ScalarType::INT64));
+    NRT_TRY(host, copy_to_device(*divisor, Device{}));
+    const Tensor dense = host->is_contiguous() ? *host : exec::contiguous_copy(*host);
+    for (int64_t i = 0; i < dense.numel(); ++i) {
+      if (dense.data<int64_t>()[i] == 0) return ctx.error("integer modulo by zero");
+    }
+  }
   std::vector<Tensor> inputs;
   if (a->tensor == nullptr) return ctx.error("a scalar self is not supported on CUDA");
   NRT_TRY(x, as_dtype(ctx, *a->tensor, compute));
