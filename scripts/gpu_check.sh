@@ -7,8 +7,10 @@
 #                                         stripped and packed into .gpu/bundle.tar.xz (~11 MB;
 #                                         ignored by git; the device tool carries .gpu)
 #   bash scripts/gpu_check.sh             on the GPU machine (no Bazel, no Debian packages): runs
-#                                         the CUDA kernel test, then every model in testdata/torch
-#                                         on cuda:0 against the CPU executor, and prints a table.
+#                                         the CUDA kernel test, every model in testdata/torch on
+#                                         cuda:0 against the CPU executor, the benchmark
+#                                         (bench/cuda/cuda_bench.cc, torch's sdpa beside it), and
+#                                         prints a table.
 #
 # The full log goes to $OUT/gpu_check.log when OUT is set (the device tool's folder), else
 # /tmp/gpu_check.log. Exit status: 0 when the kernel test and every model that has all its
@@ -18,10 +20,10 @@ cd "$(dirname "$0")/.."
 BUNDLE=.gpu
 
 if [ "${1:-}" = "--prepare" ]; then
-  bazel build --noshow_progress //cli:nrt-run //tests/cuda:cuda_kernels_test || exit 1
+  bazel build --noshow_progress //cli:nrt-run //tests/cuda:cuda_kernels_test //bench/cuda:cuda_bench || exit 1
   rm -rf "$BUNDLE" && mkdir -p "$BUNDLE/bin" "$BUNDLE/lib"
   bin=$(bazel info bazel-bin 2>/dev/null)
-  cp "$bin/cli/nrt-run" "$bin/tests/cuda/cuda_kernels_test" "$BUNDLE/bin/"
+  cp "$bin/cli/nrt-run" "$bin/tests/cuda/cuda_kernels_test" "$bin/bench/cuda/cuda_bench" "$BUNDLE/bin/"
   for exe in "$BUNDLE"/bin/*; do
     ldd "$exe" | awk '$3 ~ /^\// {print $3}'
   done | sort -u | grep -v -E '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
@@ -78,10 +80,30 @@ for dir in testdata/torch/*/; do
 done
 rm -rf "$work"
 
+echo "=== benchmark (bench/cuda/cuda_bench.cc)"
+bench_out=$(timeout 240 "$BUNDLE/bin/cuda_bench" 2>&1) || status=1
+echo "$bench_out"
+# torch's attention at the benchmark's shape, on the same device (the machine's own torch).
+torch_sdpa=$(timeout 120 python3 - <<'PY' 2>&1
+import torch, torch.nn.functional as F
+q = torch.randn(4, 16, 1024, 64, device="cuda", dtype=torch.bfloat16)
+for _ in range(3): F.scaled_dot_product_attention(q, q, q)
+times = []
+for _ in range(10):
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); F.scaled_dot_product_attention(q, q, q); e.record(); torch.cuda.synchronize()
+    times.append(s.elapsed_time(e))
+print(f"torch {torch.__version__} sdpa bf16 [4, 16, 1024, 64]: {sorted(times)[5]:.3f} ms")
+PY
+) || torch_sdpa="torch sdpa: not measured ($torch_sdpa)"
+
 echo
 echo "=== summary"
 echo "cuda_kernels_test: $kernels"
 printf '%-36s %-16s %s\n' model result detail
 for r in "${rows[@]}"; do IFS='|' read -r n s d <<< "$r"; printf '%-36s %-16s %s\n' "$n" "$s" "${d:0:160}"; done
 echo "models: $ran run, $matched match the CPU, $missing lack CUDA kernels, $failed failed"
+echo
+grep -E "^(elementwise|mm|sdpa|launch)" <<< "$bench_out"
+echo "$torch_sdpa"
 exit $status

@@ -140,7 +140,7 @@ smoke() {  # smoke NAME COMMAND...
   status=${PIPESTATUS[0]}
   if [ "$status" -eq 0 ]; then add 1 0; else echo "FAILED: $name (exit $status)"; add 0 1; fi
 }
-for bench in $(bazel query 'kind(cc_binary, //bench/...)' 2>/dev/null); do
+for bench in $(bazel query 'kind(cc_binary, //bench/...) except attr(tags, gpu, //...)' 2>/dev/null); do
   bin="$gcc_bin/${bench#//}"; bin="${bin/://}"
   smoke "$bench" env NRT_BENCH_SMOKE=1 "$bin" --smoke
 done
