@@ -47,7 +47,7 @@ void load_kernel_library_once(const std::string& path) {
 class Runner {
  public:
   Runner(const Program& program, const std::optional<std::string>& graph, int threads,
-         const std::vector<std::string>& kernel_libraries) {
+         const std::vector<std::string>& kernel_libraries, const std::string& device) {
     if (threads < 1 || threads > kMaxThreads) {
       throw nb::value_error(("threads must be 1 to " + std::to_string(kMaxThreads) + ", not " +
                              std::to_string(threads))
@@ -56,6 +56,7 @@ class Runner {
     for (const auto& library : kernel_libraries) load_kernel_library_once(library);
     SessionOptions options;
     if (graph) options.graph = *graph;
+    options.device = value_or_raise(parse_device(device));
     {
       nb::gil_scoped_release release;
       session_ = value_or_raise(Session::open(*program.file, options));
@@ -186,17 +187,20 @@ class Runner {
 
 void add_runner_bindings(nb::module_& m) {
   nb::class_<Runner>(m, "Runner",
-                     "Runs one graph of a Program on the CPU. Call it with the graph's inputs by name: NumPy arrays "
+                     "Runs one graph of a Program on the CPU or a CUDA device. Call it with the graph's inputs by name: NumPy arrays "
                      "or objects with __dlpack__ (read in place when C-contiguous and of the declared dtype). "
                      "Returns {output name: numpy.ndarray}. The GIL is released while the graph runs; one Runner "
                      "serves many threads at once.")
-      .def(nb::init<const Program&, const std::optional<std::string>&, int, const std::vector<std::string>&>(),
+      .def(nb::init<const Program&, const std::optional<std::string>&, int, const std::vector<std::string>&,
+                    const std::string&>(),
            nb::arg("program"), nb::kw_only(), nb::arg("graph") = nb::none(), nb::arg("threads") = 1,
-           nb::arg("kernel_libraries") = std::vector<std::string>(),
+           nb::arg("kernel_libraries") = std::vector<std::string>(), nb::arg("device") = "cpu",
            "graph: the entry point to run (default the first); threads: how many calls may run at once "
            "without making a frame (each holds the graph's planned memory); more still run, making one; "
            "kernel_libraries: shared objects with kernels for custom ops (nrt-run's --kernel-library, "
-           "executor/runtime/kernel_library.h), loaded once per process before the graph is planned.")
+           "executor/runtime/kernel_library.h), loaded once per process before the graph is planned; "
+           "device: 'cpu', 'cuda' or 'cuda:N' (inputs are copied there and outputs back as NumPy arrays; "
+           "a device the machine or build lacks raises nrt.Error NRT-E1014).")
       .def("__call__", &Runner::call, "Run the graph: runner(x=array, ...) -> {name: numpy.ndarray}")
       .def("_time_native_runs", &Runner::time_native_runs,
            "_time_native_runs(repeats, **inputs): the benchmark's baseline, the seconds of each of `repeats` runs "

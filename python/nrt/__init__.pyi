@@ -45,7 +45,13 @@ class Diff:
 
 class Runner:
     def __init__(
-        self, program: Program, *, graph: Optional[str] = None, threads: int = 1, kernel_libraries: list[str] = ...
+        self,
+        program: Program,
+        *,
+        graph: Optional[str] = None,
+        threads: int = 1,
+        kernel_libraries: list[str] = ...,
+        device: str = "cpu",
     ) -> None: ...
     def __call__(self, **inputs: Any) -> dict[str, Any]: ...
     @property

@@ -266,6 +266,24 @@ def test_kernel_libraries_load_once_per_process_and_bad_ones_are_errors(tmp_path
     assert bad.value.code.startswith("NRT-E")
 
 
+def test_a_cuda_runner_matches_the_cpu_or_says_what_is_missing():
+    program = nrt.load(os.path.join(TORCH_MLP, "model.pt2"))
+    cpu = nrt.Runner(program)
+    x = corpus_inputs(cpu, "mlp")
+    try:
+        gpu = nrt.Runner(program, device="cuda")
+    except nrt.Error as missing:  # no GPU or driver here (CI): the stable code, not a crash
+        assert missing.code == "NRT-E1014", str(missing)
+    else:
+        expected, actual = cpu(**x), gpu(**x)
+        for name in expected:
+            np.testing.assert_allclose(actual[name], expected[name], rtol=1e-4, atol=1e-5)
+    with pytest.raises(nrt.Error) as bad:
+        nrt.Runner(program, device="tpu")
+    assert bad.value.code == "NRT-E104"
+    assert isinstance(bad.value, ValueError)
+
+
 def test_outputs_own_their_memory():
     runner = nrt.Runner(nrt.load(os.path.join(TORCH_MLP, "model.pt2")))
     x = corpus_inputs(runner, "mlp")
