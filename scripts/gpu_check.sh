@@ -104,6 +104,6 @@ printf '%-36s %-16s %s\n' model result detail
 for r in "${rows[@]}"; do IFS='|' read -r n s d <<< "$r"; printf '%-36s %-16s %s\n' "$n" "$s" "${d:0:160}"; done
 echo "models: $ran run, $matched match the CPU, $missing lack CUDA kernels, $failed failed"
 echo
-grep -E "^(elementwise|mm|sdpa|launch)" <<< "$bench_out"
+grep -E "^(host to device|elementwise|mm|sdpa|launch)" <<< "$bench_out"
 echo "$torch_sdpa"
 exit $status

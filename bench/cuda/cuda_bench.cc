@@ -5,6 +5,7 @@
 //     product through cuBLASLt called directly (target >= 0.95);
 //   - attention: scaled_dot_product_attention's time at [4, 16, 1024, 64] bf16 (gpu_check.sh
 //     times torch's at the same shape);
+//   - copies from the host: 1 GiB through the allocator's pinned staging against one cudaMemcpy;
 //   - launch overhead per node: a chain of 1000 tiny adds through the executor on cuda:0, against
 //     the same launches made directly, and against those launches replayed as one CUDA graph
 //     (what nrt-run --cuda-graph would approach; it is not built yet: docs/CUDA.md).
@@ -22,6 +23,7 @@
 #include "bench/bench_timing.h"
 #include "executor/cuda/cuda_context.h"
 #include "executor/kernels/cuda/elementwise_launch.h"
+#include "executor/runtime/allocator.h"
 #include "executor/runtime/executor.h"
 #include "executor/runtime/kernel.h"
 #include "serializer/open_program.h"
@@ -77,6 +79,26 @@ bool call(const std::string& target, const std::vector<std::pair<std::string, Ru
   auto s = kernel->fn(ctx);
   if (!s) std::fprintf(stderr, "cuda_bench: %s\n", s.error().to_string().c_str());
   return s.ok();
+}
+
+// 1 GiB of pageable host memory to the device: one cudaMemcpy, against the allocator's copy (the
+// weights' path at load: two pinned staging buffers in turn).
+void host_to_device(bool smoke) {
+  const int64_t n = smoke ? (int64_t{64} << 20) : (int64_t{1} << 30);
+  Tensor host = Tensor::empty(ScalarType::UINT8, {n});
+  Tensor device = Tensor::empty(ScalarType::UINT8, {n}, kCuda);
+  const int reps = smoke ? 2 : 5;
+  const double direct_s = nrt::bench::median_seconds(reps, [&] {
+    cudaMemcpy(device.raw_data(), host.raw_data(), static_cast<size_t>(n), cudaMemcpyHostToDevice);
+  });
+  bool ok = true;
+  const double staged_s = nrt::bench::median_seconds(reps, [&] {
+    ok &= nrt::exec::copy_storage_bytes(*device.storage(), 0, *host.storage(), 0, static_cast<size_t>(n)).ok();
+  });
+  const double gb = static_cast<double>(n) / 1e9;
+  std::printf("host to device %lld MiB (pageable): cudaMemcpy %.1f GB/s, nrt's staged copy %.1f GB/s, ratio %.2f%s\n",
+              static_cast<long long>(n >> 20), gb / direct_s, gb / staged_s, direct_s / staged_s, ok ? "" : " (FAILED)");
+  nrt::bench::report_target("cuda_bench/staged_host_to_device_vs_cudamemcpy", direct_s / staged_s, nrt::bench::Goal::kAtLeast, 1.0);
 }
 
 void elementwise(nrt::exec::cuda::CudaContext* c, bool smoke) {
@@ -245,6 +267,7 @@ int main(int argc, char** argv) {
   cudaDeviceProp prop{};
   cudaGetDeviceProperties(&prop, 0);
   std::printf("cuda_bench on %s (%d SMs)%s\n", prop.name, prop.multiProcessorCount, smoke ? ", smoke sizes" : "");
+  host_to_device(smoke);
   elementwise(*context, smoke);
   matmul(*context, ScalarType::BFLOAT16, smoke ? 2048 : 8192, smoke);
   matmul(*context, ScalarType::FLOAT32, smoke ? 1024 : 4096, smoke);

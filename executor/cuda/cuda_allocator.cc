@@ -3,11 +3,16 @@
 // the next allocation instead of returning them to the driver (its release threshold is raised to
 // the whole pool), so a frame's arena and a kernel's scratch cost no cudaMalloc after the first
 // run. Copies between the host and the device go on the same stream, then wait for it: a copy to
-// the host sees every kernel enqueued before it.
+// the host sees every kernel enqueued before it. Large copies from the host (weights at load,
+// big inputs) go through two pinned staging buffers in turn, so that the host's copy into one
+// overlaps the device's read of the other (pageable memory would be staged by the driver
+// without overlap).
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <mutex>
 #include <new>
@@ -22,6 +27,42 @@ namespace {
 
 constexpr int kMaxDevices = 64;
 constexpr size_t kBlasWorkspaceBytes = size_t{32} << 20;  // cuBLASLt's recommendation for Hopper
+constexpr size_t kStagingBytes = size_t{16} << 20;        // each of the two pinned buffers
+constexpr size_t kStagedCopyBytes = size_t{4} << 20;      // copies from the host from this size on
+
+// Two pinned host buffers per device for large copies to it; made on first use, kept.
+struct Staging {
+  std::mutex mutex;
+  void* buffers[2] = {nullptr, nullptr};
+  cudaEvent_t done[2] = {nullptr, nullptr};
+};
+std::array<Staging, 64> g_staging;
+
+// Copies `bytes` from pageable host memory to the device through the pinned buffers: while the
+// device reads one chunk, the host fills the other.
+Status staged_copy_to_device(CudaContext& c, void* dst, const void* src, size_t bytes) {
+  Staging& s = g_staging[static_cast<size_t>(c.device)];
+  std::lock_guard<std::mutex> lock(s.mutex);
+  for (int k = 0; k < 2; ++k) {
+    if (s.buffers[k] == nullptr) {
+      NRT_RETURN_IF_ERROR(cuda_check(cudaMallocHost(&s.buffers[k], kStagingBytes), "cudaMallocHost"));
+      NRT_RETURN_IF_ERROR(cuda_check(cudaEventCreateWithFlags(&s.done[k], cudaEventDisableTiming), "cudaEventCreate"));
+    }
+  }
+  size_t offset = 0;
+  for (int k = 0; offset < bytes; k ^= 1) {
+    const size_t chunk = std::min(kStagingBytes, bytes - offset);
+    // The buffer's previous chunk must have left for the device before it is refilled.
+    NRT_RETURN_IF_ERROR(cuda_check(cudaEventSynchronize(s.done[k]), "cudaEventSynchronize"));
+    std::memcpy(s.buffers[k], static_cast<const uint8_t*>(src) + offset, chunk);
+    NRT_RETURN_IF_ERROR(cuda_check(cudaMemcpyAsync(static_cast<uint8_t*>(dst) + offset, s.buffers[k], chunk,
+                                                   cudaMemcpyHostToDevice, c.stream),
+                                   "cudaMemcpyAsync"));
+    NRT_RETURN_IF_ERROR(cuda_check(cudaEventRecord(s.done[k], c.stream), "cudaEventRecord"));
+    offset += chunk;
+  }
+  return cuda_check(cudaStreamSynchronize(c.stream), "cudaStreamSynchronize");
+}
 
 std::mutex g_contexts_mutex;
 std::array<std::unique_ptr<CudaContext>, kMaxDevices> g_contexts;
@@ -96,9 +137,17 @@ class CudaAllocator final : public Allocator {
     const cudaMemcpyKind direction = src_device.kind == DeviceKind::kCpu   ? cudaMemcpyHostToDevice
                                      : dst_device.kind == DeviceKind::kCpu ? cudaMemcpyDeviceToHost
                                                                            : cudaMemcpyDeviceToDevice;
+    if (direction == cudaMemcpyHostToDevice && bytes >= kStagedCopyBytes) {
+      return staged_copy_to_device(**context, dst, src, bytes);
+    }
     NRT_RETURN_IF_ERROR(cuda_check(cudaMemcpyAsync(dst, src, bytes, direction, (*context)->stream), "cudaMemcpyAsync"));
     // Host memory may be reused as soon as this returns (and a copy to the host is read then).
     if (direction == cudaMemcpyDeviceToDevice) return {};
+    return cuda_check(cudaStreamSynchronize((*context)->stream), "cudaStreamSynchronize");
+  }
+
+  Status synchronize(Device device) override {
+    NRT_TRY(context, cuda_context(device.index));
     return cuda_check(cudaStreamSynchronize((*context)->stream), "cudaStreamSynchronize");
   }
 

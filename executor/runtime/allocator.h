@@ -27,6 +27,9 @@ class Allocator {
   // Whether `device` can be used now (a driver, a device at that index): DeviceUnavailable naming
   // what is missing, else ok. Executor::load asks before anything is allocated there.
   virtual Status check_device(Device) { return {}; }
+  // Waits until everything enqueued on `device` so far has run (a profile times each node this
+  // way on a device whose kernels run asynchronously). The host has nothing to wait for.
+  virtual Status synchronize(Device) { return {}; }
   // The opaque per-device execution context kernels receive (KernelContext::device_context: a
   // CUDA stream, say); nullptr for the host.
   virtual void* execution_context(Device) { return nullptr; }
