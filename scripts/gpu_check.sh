@@ -80,6 +80,9 @@ for dir in testdata/torch/*/; do
 done
 rm -rf "$work"
 
+echo "=== a profiled run on cuda:0 (each node waited for)"
+timeout 60 "$RUN" testdata/torch/transformer_block/model.pt2 --random-inputs 1 --device cuda --repeat 5 --profile 2>&1 | head -24 || status=1
+
 echo "=== benchmark (bench/cuda/cuda_bench.cc)"
 bench_out=$(timeout 240 "$BUNDLE/bin/cuda_bench" 2>&1) || status=1
 echo "$bench_out"
