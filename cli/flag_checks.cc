@@ -5,6 +5,7 @@
 #include <string>
 
 #include "executor/runtime/memory_budget.h"
+#include "core/device.h"
 #include "core/error.h"
 
 namespace nrt::cli {
@@ -29,6 +30,16 @@ const CLI::Validator& memory_size() {
         return bytes ? std::string() : bytes.error().message;
       },
       "SIZE");
+  return validator;
+}
+
+const CLI::Validator& device_name() {
+  static const CLI::Validator validator(
+      [](std::string& text) -> std::string {
+        auto device = parse_device(text);
+        return device ? std::string() : device.error().message;
+      },
+      "DEVICE");
   return validator;
 }
 

@@ -15,6 +15,9 @@ const CLI::Validator& finite_non_negative();
 // A memory size for --max-memory (executor/runtime/memory_budget.h: parse_memory_size).
 const CLI::Validator& memory_size();
 
+// A device name for --device: cpu, cuda or cuda:N (core/device.h: parse_device).
+const CLI::Validator& device_name();
+
 // Usage errors print as "NRT-E104 InvalidArgument: <what CLI11 says>".
 void print_usage_errors_with_code(CLI::App& app);
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cli/exit_status.h"
+#include "cli/flag_checks.h"
 #include "executor/dtensor/sharding_pass.h"
 #include "executor/runtime/allocator.h"
 #include "executor/runtime/execution_plan.h"
@@ -160,11 +161,7 @@ CLI::App* add_info_command(CLI::App& app, InfoCommand& command) {
   sub->add_option("--device", command.device,
                   "With --check-ops: the device whose kernels are checked: cpu (default), cuda or cuda:N (the kernels "
                   "this build has; no device is needed to check)")
-      ->type_name("DEVICE")
-      ->check([](const std::string& text) {
-        auto device = parse_device(text);
-        return device ? std::string() : device.error().message;
-      });
+      ->check(device_name());
   sub->add_option("--kernel-library", command.kernel_libraries,
                   "With --check-ops: load this kernel library (custom ops; executor/runtime/kernel_library.h) first; "
                   "repeatable")

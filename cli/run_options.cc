@@ -54,11 +54,7 @@ void add_run_options(CLI::App& app, RunOptions& options) {
   app.add_option("--device", options.job.device,
                  "Where the program runs: cpu (default), cuda or cuda:N; inputs are copied to the device and outputs "
                  "back (a device this machine or build lacks: NRT-E1014, exit 2; docs/CUDA.md)")
-      ->type_name("DEVICE")
-      ->check([](const std::string& text) {
-        auto device = parse_device(text);
-        return device ? std::string() : device.error().message;
-      });
+      ->check(device_name());
   app.add_flag("--allow-tf32", options.job.allow_tf32,
                "float32 matrix products on CUDA may use TF32 tensor cores (10-bit mantissa inputs, as "
                "torch.backends.cuda.matmul.allow_tf32); off by default, so results stay float32-exact in their inputs");

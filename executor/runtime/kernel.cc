@@ -174,6 +174,14 @@ std::vector<std::string> KernelRegistry::targets(DeviceKind device) const {
   return out;
 }
 
+bool register_for_devices(std::span<const NamedKernel> kernels, std::initializer_list<DeviceKind> devices,
+                          const char* origin) {
+  for (const NamedKernel& kernel : kernels) {
+    for (DeviceKind device : devices) KernelRegistration(kernel.target, device, kernel.info, origin);
+  }
+  return true;
+}
+
 KernelRegistration::KernelRegistration(std::string_view target, DeviceKind device, KernelInfo info, const char* origin) {
   if (Status s = KernelRegistry::global().add(target, device, info, origin); !s) {
     std::fprintf(stderr, "nrt: duplicate built-in kernel: %s\n", s.error().message.c_str());

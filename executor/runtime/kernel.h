@@ -14,6 +14,7 @@
 // an output aliasing planned memory other than its own).
 #pragma once
 
+#include <initializer_list>
 #include <memory>
 #include <new>
 #include <span>
@@ -131,6 +132,17 @@ class KernelRegistry {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+struct NamedKernel {
+  const char* target;
+  KernelInfo info;
+};
+
+// Registers each kernel of `kernels` for every device of `devices` at static initialisation: the
+// kernels that read no element on the host (views, creation made on the host and copied, metadata)
+// serve every device. Returns true, for a namespace-scope initialiser.
+bool register_for_devices(std::span<const NamedKernel> kernels, std::initializer_list<DeviceKind> devices,
+                          const char* origin = __builtin_FILE());
 
 // Registers a built-in kernel at static-initialisation time (link kernel libraries with
 // alwayslink = True). Two built-in registrations of one target are a bug of the build: the

@@ -165,11 +165,7 @@ Status arange_with(KernelContext& ctx, bool has_start, bool has_step) {
   return exec::copy_elements(host, *out);
 }
 
-struct CreationKernel {
-  const char* target;
-  KernelInfo info;
-};
-const CreationKernel kCreationKernels[] = {
+const NamedKernel kCreationKernels[] = {
     {"aten::zeros.default", {&from_size<Fill::kZero>, false}},
     {"aten::ones.default", {&from_size<Fill::kOne>, false}},
     {"aten::full.default", {&from_size<Fill::kArgument>, false}},
@@ -193,12 +189,7 @@ const CreationKernel kCreationKernels[] = {
 };
 
 // One kernel per target for the host and CUDA (see the top of this file).
-const bool kCreationKernelsRegistered = [] {
-  for (const CreationKernel& kernel : kCreationKernels) {
-    for (DeviceKind device : {DeviceKind::kCpu, DeviceKind::kCuda}) KernelRegistration(kernel.target, device, kernel.info);
-  }
-  return true;
-}();
+const bool kCreationKernelsRegistered = register_for_devices(kCreationKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

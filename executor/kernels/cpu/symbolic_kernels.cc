@@ -290,17 +290,11 @@ Status assert_tensor_metadata(KernelContext& ctx) {
   return Status::Ok();
 }
 
-struct SymbolicKernel {
-  const char* target;
-  KernelInfo info;
-};
-const SymbolicKernel kSymbolicKernels[] = {
+const NamedKernel kSymbolicKernels[] = {
     {"aten::sym_size.int", {&sym_size, false}},
     {"aten::sym_stride.int", {&sym_stride, false}},
     {"aten::sym_numel.default", {&sym_numel, false}},
     {"aten::sym_storage_offset.default", {&sym_storage_offset, false}},
-    {"aten::_local_scalar_dense.default", {&local_scalar, false}},
-    {"aten::item.default", {&local_scalar, false}},
     {"_operator.add", {&arithmetic<Arithmetic::kAdd>, false}},
     {"_operator.sub", {&arithmetic<Arithmetic::kSub>, false}},
     {"_operator.mul", {&arithmetic<Arithmetic::kMul>, false}},
@@ -334,16 +328,9 @@ const SymbolicKernel kSymbolicKernels[] = {
 
 // These read a tensor's metadata or compute on scalars, never an element, so they serve CUDA
 // too; the two that read an element (item) are the host's alone.
-const bool kSymbolicKernelsRegistered = [] {
-  for (const SymbolicKernel& kernel : kSymbolicKernels) {
-    KernelRegistration(kernel.target, DeviceKind::kCpu, kernel.info);
-    const std::string_view target = kernel.target;
-    if (target != "aten::_local_scalar_dense.default" && target != "aten::item.default") {
-      KernelRegistration(kernel.target, DeviceKind::kCuda, kernel.info);
-    }
-  }
-  return true;
-}();
+const bool kSymbolicKernelsRegistered = register_for_devices(kSymbolicKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
+const KernelRegistration kLocalScalar("aten::_local_scalar_dense.default", DeviceKind::kCpu, {&local_scalar, false});
+const KernelRegistration kItem("aten::item.default", DeviceKind::kCpu, {&local_scalar, false});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

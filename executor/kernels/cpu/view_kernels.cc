@@ -305,11 +305,7 @@ Status dropout(KernelContext& ctx) {
   return set_output(ctx, 0, *input);
 }
 
-struct ViewKernel {
-  const char* target;
-  KernelInfo info;
-};
-const ViewKernel kViewKernels[] = {
+const NamedKernel kViewKernels[] = {
     {"aten::view.default", {[](KernelContext& ctx) { return view(ctx, "size", false); }, true}},
     {"aten::_unsafe_view.default", {[](KernelContext& ctx) { return view(ctx, "size", true); }, true}},
     {"aten::reshape.default", {[](KernelContext& ctx) { return view(ctx, "shape", true); }, true}},
@@ -338,12 +334,7 @@ const ViewKernel kViewKernels[] = {
 
 // A view reads no element (and a copy goes through the device's strided copy): the same kernels
 // serve the host and CUDA.
-const bool kViewKernelsRegistered = [] {
-  for (const ViewKernel& kernel : kViewKernels) {
-    for (DeviceKind device : {DeviceKind::kCpu, DeviceKind::kCuda}) KernelRegistration(kernel.target, device, kernel.info);
-  }
-  return true;
-}();
+const bool kViewKernelsRegistered = register_for_devices(kViewKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

@@ -106,8 +106,9 @@ Status run_conv(KernelContext& ctx, Conv c) {
   return copy_into(ctx, *out, result.as_strided(sizes, Tensor::contiguous_strides(sizes), 0));
 }
 
-// conv2d/conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)
-Status conv_nd(KernelContext& ctx, size_t spatial) {
+// The arguments both signatures share: input, weight, bias at 0-2, stride, padding, dilation at
+// 3-5, groups at `groups_position`.
+Status read_and_run(KernelContext& ctx, size_t spatial, int groups_position) {
   Conv c;
   c.spatial = spatial;
   NRT_TRY(input, ctx.tensor("input", 0));
@@ -119,7 +120,7 @@ Status conv_nd(KernelContext& ctx, size_t spatial) {
   NRT_TRY(stride, spatial_list(ctx, "stride", 3, {1}, spatial));
   NRT_TRY(padding, spatial_list(ctx, "padding", 4, {0}, spatial));
   NRT_TRY(dilation, spatial_list(ctx, "dilation", 5, {1}, spatial));
-  NRT_TRY(groups, ctx.int64("groups", 6, 1));
+  NRT_TRY(groups, ctx.int64("groups", groups_position, 1));
   c.input = *input;
   c.weight = *weight;
   c.bias = *bias;
@@ -130,28 +131,16 @@ Status conv_nd(KernelContext& ctx, size_t spatial) {
   return run_conv(ctx, std::move(c));
 }
 
+// conv2d/conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)
+Status conv_nd(KernelContext& ctx, size_t spatial) { return read_and_run(ctx, spatial, 6); }
+
 // convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
 Status convolution(KernelContext& ctx) {
-  Conv c;
-  NRT_TRY(input, ctx.tensor("input", 0));
   NRT_TRY(weight, ctx.tensor("weight", 1));
-  NRT_TRY(bias, ctx.optional_tensor("bias", 2));
   NRT_TRY(transposed, ctx.boolean("transposed", 6, false));
   if (*transposed) return ctx.error("transposed convolution is not supported on CUDA");
   if (weight->dim() != 3 && weight->dim() != 4) return ctx.error("only 1-D and 2-D convolutions are supported on CUDA");
-  c.spatial = static_cast<size_t>(weight->dim() - 2);
-  NRT_TRY(stride, spatial_list(ctx, "stride", 3, {1}, c.spatial));
-  NRT_TRY(padding, spatial_list(ctx, "padding", 4, {0}, c.spatial));
-  NRT_TRY(dilation, spatial_list(ctx, "dilation", 5, {1}, c.spatial));
-  NRT_TRY(groups, ctx.int64("groups", 8, 1));
-  c.input = *input;
-  c.weight = *weight;
-  c.bias = *bias;
-  c.stride = *stride;
-  c.padding = *padding;
-  c.dilation = *dilation;
-  c.groups = *groups;
-  return run_conv(ctx, std::move(c));
+  return read_and_run(ctx, static_cast<size_t>(weight->dim() - 2), 8);
 }
 
 // Planes of a [N, C, H, W] or [C, H, W] input.
