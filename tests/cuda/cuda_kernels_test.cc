@@ -368,6 +368,50 @@ TEST_F(CudaKernels, PadRollFlipRepeatAndScatter) {
                                               {"start", int64_t{1}}, {"end", int64_t{5}}, {"step", int64_t{2}}});
 }
 
+// A recurrent layer's arguments: `layers` x `directions` sets of (w_ih, w_hh[, b_ih, b_hh]).
+std::vector<std::pair<std::string, RuntimeValue>> rnn_args(const Tensor& input, std::vector<Tensor> hx, int64_t gates,
+                                                           int64_t in, int64_t hidden, int64_t layers, bool bidirectional,
+                                                           bool batch_first, bool biases) {
+  std::vector<Tensor> params;
+  const int64_t directions = bidirectional ? 2 : 1;
+  uint32_t seed = 20;
+  for (int64_t l = 0; l < layers; ++l) {
+    for (int64_t d = 0; d < directions; ++d) {
+      params.push_back(pattern(ScalarType::FLOAT32, {gates * hidden, l == 0 ? in : directions * hidden}, seed++));
+      params.push_back(pattern(ScalarType::FLOAT32, {gates * hidden, hidden}, seed++));
+      if (biases) {
+        params.push_back(pattern(ScalarType::FLOAT32, {gates * hidden}, seed++));
+        params.push_back(pattern(ScalarType::FLOAT32, {gates * hidden}, seed++));
+      }
+    }
+  }
+  std::vector<std::pair<std::string, RuntimeValue>> args{{"input", input}};
+  if (hx.size() == 1) {
+    args.push_back({"hx", hx[0]});
+  } else {
+    args.push_back({"hx", hx});
+  }
+  args.push_back({"params", params});
+  args.push_back({"has_biases", biases});
+  args.push_back({"num_layers", layers});
+  args.push_back({"dropout", 0.0});
+  args.push_back({"train", false});
+  args.push_back({"bidirectional", bidirectional});
+  args.push_back({"batch_first", batch_first});
+  return args;
+}
+
+TEST_F(CudaKernels, RecurrentLayersMatchTheHost) {
+  const int64_t T = 5, B = 3, in = 4, H = 6;
+  auto state = [&](int64_t layers_directions, uint32_t seed) { return pattern(ScalarType::FLOAT32, {layers_directions, B, H}, seed); };
+  const Tensor x = pattern(ScalarType::FLOAT32, {T, B, in}, 1);
+  expect_same("aten::lstm.input", rnn_args(x, {state(4, 2), state(4, 3)}, 4, in, H, 2, true, false, true), 3);
+  expect_same("aten::gru.input", rnn_args(pattern(ScalarType::FLOAT32, {B, T, in}, 4), {state(1, 5)}, 3, in, H, 1, false, true, true), 2);
+  expect_same("aten::rnn_relu.input", rnn_args(x, {state(2, 6)}, 1, in, H, 1, true, false, false), 2);
+  expect_same("aten::rnn_tanh.input",
+              rnn_args(pattern(ScalarType::FLOAT32, {T, in}, 7), {pattern(ScalarType::FLOAT32, {2, H}, 8)}, 1, in, H, 2, false, false, true), 2);
+}
+
 TEST_F(CudaKernels, ViewsServeTheDeviceAndCopyWhenTheyMust) {
   const Tensor x = pattern(ScalarType::FLOAT32, {4, 6});
   expect_same("aten::reshape.default", {{"self", transposed(x)}, {"shape", std::vector<int64_t>{24}}});
