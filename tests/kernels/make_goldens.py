@@ -1667,6 +1667,59 @@ def rnn_cases():
           ("batch_first", B(False))], error="dropout")
 
 
+# ---------------------------------------------------------------------------------------------
+# Ordering: sort, topk (torch's order: NaN largest, equal values in index order).
+
+def ordered_ref(x, axis, descending, k=None):
+    """Values and int64 indices of each line of x along axis in torch's order, the first k."""
+    moved = np.moveaxis(np.asarray(logical(x)), axis, -1)
+    n = moved.shape[-1]
+    k = n if k is None else k
+    values = np.empty(moved.shape[:-1] + (k,), dtype=moved.dtype)
+    indices = np.empty(moved.shape[:-1] + (k,), dtype=np.int64)
+    for pos in np.ndindex(*moved.shape[:-1]):
+        line = moved[pos]
+
+        def key(i):
+            v = line[i]
+            nan = bool(np.isnan(v)) if np.issubdtype(line.dtype, np.floating) else False
+            if descending:
+                return (0 if nan else 1, 0.0 if nan else -float(v), i)
+            return (1 if nan else 0, 0.0 if nan else float(v), i)
+
+        order = sorted(range(n), key=key)[:k]
+        values[pos] = line[order]
+        indices[pos] = order
+    return np.moveaxis(values, -1, axis), np.moveaxis(indices, -1, axis)
+
+
+def ordering_cases():
+    x = np.array([[3.0, np.nan, 1.0, 3.0, -2.0, 0.5], [np.nan, 2.0, 2.0, np.nan, -1.0, 7.0]], np.float32)
+    for descending in (False, True):
+        v, i = ordered_ref(x, 1, descending)
+        case("sort_nan_ties_%s" % ("descending" if descending else "ascending"), "aten::sort.default",
+             [("self", x), ("dim", I(-1)), ("descending", B(descending))], (v, i), tol=EXACT)
+    v, i = ordered_ref(x, 0, False)
+    case("sort_stable_dim0", "aten::sort.stable", [("self", x), ("stable", B(True)), ("dim", I(0))], (v, i), tol=EXACT)
+    t = randint(-3, 3, 4, 5, dtype=np.int64)
+    v, i = ordered_ref(t.T, 1, True)
+    case("sort_int64_transposed_view", "aten::sort.default",
+         [("self", View(t, {"permute": [1, 0]})), ("dim", I(1)), ("descending", B(True))], (v, i), tol=EXACT)
+    r = randn(3, 7)
+    for largest in (True, False):
+        v, i = ordered_ref(r, 1, largest, 3)
+        case("topk_%s" % ("largest" if largest else "smallest"), "aten::topk.default",
+             [("self", r), ("k", I(3)), ("dim", I(-1)), ("largest", B(largest))], (v, i), tol=EXACT)
+    v, i = ordered_ref(x, 1, True, 2)
+    case("topk_nan_is_largest", "aten::topk.default", [("self", x), ("k", I(2))], (v, i), tol=EXACT)
+    bf = as_bf16(randn(2, 6))
+    v, i = ordered_ref(bf, 1, True, 4)
+    case("topk_bf16", "aten::topk.default", [("self", bf), ("k", I(4))], (as_bf16(v), i), tol=EXACT)
+    v, i = ordered_ref(r, 0, True, 0)
+    case("topk_k_zero", "aten::topk.default", [("self", r), ("k", I(0)), ("dim", I(0))], (v, i), tol=EXACT)
+    case("topk_k_too_large", "aten::topk.default", [("self", r), ("k", I(8))], error="out of range")
+
+
 def main():
     np.seterr(all="ignore")
     binary_cases()
@@ -1690,6 +1743,7 @@ def main():
     scan_cases()
     flip_fill_cases()
     rnn_cases()
+    ordering_cases()
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)
