@@ -128,6 +128,7 @@ RuntimeValue argument_value(const json& arg) {
   }
   if (arg.contains("bool")) return arg["bool"].get<bool>();
   if (arg.contains("ints")) return arg["ints"].get<std::vector<int64_t>>();
+  if (arg.contains("floats")) return arg["floats"].get<std::vector<double>>();
   if (arg.contains("str")) return arg["str"].get<std::string>();
   if (arg.contains("dtype")) return *nrt::scalar_type_from_short_name(arg["dtype"].get<std::string>());
   return std::monostate{};

@@ -162,6 +162,10 @@ def INTS(v):
     return Arg(ints=[int(x) for x in v])
 
 
+def FLOATS(v):
+    return Arg(floats=[float(x) for x in v])
+
+
 def DT(short):
     return Arg(dtype=short)
 
@@ -1720,6 +1724,56 @@ def ordering_cases():
     case("topk_k_too_large", "aten::topk.default", [("self", r), ("k", I(8))], error="out of range")
 
 
+# ---------------------------------------------------------------------------------------------
+# Bilinear resampling (torch's upsample_bilinear2d rule).
+
+def bilinear_ref(x, out_h, out_w, align_corners, scale_h=None, scale_w=None):
+    x = np.asarray(x, np.float64)
+    H, W = x.shape[-2:]
+
+    def taps(n_in, n_out, scale):
+        if align_corners:
+            step = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+        else:
+            step = 1.0 / scale if scale else n_in / n_out
+        o = np.arange(n_out, dtype=np.float64)
+        src = step * o if align_corners else np.maximum(step * (o + 0.5) - 0.5, 0.0)
+        lo = np.floor(src).astype(np.int64)
+        hi = np.where(lo < n_in - 1, lo + 1, lo)
+        return lo, hi, src - lo
+
+    y0, y1, wy = taps(H, out_h, scale_h)
+    x0, x1, wx = taps(W, out_w, scale_w)
+    top = x[..., y0, :][..., x0] * (1 - wx) + x[..., y0, :][..., x1] * wx
+    bottom = x[..., y1, :][..., x0] * (1 - wx) + x[..., y1, :][..., x1] * wx
+    return top * (1 - wy)[:, None] + bottom * wy[:, None]
+
+
+def upsample_cases():
+    x = randn(2, 3, 4, 5)
+    for align in (False, True):
+        case("upsample_bilinear2d_size_align_%s" % str(align).lower(), "aten::upsample_bilinear2d.vec",
+             [("input", x), ("output_size", INTS([7, 10])), ("align_corners", B(align)), ("scale_factors", NONE)],
+             f32(bilinear_ref(x, 7, 10, align)))
+    case("upsample_bilinear2d_scale_factors", "aten::upsample_bilinear2d.vec",
+         [("input", x), ("output_size", NONE), ("align_corners", B(False)), ("scale_factors", FLOATS([1.5, 0.7]))],
+         f32(bilinear_ref(x, 6, 3, False, 1.5, 0.7)))
+    case("upsample_bilinear2d_downsample", "aten::upsample_bilinear2d.vec",
+         [("input", View(x, {"permute": [0, 1, 3, 2]})), ("output_size", INTS([2, 3])), ("align_corners", B(False)),
+          ("scale_factors", NONE)],
+         f32(bilinear_ref(np.transpose(x, (0, 1, 3, 2)), 2, 3, False)))
+    xd = x.astype(np.float64)
+    case("upsample_bilinear2d_default_f64_scales", "aten::upsample_bilinear2d.default",
+         [("self", xd), ("output_size", INTS([8, 10])), ("align_corners", B(False)), ("scales_h", F(2.0)), ("scales_w", F(2.0))],
+         bilinear_ref(xd, 8, 10, False, 2.0, 2.0))
+    case("upsample_bilinear2d_rank_error", "aten::upsample_bilinear2d.vec",
+         [("input", randn(3, 4, 5)), ("output_size", INTS([2, 2])), ("align_corners", B(False)), ("scale_factors", NONE)],
+         error="4-D")
+    case("upsample_bilinear2d_both_error", "aten::upsample_bilinear2d.vec",
+         [("input", x), ("output_size", INTS([2, 2])), ("align_corners", B(False)), ("scale_factors", FLOATS([2.0, 2.0]))],
+         error="not both")
+
+
 def main():
     np.seterr(all="ignore")
     binary_cases()
@@ -1744,6 +1798,7 @@ def main():
     flip_fill_cases()
     rnn_cases()
     ordering_cases()
+    upsample_cases()
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)

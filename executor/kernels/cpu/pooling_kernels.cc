@@ -3,9 +3,11 @@
 // the last NaN of a window as in torch's loop; ties keep the first), avg_pool2d
 // (count_include_pad, divisor_override, ceil_mode as torch), and adaptive_avg_pool2d (windows
 // [floor(i*H/oh), ceil((i+1)*H/oh))); adaptive_avg_pool1d over [N, C, L] or [C, L] as planes
-// one row high.
+// one row high; and upsample_bilinear2d, the resampling that shares these planes.
 #include <cmath>
 #include <limits>
+#include <optional>
+#include <tuple>
 
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -279,8 +281,104 @@ Status adaptive_avg_pool1d(KernelContext& ctx) {
   return adaptive_average(ctx, self->dtype(), *planes, 1, (*size)[0], out_sizes);
 }
 
+// torch's area_pixel_compute_scale: the source step per output step.
+double source_scale(int64_t in, int64_t out, bool align_corners, std::optional<double> scale) {
+  if (align_corners) return out > 1 ? static_cast<double>(in - 1) / static_cast<double>(out - 1) : 0.0;
+  if (scale && *scale > 0) return 1.0 / *scale;
+  return static_cast<double>(in) / static_cast<double>(out);
+}
+
+// upsample_bilinear2d.vec(Tensor input, SymInt[]? output_size, bool align_corners, float[]? scale_factors)
+// upsample_bilinear2d(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h, float? scales_w)
+// torch's rule per output pixel: source = scale * dst (align_corners) or scale * (dst + 0.5) - 0.5
+// clamped at 0; the two neighbours floor(source) and the next (the last stays), weighted by the
+// fraction, in the compute dtype (float, double for float64).
+Status upsample_bilinear2d(KernelContext& ctx, bool vec) {
+  NRT_TRY(self, ctx.tensor(vec ? "input" : "self", 0));
+  if (self->dim() != 4) return ctx.error("expects a 4-D input, got " + shape_string(self->sizes()));
+  NRT_TRY(planes, read_planes(ctx, *self));
+  NRT_TRY(align_corners, ctx.boolean("align_corners", 2));
+  std::optional<double> scale_h, scale_w;
+  std::vector<int64_t> size;
+  if (vec) {
+    const RuntimeValue* given = ctx.find("output_size", 1);
+    if (given != nullptr && std::holds_alternative<std::vector<int64_t>>(*given)) size = std::get<std::vector<int64_t>>(*given);
+    const RuntimeValue* factors = ctx.find("scale_factors", 3);
+    if (factors != nullptr && std::holds_alternative<std::vector<double>>(*factors)) {
+      const auto& f = std::get<std::vector<double>>(*factors);
+      if (f.size() != 2) return ctx.error("scale_factors must have 2 values");
+      if (!size.empty()) return ctx.error("give output_size or scale_factors, not both");
+      scale_h = f[0];
+      scale_w = f[1];
+      if (!(f[0] > 0) || !(f[1] > 0) || !std::isfinite(f[0]) || !std::isfinite(f[1])) {
+        return ctx.error("scale_factors must be positive and finite");
+      }
+      size = {static_cast<int64_t>(std::floor(static_cast<double>(planes->height) * f[0])),
+              static_cast<int64_t>(std::floor(static_cast<double>(planes->width) * f[1]))};
+    }
+    if (size.empty()) return ctx.error("needs output_size or scale_factors");
+  } else {
+    NRT_TRY(s, ctx.int_list("output_size", 1));
+    size = *s;
+    for (auto [name, position, target] : {std::tuple{"scales_h", 3, &scale_h}, std::tuple{"scales_w", 4, &scale_w}}) {
+      if (const RuntimeValue* v = ctx.find(name, position); v != nullptr && std::holds_alternative<double>(*v)) {
+        *target = std::get<double>(*v);
+      }
+    }
+  }
+  if (size.size() != 2 || size[0] <= 0 || size[1] <= 0) return ctx.error("output_size must be two positive sizes");
+  const int64_t H = planes->height, W = planes->width, out_h = size[0], out_w = size[1];
+  if (H == 0 || W == 0) return ctx.error("cannot resample an empty plane");
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, self->dtype(), output_sizes(*planes, out_h, out_w)));
+  Tensor staging = slot->staging(planes->input.dtype());
+  auto run = [&](auto zero) {
+    using C = decltype(zero);
+    // Per output row (column): the two source rows (columns) and their weights.
+    auto taps = [&](int64_t in, int64_t out, std::optional<double> scale, std::vector<int64_t>& lo,
+                    std::vector<int64_t>& hi, std::vector<C>& w_hi) {
+      const C step = static_cast<C>(source_scale(in, out, *align_corners, scale));
+      for (int64_t o = 0; o < out; ++o) {
+        C src = *align_corners ? step * static_cast<C>(o) : step * (static_cast<C>(o) + C(0.5)) - C(0.5);
+        if (src < C(0)) src = C(0);
+        const auto low = static_cast<int64_t>(src);
+        lo.push_back(low);
+        hi.push_back(low < in - 1 ? low + 1 : low);
+        w_hi.push_back(src - static_cast<C>(low));
+      }
+    };
+    std::vector<int64_t> y0, y1, x0, x1;
+    std::vector<C> wy, wx;
+    taps(H, out_h, scale_h, y0, y1, wy);
+    taps(W, out_w, scale_w, x0, x1, wx);
+    const C* in = planes->input.data<C>();
+    C* out = staging.data<C>();
+    for (int64_t plane = 0; plane < planes->planes; ++plane) {
+      const C* image = in + plane * H * W;
+      for (int64_t oy = 0; oy < out_h; ++oy) {
+        const C* r0 = image + y0[static_cast<size_t>(oy)] * W;
+        const C* r1 = image + y1[static_cast<size_t>(oy)] * W;
+        const C h1 = wy[static_cast<size_t>(oy)], h0 = C(1) - h1;
+        for (int64_t ox = 0; ox < out_w; ++ox) {
+          const auto a = static_cast<size_t>(x0[static_cast<size_t>(ox)]), b = static_cast<size_t>(x1[static_cast<size_t>(ox)]);
+          const C w1 = wx[static_cast<size_t>(ox)], w0 = C(1) - w1;
+          out[(plane * out_h + oy) * out_w + ox] = h0 * (w0 * r0[a] + w1 * r0[b]) + h1 * (w0 * r1[a] + w1 * r1[b]);
+        }
+      }
+    }
+  };
+  if (planes->input.dtype() == ScalarType::FLOAT64) {
+    run(0.0);
+  } else {
+    run(0.0f);
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
+    {"aten::upsample_bilinear2d.vec", kCpu, {[](KernelContext& ctx) { return upsample_bilinear2d(ctx, true); }, false}},
+    {"aten::upsample_bilinear2d.default", kCpu, {[](KernelContext& ctx) { return upsample_bilinear2d(ctx, false); }, false}},
     {"aten::max_pool2d.default", kCpu, {[](KernelContext& ctx) { return max_pool2d(ctx, false); }, false}},
     {"aten::max_pool2d_with_indices.default", kCpu, {[](KernelContext& ctx) { return max_pool2d(ctx, true); }, false}},
     {"aten::avg_pool2d.default", kCpu, {&avg_pool2d, false}},
