@@ -41,9 +41,7 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
   if (src.device().kind != DeviceKind::kCpu || dst.device().kind != DeviceKind::kCpu) {
     // Off the host the bytes move through the device's allocator; strided layouts need the
     // device's kernel (one device), or a contiguous copy on the device side first.
-    if ((!src.is_contiguous() || !dst.is_contiguous()) && src.device() == dst.device()) {
-      if (StridedCopyFn copy = strided_copy(src.device().kind)) return copy(src, dst);
-    }
+    if ((!src.is_contiguous() || !dst.is_contiguous()) && src.device() == dst.device()) return device_copy(src, dst);
     if (!src.is_contiguous() && src.device().kind != DeviceKind::kCpu && dst.is_contiguous() &&
         strided_copy(src.device().kind) != nullptr) {
       return copy_elements(contiguous_copy(src), dst);

@@ -33,8 +33,8 @@ Result<bool> predicate_of(const KernelContext& ctx, const RuntimeValue& value, c
   if (const auto* i = std::get_if<int64_t>(&value)) return *i != 0;
   if (const auto* t = std::get_if<Tensor>(&value); t && t->defined()) {
     if (t->numel() != 1) return ctx.error(what + " must have one element, got " + t->type_string());
-    // A predicate on a device is read on the host (the branch is chosen here).
-    NRT_TRY(host, copy_to_device(*t, Device{}));
+    // A predicate on a device is read through a copy to the host (the branch is chosen here).
+    NRT_TRY(host, t->device().kind == DeviceKind::kCpu ? Result<Tensor>(*t) : copy_to_device(*t, Device{}));
     const Tensor value = Tensor::empty(ScalarType::FLOAT64, t->sizes());
     if (!copy_into(value, *host)) return ctx.error(what + " is " + t->type_string() + ", which is not a number");
     return value.data<double>()[0] != 0;
@@ -150,16 +150,14 @@ Status wrap_with_set_grad_enabled(KernelContext& ctx) {
   return write_results(ctx, (*body)->graph_name(), results->values);
 }
 
-const KernelRegistration kCond("higher_order::cond", DeviceKind::kCpu, {cond, false});
-const KernelRegistration kWhileLoop("higher_order::while_loop", DeviceKind::kCpu, {while_loop, false});
-const KernelRegistration kWrapWithSetGradEnabled("higher_order::wrap_with_set_grad_enabled", DeviceKind::kCpu,
-                                                 {wrap_with_set_grad_enabled, false});
 // Subgraphs run on the node's device (their executors are loaded for it), and a predicate is
-// read through a copy to the host: the same kernels serve CUDA.
-const KernelRegistration kCondCuda("higher_order::cond", DeviceKind::kCuda, {cond, false});
-const KernelRegistration kWhileLoopCuda("higher_order::while_loop", DeviceKind::kCuda, {while_loop, false});
-const KernelRegistration kWrapWithSetGradEnabledCuda("higher_order::wrap_with_set_grad_enabled", DeviceKind::kCuda,
-                                                     {wrap_with_set_grad_enabled, false});
+// read through a copy to the host: these serve CUDA too.
+const NamedKernel kControlFlowKernels[] = {
+    {"higher_order::cond", {cond, false}},
+    {"higher_order::while_loop", {while_loop, false}},
+    {"higher_order::wrap_with_set_grad_enabled", {wrap_with_set_grad_enabled, false}},
+};
+const bool kControlFlowKernelsRegistered = register_for_devices(kControlFlowKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

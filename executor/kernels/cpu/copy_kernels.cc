@@ -192,35 +192,27 @@ Status native_dropout(KernelContext& ctx) {
   return Status::Ok();
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::_to_copy.default", kCpu, {&to_copy, false}},
-    {"aten::to.dtype", kCpu, {&to_dtype, false}},
-    {"aten::to.dtype_layout", kCpu, {&to_copy, false}},
-    {"aten::to.device", kCpu, {&to_device, false}},
-    {"aten::to.other", kCpu, {&to_other, false}},
-    {"aten::clone.default", kCpu, {&clone, false}},
-    {"aten::lift_fresh_copy.default", kCpu, {&clone, false}},
-    {"aten::copy.default", kCpu, {&copy, false}},
-    {"aten::flip.default", kCpu, {&flip, false}},
-    {"aten::repeat_interleave.self_int", kCpu, {&repeat_interleave, false}},
-    {"aten::type_as.default", kCpu, {&type_as, false}},
-    {"aten::repeat.default", kCpu, {&repeat, false}},
-    {"aten::native_dropout.default", kCpu, {&native_dropout, false}},
-    // The copies and conversions serve CUDA too: copy_into moves the elements through the
-    // device's strided copy (executor/runtime/tensor_copy.h).
-    {"aten::_to_copy.default", DeviceKind::kCuda, {&to_copy, false}},
-    {"aten::to.dtype", DeviceKind::kCuda, {&to_dtype, false}},
-    {"aten::to.dtype_layout", DeviceKind::kCuda, {&to_copy, false}},
-    {"aten::to.device", DeviceKind::kCuda, {&to_device, false}},
-    {"aten::to.other", DeviceKind::kCuda, {&to_other, false}},
-    {"aten::clone.default", DeviceKind::kCuda, {&clone, false}},
-    {"aten::lift_fresh_copy.default", DeviceKind::kCuda, {&clone, false}},
-    {"aten::copy.default", DeviceKind::kCuda, {&copy, false}},
-    {"aten::type_as.default", DeviceKind::kCuda, {&type_as, false}},
-    // Slice copies (one per flipped index: a first version on CUDA) and one strided copy (repeat).
-    {"aten::flip.default", DeviceKind::kCuda, {&flip, false}},
-    {"aten::repeat.default", DeviceKind::kCuda, {&repeat, false}},
+// The copies and conversions go through copy_into, which moves elements on a device through its
+// strided copy (executor/runtime/tensor_copy.h): these serve CUDA too (flip as one slice copy per
+// flipped index, a first version there).
+const NamedKernel kCopyKernels[] = {
+    {"aten::_to_copy.default", {&to_copy, false}},
+    {"aten::to.dtype", {&to_dtype, false}},
+    {"aten::to.dtype_layout", {&to_copy, false}},
+    {"aten::to.device", {&to_device, false}},
+    {"aten::to.other", {&to_other, false}},
+    {"aten::clone.default", {&clone, false}},
+    {"aten::lift_fresh_copy.default", {&clone, false}},
+    {"aten::copy.default", {&copy, false}},
+    {"aten::flip.default", {&flip, false}},
+    {"aten::type_as.default", {&type_as, false}},
+    {"aten::repeat.default", {&repeat, false}},
+};
+const bool kCopyKernelsRegistered = register_for_devices(kCopyKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
+// These fill or read on the host.
+const KernelRegistration kHostOnly[] = {
+    {"aten::repeat_interleave.self_int", DeviceKind::kCpu, {&repeat_interleave, false}},
+    {"aten::native_dropout.default", DeviceKind::kCpu, {&native_dropout, false}},
 };
 
 }  // namespace

@@ -27,15 +27,8 @@ Status make_filled(KernelContext& ctx, const std::vector<int64_t>& sizes, Scalar
                    std::optional<ScalarValue> value) {
   if (value && !is_kernel_dtype(dtype)) return unsupported_dtype(ctx, dtype);
   NRT_TRY(out, bind_output(ctx, 0, dtype, sizes));
-  if (!value) return Status::Ok();
-  if (out->device().kind == DeviceKind::kCpu) {
-    fill_with(*out, *value);
-    return Status::Ok();
-  }
-  Tensor one = Tensor::empty(dtype, {});
-  fill_with(one, *value);
-  NRT_TRY(on_device, exec::copy_to_device(one, out->device()));
-  return exec::copy_elements(expand_to(*on_device, out->sizes()), *out);
+  if (value) fill_with(*out, *value);
+  return Status::Ok();
 }
 
 // The fill value of full(): None for empty, else a constant or the `fill_value` argument.
@@ -90,7 +83,9 @@ Status fill(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
   std::optional<ScalarValue> value;
   if (const RuntimeValue* arg = ctx.find("value", 1); arg != nullptr && std::holds_alternative<Tensor>(*arg)) {
-    NRT_TRY(t, exec::copy_to_device(std::get<Tensor>(*arg), Device{}));  // the value, on the host
+    const Tensor& given = std::get<Tensor>(*arg);
+    // A value on a device is read through a copy to the host.
+    NRT_TRY(t, given.device().kind == DeviceKind::kCpu ? Result<Tensor>(given) : exec::copy_to_device(given, Device{}));
     if (t->dim() != 0) return ctx.error("fill expects a 0-d value tensor, got " + t->type_string());
     if (is_floating_dtype(t->dtype())) {
       value = ScalarValue::of_float(*converted_copy(*t, ScalarType::FLOAT64).data<double>());

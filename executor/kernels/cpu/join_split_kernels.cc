@@ -5,7 +5,6 @@
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
-#include "executor/runtime/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
 #include "executor/kernels/cpu/view_strides.h"
 
@@ -60,15 +59,7 @@ Status cat(KernelContext& ctx) {
   NRT_TRY(out, bind_output(ctx, 0, *dtype, sizes));
   int64_t offset = 0;
   for (const Tensor* t : parts) {
-    const Tensor slice = narrow_view(*out, static_cast<int64_t>(axis), offset, t->sizes()[axis]);
-    if (out->device().kind == DeviceKind::kCpu) {
-      copy_into(slice, *t);
-    } else if (t->dtype() == out->dtype()) {
-      // Off the host the device's strided copy moves the slice (executor/runtime/tensor_copy.h).
-      NRT_RETURN_IF_ERROR(exec::copy_elements(*t, slice));
-    } else {
-      return ctx.error("tensors of mixed dtypes are concatenated on the host only");
-    }
+    copy_into(narrow_view(*out, static_cast<int64_t>(axis), offset, t->sizes()[axis]), *t);
     offset += t->sizes()[axis];
   }
   return Status::Ok();
@@ -188,28 +179,19 @@ Status unbind(KernelContext& ctx) {
   return set_output(ctx, 0, std::move(parts));
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::cat.default", kCpu, {&cat, false}},
-    {"aten::concat.default", kCpu, {&cat, false}},
-    {"aten::stack.default", kCpu, {&stack, false}},
-    {"aten::split.Tensor", kCpu, {&split, true}},
-    {"aten::split.sizes", kCpu, {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_size"); }, true}},
-    {"aten::split_with_sizes.default", kCpu,
-     {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); }, true}},
-    {"aten::chunk.default", kCpu, {&chunk, true}},
-    {"aten::unbind.int", kCpu, {&unbind, true}},
-    // Splits are views (no element is read), and cat copies through the device's strided copy:
-    // the same kernels serve CUDA.
-    {"aten::cat.default", DeviceKind::kCuda, {&cat, false}},
-    {"aten::concat.default", DeviceKind::kCuda, {&cat, false}},
-    {"aten::split.Tensor", DeviceKind::kCuda, {&split, true}},
-    {"aten::split.sizes", DeviceKind::kCuda, {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_size"); }, true}},
-    {"aten::split_with_sizes.default", DeviceKind::kCuda,
-     {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); }, true}},
-    {"aten::chunk.default", DeviceKind::kCuda, {&chunk, true}},
-    {"aten::unbind.int", DeviceKind::kCuda, {&unbind, true}},
+// Splits are views (no element is read) and cat copies through copy_into, which moves elements
+// on a device through its strided copy: these serve CUDA too.
+const NamedKernel kJoinSplitKernels[] = {
+    {"aten::cat.default", {&cat, false}},
+    {"aten::concat.default", {&cat, false}},
+    {"aten::split.Tensor", {&split, true}},
+    {"aten::split.sizes", {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_size"); }, true}},
+    {"aten::split_with_sizes.default", {[](KernelContext& ctx) { return split_with_sizes(ctx, "split_sizes"); }, true}},
+    {"aten::chunk.default", {&chunk, true}},
+    {"aten::unbind.int", {&unbind, true}},
 };
+const bool kJoinSplitKernelsRegistered = register_for_devices(kJoinSplitKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
+const KernelRegistration kStack("aten::stack.default", DeviceKind::kCpu, {&stack, false});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

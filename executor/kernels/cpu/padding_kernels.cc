@@ -167,16 +167,13 @@ Status roll(KernelContext& ctx) {
   return Status::Ok();
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::constant_pad_nd.default", kCpu, {&constant_pad_nd, false}},
-    {"aten::pad.default", kCpu, {&pad, false}},
-    {"aten::roll.default", kCpu, {&roll, false}},
-    // Fills and slice copies, through the device's strided copy: the same kernels serve CUDA.
-    {"aten::constant_pad_nd.default", DeviceKind::kCuda, {&constant_pad_nd, false}},
-    {"aten::pad.default", DeviceKind::kCuda, {&pad, false}},
-    {"aten::roll.default", DeviceKind::kCuda, {&roll, false}},
+// Fills and slice copies, through the device's strided copy off the host: these serve CUDA too.
+const NamedKernel kPaddingKernels[] = {
+    {"aten::constant_pad_nd.default", {&constant_pad_nd, false}},
+    {"aten::pad.default", {&pad, false}},
+    {"aten::roll.default", {&roll, false}},
 };
+const bool kPaddingKernelsRegistered = register_for_devices(kPaddingKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

@@ -32,14 +32,12 @@ Status scatter_into_view(KernelContext& ctx) {
   return Status::Ok();
 }
 
-constexpr DeviceKind kCpu = DeviceKind::kCpu;
-const KernelRegistration kRegistrations[] = {
-    {"aten::slice_scatter.default", kCpu, {&scatter_into_view<Scatter::kSlice>, false}},
-    {"aten::select_scatter.default", kCpu, {&scatter_into_view<Scatter::kSelect>, false}},
-    // Two copies through the device's strided copy: the same kernels serve CUDA.
-    {"aten::slice_scatter.default", DeviceKind::kCuda, {&scatter_into_view<Scatter::kSlice>, false}},
-    {"aten::select_scatter.default", DeviceKind::kCuda, {&scatter_into_view<Scatter::kSelect>, false}},
+// Two copies, through the device's strided copy off the host: these serve CUDA too.
+const NamedKernel kScatterKernels[] = {
+    {"aten::slice_scatter.default", {&scatter_into_view<Scatter::kSlice>, false}},
+    {"aten::select_scatter.default", {&scatter_into_view<Scatter::kSelect>, false}},
 };
+const bool kScatterKernelsRegistered = register_for_devices(kScatterKernels, {DeviceKind::kCpu, DeviceKind::kCuda});
 
 }  // namespace
 }  // namespace nrt::exec::cpu

@@ -84,14 +84,12 @@ Tensor contiguous_as(const Tensor& t, ScalarType dtype) {
 void fill_with(const Tensor& t, const ScalarValue& value) {
   if (t.device().kind != DeviceKind::kCpu) {
     // One element made on the host, broadcast on the device by its strided copy.
-    Tensor one = Tensor::empty(t.dtype(), {});
-    fill_with(one, value);
-    auto on_device = exec::copy_to_device(one, t.device());
-    if (!on_device) {
-      spdlog::error("{}", on_device.error().to_string());
+    auto one = scalar_on(value, t.dtype(), t.device());
+    if (!one) {
+      spdlog::error("{}", one.error().to_string());
       return;
     }
-    copy_into(t, *on_device);
+    copy_into(t, *one);
     return;
   }
   const auto& ctx = conversion_context();
@@ -103,6 +101,15 @@ void fill_with(const Tensor& t, const ScalarValue& value) {
     });
   });
   (void)status;
+}
+
+Result<Tensor> scalar_on(const ScalarValue& value, ScalarType dtype, Device device) {
+  Tensor one = Tensor::empty(dtype, {});
+  if (!value.store_as(dtype, one.raw_data())) {
+    return make_error(ErrorCode::KernelError, "a scalar cannot be stored as " + std::string(short_name(dtype)));
+  }
+  if (device.kind == DeviceKind::kCpu) return one;
+  return exec::copy_to_device(one, device);
 }
 
 }  // namespace nrt::exec::cpu

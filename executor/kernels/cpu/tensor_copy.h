@@ -20,4 +20,8 @@ Tensor contiguous_as(const Tensor& t, ScalarType dtype);
 // Sets every element of `t` (a kernel dtype) to `value`.
 void fill_with(const Tensor& t, const ScalarValue& value);
 
+// A 0-d tensor of `dtype` holding `value` on `device` (made on the host, copied there): the
+// operand a kernel off the host broadcasts with stride 0.
+Result<Tensor> scalar_on(const ScalarValue& value, ScalarType dtype, Device device);
+
 }  // namespace nrt::exec::cpu

@@ -9,6 +9,7 @@
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cuda/kernel_support.h"
 #include "executor/runtime/tensor_copy.h"
 
@@ -141,9 +142,7 @@ Status where(KernelContext& ctx) {
   // A scalar operand becomes one element of the computation's dtype on the device.
   auto operand = [&](const Operand& o) -> Result<Tensor> {
     if (o.tensor != nullptr) return as_dtype(ctx, *o.tensor, compute);
-    Tensor one = Tensor::empty(compute, {});
-    if (!o.scalar.store_as(compute, one.raw_data())) return ctx.error("a scalar operand does not fit the computation");
-    return copy_to_device(one, out->device());
+    return cpu::scalar_on(o.scalar, compute, out->device());
   };
   NRT_TRY(x, operand(*a));
   NRT_TRY(y, operand(*b));
@@ -164,9 +163,7 @@ Status masked_fill(KernelContext& ctx) {
   if (!cpu::broadcasts_to(mask->sizes(), self->sizes())) return ctx.error("mask does not broadcast to self");
   NRT_TRY(out, cpu::bind_output(ctx, 0, self->dtype(), self->sizes()));
   // The value as one element of self's dtype on the device, read with stride 0.
-  Tensor one = Tensor::empty(self->dtype(), {});
-  if (!value->store_as(self->dtype(), one.raw_data())) return ctx.error("value does not fit " + self->type_string());
-  NRT_TRY(fill, copy_to_device(one, out->device()));
+  NRT_TRY(fill, cpu::scalar_on(*value, self->dtype(), out->device()));
   const Tensor filled = cpu::expand_to(*fill, self->sizes());
   ElementwiseLaunch launch;
   const Tensor inputs[3] = {*mask, filled, *self};

@@ -15,20 +15,16 @@
 namespace nrt::exec::cuda {
 namespace {
 
-// Runs the gather into `out` (bound by the caller), then checks the out-of-range flag.
+// Runs the gather from `self` (contiguous: its strides are in `g`) into `out` (bound by the
+// caller), then checks the out-of-range flag.
 Status run_gather(KernelContext& ctx, IndexGather& g, const Tensor& self, const Tensor& out, const std::string& limits) {
-  NRT_TRY(source, contiguous(ctx, self));
   Tensor target = out.is_contiguous() ? out : Tensor::empty(out.dtype(), out.sizes(), out.device());
   Tensor bad = Tensor::empty(ScalarType::INT32, {}, out.device());
   g.numel = out.numel();
   g.element_bytes = static_cast<int64_t>(self.element_size());
-  g.self = source->raw_data();
+  g.self = self.raw_data();
   g.out = target.raw_data();
   g.bad = bad.data<int32_t>();
-  if (source->raw_data() != self.raw_data()) {
-    // self was made contiguous: its strides are the contiguous ones now (callers gave self's).
-    return make_error(ErrorCode::Internal, std::string(ctx.target()) + ": gather over a copied self");
-  }
   NRT_RETURN_IF_ERROR(launch_result(ctx, launch_index_gather(g, context_of(ctx).stream), "index gather launch"));
   if (!out.is_contiguous()) NRT_RETURN_IF_ERROR(copy_into(ctx, out, target));
   NRT_TRY(flag, copy_to_device(bad, Device{}));

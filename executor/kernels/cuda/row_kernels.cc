@@ -12,6 +12,7 @@
 #include "executor/cuda/cuda_status.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cuda/kernel_support.h"
 #include "executor/kernels/cuda/row_launch.h"
 #include "executor/runtime/tensor_copy.h"
@@ -469,10 +470,7 @@ Status attention(KernelContext& ctx) {
     launch.out_dtype = q->dtype();
     if (m.dtype() == ScalarType::BOOL) {
       // where(mask, scores, -inf): scores read in place, -inf from a one-element tensor.
-      Tensor neg_inf = Tensor::empty(ScalarType::FLOAT64, {}, Device{});
-      *neg_inf.data<double>() = -INFINITY;
-      NRT_TRY(on_device, copy_to_device(neg_inf, out->device()));
-      NRT_TRY(fill, as_dtype(ctx, *on_device, q->dtype()));
+      NRT_TRY(fill, cpu::scalar_on(cpu::ScalarValue::of_float(-INFINITY), q->dtype(), out->device()));
       const std::vector<int64_t> zero(full.size(), 0);
       const std::vector<int64_t> all[4] = {scores_view.strides(), m.strides(), scores_view.strides(), zero};
       NRT_TRY(where_indexer, make_indexer(full, all));
