@@ -285,6 +285,53 @@ def build_zoo():
                            [True, False, False, False, False], [False, False, False, False, False]])
     zoo["argreduce5"] = (ArgReduce5(), (x5, flags5), {})
 
+    # torch's stateless random ops (torch.func._random), compared bit for bit ("exact" in the
+    # manifest): every dtype of uniform, normal and randint, key split and fold-in (a negative
+    # fold-in wraps the counter), a batched key, a stream that wraps past
+    # offset 2^64, 0-d and empty outputs, draws longer than one 256-block chunk. `philox` is
+    # run_decompositions({}) (the functional _philox_uniform ...), `philox_inplace` the training
+    # IR (_philox_uniform_ in place on aten.empty).
+    import torch.func._random as stateless
+
+    class Philox(nn.Module):
+        def forward(self, key, wrapping_key, x):
+            k1, k2 = stateless.split(key)
+            batch = stateless.split(k1, 3).reshape(3, 1, 2)
+            folded = stateless.fold_in(k2, 7)
+            carried = stateless.fold_in(k2, -1)
+            return (
+                x + stateless.uniform(k1, (3, 5), low=-1.0, high=2.0),
+                stateless.uniform(k2, 3001),
+                stateless.uniform(k2, 33, low=-2.5, high=1.25, dtype=torch.float64),
+                stateless.uniform(k1, (2, 3, 7), low=-3.0, high=5.0, dtype=torch.float16),
+                stateless.uniform(k1, 17, dtype=torch.bfloat16),
+                stateless.uniform(wrapping_key, 41),
+                stateless.uniform(batch, (3, 10)),
+                stateless.uniform(k1, ()),
+                stateless.uniform(k1, (0, 3)),
+                stateless.normal(k1, (5, 7), mean=1.0, std=0.5),
+                stateless.normal(folded, 701, mean=0.5, std=2.0, dtype=torch.float64),
+                stateless.normal(carried, 13, dtype=torch.float16),
+                stateless.normal(k2, (4, 4), mean=-1.0, dtype=torch.bfloat16),
+                stateless.normal(wrapping_key, 11, dtype=torch.float64),
+                stateless.randint(k2, 7, low=-3, high=9, dtype=torch.int64),
+                stateless.randint(k2, 9, low=-(2**40), high=2**50, dtype=torch.int64),
+                stateless.bits(k1, 10, dtype=torch.int32),
+                stateless.bits(k1, 6, dtype=torch.uint8),
+                stateless.randint(k2, 12, low=-100, high=100, dtype=torch.int8),
+                stateless.randint(k2, 5, low=None, high=300, dtype=torch.int16),
+                stateless.randint(k1, 8, high=5, dtype=torch.uint64),
+                stateless.bits(k2, 8, dtype=torch.uint32),
+                stateless.randint(k1, 8, high=2**30, dtype=torch.int32),
+                stateless.split(batch, 2),
+                folded,
+                carried,
+            )
+
+    philox_inputs = (stateless.key(20261204), torch.tensor([5, 2**64 - 3], dtype=torch.uint64), torch.randn(3, 5))
+    zoo["philox"] = (Philox(), philox_inputs, {"exact": True})
+    zoo["philox_inplace"] = (Philox(), philox_inputs, {"exact": True, "training_ir": True})
+
     # Functional collectives name their process group by string; torch's fake process group lets
     # one process export them (its eager results are not meaningful, so none are saved).
     import torch.distributed as dist
@@ -398,11 +445,15 @@ def export_one(name, module, inputs, kwargs, out_dir):
 
     folder = os.path.join(out_dir, name)
     eager_reference = not kwargs.pop("no_eager_reference", False)
+    exact = kwargs.pop("exact", False)  # nrt must give torch's bits: the test compares exactly
+    training_ir = kwargs.pop("training_ir", False)  # keep torch.export's default IR (in-place ops)
     expected = eager_outputs(module, inputs) if eager_reference else []
-    # run_decompositions({}) functionalizes (buffer mutations become outputs) without decomposing.
-    ep = torch.export.export(module, inputs, **kwargs).run_decompositions({})
+    ep = torch.export.export(module, inputs, **kwargs)
+    if not training_ir:
+        # run_decompositions({}) functionalizes (buffer mutations become outputs) without decomposing.
+        ep = ep.run_decompositions({})
     note = None if eager_reference else "no eager outputs: the fake process group computes nothing meaningful"
-    manifest = write_program(folder, ep, inputs, expected, note)
+    manifest = write_program(folder, ep, inputs, expected, note, {"exact": True} if exact else None)
     print(f"torch_corpus: {name}: {manifest['nodes']} nodes, {folder_bytes(folder)} bytes")
 
 

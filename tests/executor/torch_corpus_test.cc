@@ -2,7 +2,7 @@
 // scripts/torch_corpus.py) imported from its .pt2 and run by the executor against torch's own
 // eager outputs: input_<i>.npy binds the i-th user input, output_<i>.npy is compared with the
 // i-th user output, within a tolerance that suits the dtype (f32: 1e-5, f64: 1e-7, f16: 1e-3,
-// bf16: 1e-2 relative; integers and bools exactly).
+// bf16: 1e-2 relative; integers and bools exactly), or exactly when the manifest says "exact".
 //
 // Every model must load and match, except those kSingleProcessFailures names: they cannot run in
 // one process and must fail to load with the error given (the reason says where they run instead). The
@@ -135,7 +135,9 @@ TEST_P(TorchCorpusModelTest, MatchesTorch) {
     ASSERT_TRUE(expected.ok()) << expected.error().to_string();
     const auto* got = std::get_if<exec::Tensor>(&(*outputs)[i].value);
     ASSERT_NE(got, nullptr) << model << " output " << i;
-    const auto c = exec::compare_tensors(*got, *expected, tolerance_for(got->dtype()));
+    // "exact": torch's bits are the contract (the stateless random ops), not a tolerance.
+    const bool exact = manifest.value("exact", false);
+    const auto c = exec::compare_tensors(*got, *expected, exact ? exec::Tolerance{0, 0} : tolerance_for(got->dtype()));
     EXPECT_TRUE(c.ok) << model << " output " << i << " '" << (*outputs)[i].name << "' " << got->type_string() << ": "
                       << (c.problem.empty() ? c.num_mismatched : 0) << " mismatched " << c.problem << " worst "
                       << exec::index_text(c.worst_index) << " got " << c.worst_got << " expected " << c.worst_expected
