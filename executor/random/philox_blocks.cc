@@ -18,10 +18,17 @@ bool cpu_has_avx2() {
   return avx2;
 }
 
+bool cpu_has_avx512() {
+  static const bool avx512 = __builtin_cpu_supports("avx512f");
+  return avx512;
+}
+
 }  // namespace detail
 
 void philox_blocks(uint64_t key, uint64_t first_counter, int64_t count, uint32_t* words) {
-  if (detail::cpu_has_avx2()) {
+  if (detail::cpu_has_avx512()) {
+    detail::philox_blocks_avx512(key, first_counter, count, words);
+  } else if (detail::cpu_has_avx2()) {
     detail::philox_blocks_avx2(key, first_counter, count, words);
   } else {
     detail::philox_blocks_scalar(key, first_counter, count, words);

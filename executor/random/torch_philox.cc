@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <immintrin.h>
 
 #include "executor/random/philox.h"
 #include "executor/random/philox_blocks.h"
@@ -40,58 +41,98 @@ void for_each_chunk(TorchPhiloxKey key, int64_t first, int64_t count, Emit&& emi
   }
 }
 
+// Draws of this many bytes or more bypass the cache (non-temporal stores): they are larger than
+// the caches, and a normal store first reads each line it writes (twice the memory traffic).
+constexpr int64_t kStreamBytes = int64_t{8} << 20;
+
+// Copies n floats to `out` with non-temporal stores where `out` is 16-byte aligned.
+void stream_out(const float* values, int64_t n, float* out) {
+  int64_t j = 0;
+  for (; j < n && (reinterpret_cast<uintptr_t>(out + j) & 15) != 0; ++j) out[j] = values[j];
+  for (; j + 4 <= n; j += 4) _mm_stream_ps(out + j, _mm_loadu_ps(values + j));
+  for (; j < n; ++j) out[j] = values[j];
+}
+
 uint64_t sample64(const uint32_t* words, int64_t i) {
   return (static_cast<uint64_t>(words[2 * i]) << 32) | words[2 * i + 1];
 }
 
 // uniform for 32-bit samples: the low `digits` bits (the dtype's mantissa with its implicit bit)
-// as a fraction in [0, 1), scaled in float; `store` converts each float to the dtype.
-template <int digits, class Store>
-void uniform32(TorchPhiloxKey key, float from, float to, int64_t first, int64_t count, Store&& store) {
+// as a fraction in [0, 1), scaled in float. Plain pointers and one loop per chunk, so the
+// compiler vectorises it.
+template <int digits>
+void uniform_floats(const uint32_t* __restrict words, int64_t n, float from, float range, float* __restrict out) {
   constexpr uint32_t mask = (uint32_t{1} << digits) - 1;
   constexpr float divisor = 1.0f / static_cast<float>(uint32_t{1} << digits);
-  const float range = to - from;
+  for (int64_t j = 0; j < n; ++j) {
+    const float x = static_cast<float>(static_cast<int32_t>(words[j] & mask)) * divisor;
+    out[j] = x * range + from;
+  }
+}
+
+// The same for half and bfloat16: floats of one chunk, then converted.
+template <int digits, class Convert>
+void uniform_reduced(TorchPhiloxKey key, float from, float to, int64_t first, int64_t count, uint16_t* out,
+                     Convert&& convert) {
+  float values[4 * kChunkBlocks];
   for_each_chunk<4>(key, first, count, [&](const uint32_t* words, int64_t local, int64_t n, int64_t done) {
-    for (int64_t j = 0; j < n; ++j) {
-      const float x = static_cast<float>(static_cast<int32_t>(words[local + j] & mask)) * divisor;
-      store(done + j, x * range + from);
-    }
+    uniform_floats<digits>(words + local, n, from, to - from, values);
+    for (int64_t j = 0; j < n; ++j) out[done + j] = convert(values[j]);
   });
 }
 
-// curand's Box-Muller, as torch computes it on every device: a pair of uniforms in (0, 1]
-// gives a radius and an angle, the pair's first element takes the cosine, the second the sine.
+// Box-Muller pairs: elements 2p and 2p + 1 of a stream come from one pair of uniforms, the first
+// taking the cosine and the second the sine. emit_pairs calls pair(p) -> {z0, z1} once per pair
+// that overlaps [local, local + n) and stores the wanted ones (a range may start or end inside a pair).
+template <class Pair, class Store>
+void emit_pairs(int64_t local, int64_t n, int64_t done, Pair&& pair, Store&& store) {
+  const int64_t end = local + n;
+  for (int64_t e = local & ~int64_t{1}; e < end; e += 2) {
+    const auto [z0, z1] = pair(e / 2);
+    if (e >= local) store(done + (e - local), z0);
+    if (e + 1 < end) store(done + (e + 1 - local), z1);
+  }
+}
+
+template <class T>
+struct Normals {
+  T z0;
+  T z1;
+};
+
+// curand's Box-Muller, as torch computes it on every device: a uniform in (0, 1] for the radius,
+// one for the angle. Float: one word each, pair p from words 2p and 2p + 1 (four elements a block).
 template <class Store>
 void normal_float(TorchPhiloxKey key, float mean, float std, int64_t first, int64_t count, Store&& store) {
   constexpr float m = 2.3283064365386963e-10f;  // 2^-32
   constexpr float two_pi = 6.2831853071795864f;
   for_each_chunk<4>(key, first, count, [&](const uint32_t* words, int64_t local, int64_t n, int64_t done) {
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t even = (local + j) & ~int64_t{1};
-      const float u0 = std::fma(static_cast<float>(words[even]), m, m * 0.5f);
-      const float u1 = std::fma(static_cast<float>(words[even + 1]), m, m * 0.5f);
+    auto pair = [&](int64_t p) {
+      const float u0 = std::fma(static_cast<float>(words[2 * p]), m, m * 0.5f);
+      const float u1 = std::fma(static_cast<float>(words[2 * p + 1]), m, m * 0.5f);
       const float radius = std::sqrt(-2.0f * std::log(u0));
       const float angle = two_pi * u1;
-      const float z = ((local + j) & 1) == 0 ? radius * std::cos(angle) : radius * std::sin(angle);
-      store(done + j, z * std + mean);
-    }
+      return Normals<float>{radius * std::cos(angle) * std + mean, radius * std::sin(angle) * std + mean};
+    };
+    emit_pairs(local, n, done, pair, store);
   });
 }
 
+// Double: two words per uniform (the first the high part), so one block is one pair.
 void normal_double(TorchPhiloxKey key, double mean, double std, int64_t first, int64_t count, double* out) {
   constexpr double m = 2.3283064365386963e-10;  // 2^-32
   constexpr double m2 = m * m;
   constexpr double two_pi = 6.2831853071795864;
   for_each_chunk<2>(key, first, count, [&](const uint32_t* words, int64_t local, int64_t n, int64_t done) {
-    for (int64_t j = 0; j < n; ++j) {
-      const uint32_t* w = words + 4 * ((local + j) / 2);
+    auto pair = [&](int64_t p) {
+      const uint32_t* w = words + 4 * p;
       const double u0 = std::fma(static_cast<double>(w[0]), m, static_cast<double>(w[1]) * m2 + m2 * 0.5);
       const double u1 = std::fma(static_cast<double>(w[2]), m, static_cast<double>(w[3]) * m2 + m2 * 0.5);
       const double radius = std::sqrt(-2.0 * std::log(u0));
       const double angle = two_pi * u1;
-      const double z = ((local + j) & 1) == 0 ? radius * std::cos(angle) : radius * std::sin(angle);
-      out[done + j] = z * std + mean;
-    }
+      return Normals<double>{radius * std::cos(angle) * std + mean, radius * std::sin(angle) * std + mean};
+    };
+    emit_pairs(local, n, done, pair, [out](int64_t i, double v) { out[i] = v; });
   });
 }
 
@@ -145,23 +186,33 @@ void torch_uniform(TorchPhiloxKey key, ScalarType dtype, double low, double high
   switch (dtype) {
     case ScalarType::FLOAT32: {
       auto* o = static_cast<float*>(out);
-      uniform32<24>(key, static_cast<float>(low), static_cast<float>(high), first, count,
-                    [o](int64_t i, float v) { o[i] = v; });
+      const auto from = static_cast<float>(low);
+      const float range = static_cast<float>(high) - from;
+      if (count * 4 < kStreamBytes) {
+        for_each_chunk<4>(key, first, count, [&](const uint32_t* words, int64_t local, int64_t n, int64_t done) {
+          uniform_floats<24>(words + local, n, from, range, o + done);
+        });
+        return;
+      }
+      alignas(16) float values[4 * kChunkBlocks];
+      for_each_chunk<4>(key, first, count, [&](const uint32_t* words, int64_t local, int64_t n, int64_t done) {
+        uniform_floats<24>(words + local, n, from, range, values);
+        stream_out(values, n, o + done);
+      });
+      _mm_sfence();
       return;
     }
     case ScalarType::FLOAT16: {
       // The bounds are rounded to half first, as torch holds them in the output dtype.
-      auto* o = static_cast<uint16_t*>(out);
       const float from = exec::half_to_float(float_to_half(static_cast<float>(low)));
       const float to = exec::half_to_float(float_to_half(static_cast<float>(high)));
-      uniform32<11>(key, from, to, first, count, [o](int64_t i, float v) { o[i] = float_to_half(v); });
+      uniform_reduced<11>(key, from, to, first, count, static_cast<uint16_t*>(out), float_to_half);
       return;
     }
     case ScalarType::BFLOAT16: {
-      auto* o = static_cast<uint16_t*>(out);
       const float from = exec::bfloat16_to_float(float_to_bfloat16(static_cast<float>(low)));
       const float to = exec::bfloat16_to_float(float_to_bfloat16(static_cast<float>(high)));
-      uniform32<8>(key, from, to, first, count, [o](int64_t i, float v) { o[i] = float_to_bfloat16(v); });
+      uniform_reduced<8>(key, from, to, first, count, static_cast<uint16_t*>(out), float_to_bfloat16);
       return;
     }
     case ScalarType::FLOAT64: {
