@@ -55,6 +55,11 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "Where the program runs: cpu (default), cuda or cuda:N; inputs are copied to the device and outputs "
                  "back (a device this machine or build lacks: NRT-E1014, exit 2; docs/CUDA.md)")
       ->check(device_name());
+  app.add_option("--seed", options.job.seed,
+                 "Seed of the random ops the program draws with (rand, randn, randint, normal, bernoulli, dropout "
+                 "in training), default 0: each node draws from the seed and its own name, each element from its "
+                 "index, so the values do not depend on the schedule, sharding or rank count (docs/RANDOM.md)")
+      ->type_name("N");
   app.add_flag("--allow-tf32", options.job.allow_tf32,
                "float32 matrix products on CUDA may use TF32 tensor cores (10-bit mantissa inputs, as "
                "torch.backends.cuda.matmul.allow_tf32); off by default, so results stay float32-exact in their inputs");

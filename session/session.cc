@@ -131,6 +131,7 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   executor_options.graph = options.graph;
   executor_options.poison_freed = options.poison_freed;
   executor_options.device = options.device;
+  executor_options.seed = options.seed;
   exec::set_allow_tf32(options.allow_tf32);
   if (world.launched()) {
     auto registry = exec::mpi_process_registry(file->program());

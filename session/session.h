@@ -51,6 +51,11 @@ struct SessionOptions {
   Device device;
   // float32 matrix products may use TF32 on the device (process-wide: executor/runtime/matmul_precision.h).
   bool allow_tf32 = false;
+  // The seed of the seeded random ops (rand, randn, randint, normal, bernoulli, dropout in
+  // training): each node draws from fold_in(key(seed), its stream), every element from its own
+  // index, so the values are the same on any schedule, sharding or rank count (docs/RANDOM.md).
+  // torch's stateless _philox_* ops take their key from the graph instead.
+  uint64_t seed = 0;
   // Kernel libraries (custom ops, executor/runtime/kernel_library.h) loaded before opening.
   std::vector<std::string> kernel_libraries;
   bool kernel_library_override = false;

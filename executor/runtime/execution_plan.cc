@@ -11,6 +11,22 @@
 namespace nrt::exec {
 namespace {
 
+// FNV-1a 64 of "<graph>/<node>": a seeded draw's stream depends on names only, never on the
+// node's place in the schedule.
+uint64_t random_stream_of(std::string_view graph, std::string_view node) {
+  uint64_t hash = 0xcbf29ce484222325ull;
+  auto mix = [&hash](std::string_view text) {
+    for (char c : text) {
+      hash ^= static_cast<unsigned char>(c);
+      hash *= 0x100000001b3ull;
+    }
+  };
+  mix(graph);
+  mix("/");
+  mix(node);
+  return hash;
+}
+
 Result<Device> device_from(const fb::Device* device) {
   if (device == nullptr) return Device{};
   const auto kind = from_schema(device->type());
@@ -628,6 +644,7 @@ class PlanBuilder {
       PlannedNode& node = plan_.nodes[n];
       const OpFacts* facts = op_facts(node.target);
       node.collective = facts != nullptr && facts->collective;
+      if (facts != nullptr && facts->seeded_draw) node.random_stream = random_stream_of(plan_.graph_name, node.name);
       waits[n] = facts != nullptr && facts->waits;
       if (facts != nullptr && facts->defers_wait && node.outputs.size() == 1 &&
           node.outputs[0].kind == OutputSlotKind::kValue && !node.in_place) {

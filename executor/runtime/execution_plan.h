@@ -134,6 +134,9 @@ struct PlannedNode {
   bool collective = false;  // a `_c10d_functional::*` node: its kernel gets the run's PendingCollectives
   // Its collective may still be in flight when the kernel returns (only wait_tensor reads the output).
   bool defer_collective_wait = false;
+  // A seeded draw (OpFacts::seeded_draw): the node's random stream, FNV-1a 64 of
+  // "<graph name>/<node name>", which no schedule or address changes.
+  std::optional<uint64_t> random_stream;
 };
 
 struct PlannedInput {

@@ -207,6 +207,7 @@ Status Executor::bind_subgraphs(ExecutionPlan& plan) {
     options.graph = ref->name;
     options.device = options_.device;
     options.poison_freed = options_.poison_freed;
+    options.seed = options_.seed;
     options.copy_outputs = false;  // the control-flow kernel copies what it keeps
     options.process_groups = groups_;
     auto child = load_graph(file_, std::move(options), runners_);
@@ -363,7 +364,8 @@ void Executor::build_compact_nodes() {
     compact.compact = node.gathers.empty() && !node.in_place;
     compact.collective = node.collective;
     compact.defer_collective_wait = node.defer_collective_wait;
-    compact.context_extras = node.collective || device_context_ != nullptr;
+    compact.random_stream = node.random_stream;
+    compact.context_extras = node.collective || device_context_ != nullptr || node.random_stream.has_value();
     for (const PlannedOutput& out : node.outputs) {
       compact.compact = compact.compact && out.kind != OutputSlotKind::kList;
       CompactOutput o;

@@ -54,6 +54,9 @@ struct ExecutorOptions {
   Device device;                       // kernels are looked up for this device
   std::optional<bool> poison_freed;    // default: NRT_POISON_FREED from the environment
   bool copy_outputs = true;
+  // The seed of the seeded random ops (rand, randn, dropout in training, ...; docs/RANDOM.md):
+  // with the node's stream it decides every value drawn, on any schedule, sharding or rank count.
+  uint64_t seed = 0;
   // Binds the program's process groups; default: single_process_registry(program).
   std::shared_ptr<const ProcessGroupRegistry> process_groups;
 };
@@ -161,7 +164,8 @@ class Executor final : public GraphRunner {
     bool compact = false;
     bool collective = false;  // PlannedNode::collective
     bool defer_collective_wait = false;
-    bool context_extras = false;  // a collective, or a device context: the KernelContext gets more
+    bool context_extras = false;  // a collective, a device context or a draw: the KernelContext gets more
+    std::optional<uint64_t> random_stream;  // PlannedNode::random_stream
   };
   std::vector<CompactNode> compact_nodes_;
   std::vector<CompactOutput> compact_outputs_;

@@ -266,6 +266,7 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
       origin.emplace(plan_->nodes[n].name, !node.defer_collective_wait);
     }
     context.set_device_context(device_context_);
+    if (node.random_stream) context.set_random(options_.seed, *node.random_stream);
   }
   if (Status s = call_kernel(node.fn, context); !s) {
     for (uint32_t i = 0; i < node.num_outputs; ++i) placed_outputs[i].generation = 0;
@@ -460,6 +461,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
     origin.emplace(node.name, !node.defer_collective_wait);
   }
   if (device_context_ != nullptr) context.set_device_context(device_context_);
+  if (node.random_stream) context.set_random(options_.seed, *node.random_stream);
   if (Status s = call_kernel(node.kernel.fn, context); !s) return node_error(node, s.error().message, s.error().code);
   if (node.in_place) {
     NRT_RETURN_IF_ERROR(write_in_place(frame, node));

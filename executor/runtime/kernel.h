@@ -59,6 +59,16 @@ class KernelContext {
     may_defer_wait_ = may_defer_wait;
   }
 
+  // The run's seed and this node's random stream (a hash of its graph's and its own name, so that
+  // no schedule changes it): the seeded random ops (OpFacts::seeded_draw) derive their key from
+  // both (docs/RANDOM.md). Both 0 for other ops.
+  uint64_t seed() const { return seed_; }
+  uint64_t random_stream() const { return random_stream_; }
+  void set_random(uint64_t seed, uint64_t stream) {
+    seed_ = seed;
+    random_stream_ = stream;
+  }
+
   // The argument called `name`, else the one at `position`; nullptr when absent (a default applies).
   const RuntimeValue* find(std::string_view name, int position) const;
 
@@ -84,6 +94,8 @@ class KernelContext {
   PendingCollectives* pending_ = nullptr;
   bool may_defer_wait_ = false;
   void* device_context_ = nullptr;
+  uint64_t seed_ = 0;
+  uint64_t random_stream_ = 0;
 };
 
 using KernelFn = Status (*)(KernelContext&);

@@ -23,6 +23,23 @@ constexpr OpFacts kOpFacts[] = {
     // The sharding pass's own communicating nodes (executor/dtensor/dtensor_ops.h).
     {.target = "nrt::redistribute_step", .match = OpMatch::kOperator, .collective = true},
     {.target = "nrt::sharded_arg_reduce", .match = OpMatch::kOperator, .collective = true},
+    // Stateful draws, seeded per run and node (docs/RANDOM.md); torch's stateless _philox_* ops
+    // take their key as an argument instead.
+    {.target = "aten::rand", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::randn", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::rand_like", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::randn_like", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::randint", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::randint_like", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::normal", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::normal_", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::normal_functional", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::uniform", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::uniform_", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::bernoulli", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::bernoulli_", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::dropout", .match = OpMatch::kOperator, .seeded_draw = true},
+    {.target = "aten::native_dropout", .match = OpMatch::kOperator, .seeded_draw = true},
 };
 
 std::string_view namespace_of(std::string_view target) {

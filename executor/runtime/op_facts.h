@@ -1,6 +1,6 @@
 // What the runtime must know about an op beyond its kernel, one entry per target (DESIGN.md,
-// "Shape of the runtime"): whether it communicates through the run's process groups, and whether
-// its completion may be split from its call. A target without an entry has none of these facts.
+// "Shape of the runtime"): whether it communicates through the run's process groups, whether
+// its completion may be split from its call, whether it draws from the run's seed. A target without an entry has none of these facts.
 //
 // An entry names one target ("namespace::name.overload"), or a family: every overload of an
 // operator, or every op of a namespace, so that a collective the table does not list (a newer
@@ -31,6 +31,9 @@ struct OpFacts {
   bool defers_wait = false;
   // Completes a collective returned in flight (wait_tensor).
   bool waits = false;
+  // Draws random numbers from the run's seed (rand, normal, dropout, ...): the executor gives its
+  // kernel the seed and the node's stream (KernelContext::seed, random_stream).
+  bool seeded_draw = false;
 };
 
 // The entry for `target`: its own, else its operator's, else its namespace's; nullptr when none.

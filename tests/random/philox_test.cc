@@ -1,5 +1,5 @@
-// Philox-4x32-10 against Random123's known-answer vectors; the AVX2 block loop against the scalar
-// one; torch's layout: any range of a draw equals that slice of the whole draw (what sharded and
+// Philox-4x32-10 against Random123's known-answer vectors; the AVX-512 and AVX2 block loops
+// against the scalar one; torch's layout: any range of a draw equals that slice of the whole draw (what sharded and
 // threaded draws rely on); split and fold-in agree; and the distributions' statistics over 10^6
 // draws (mean, variance, a chi-square of uniform bins).
 #include <gtest/gtest.h>
@@ -62,6 +62,19 @@ TEST(PhiloxTest, Avx2BuildGivesTheScalarBuildsWords) {
       detail::philox_blocks_avx2(99, first, count, avx2.data());
       EXPECT_EQ(scalar, avx2) << count << " blocks from " << first;
       EXPECT_EQ(avx2.back(), 0xdeadbeef) << "wrote past the blocks";
+    }
+  }
+}
+
+TEST(PhiloxTest, Avx512BuildGivesTheScalarBuildsWords) {
+  if (!detail::cpu_has_avx512()) GTEST_SKIP() << "this CPU has no AVX-512";
+  for (int64_t count : {0, 1, 31, 32, 33, 64, 100}) {
+    for (uint64_t first : {uint64_t{0}, uint64_t{0xffffffff} - 9, ~uint64_t{0} - 3}) {
+      std::vector<uint32_t> scalar(static_cast<size_t>(4 * count) + 4, 0xdeadbeef), avx512 = scalar;
+      detail::philox_blocks_scalar(0x9e3779b97f4a7c15ull, first, count, scalar.data());
+      detail::philox_blocks_avx512(0x9e3779b97f4a7c15ull, first, count, avx512.data());
+      EXPECT_EQ(scalar, avx512) << count << " blocks from " << first;
+      EXPECT_EQ(avx512.back(), 0xdeadbeef) << "wrote past the blocks";
     }
   }
 }

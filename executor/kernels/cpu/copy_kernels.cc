@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <variant>
 
+#include "executor/kernels/cpu/seeded_draws.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -185,7 +186,7 @@ Status native_dropout(KernelContext& ctx) {
   NRT_TRY(input, ctx.tensor("input", 0));
   NRT_TRY(p, ctx.real("p", 1));
   NRT_TRY(train, ctx.boolean("train", 2, false));
-  if (*train && *p > 0.0) return ctx.error("training-mode dropout is not supported (inference only)");
+  if (*train && *p > 0.0) return dropout_in_training(ctx, *input, *p, true);
   if (auto s = copy_as(ctx, *input, input->dtype()); !s.ok()) return s;
   NRT_TRY(mask, OutputSlot::bind_secondary(ctx, 1, ScalarType::BOOL, input->sizes()));
   fill_with(mask->tensor(), ScalarValue::of_bool(true));

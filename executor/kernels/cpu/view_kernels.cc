@@ -8,6 +8,7 @@
 // output), which is correct in both cases; the copying branch allocates its own storage.
 #include <algorithm>
 
+#include "executor/kernels/cpu/seeded_draws.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/output_slot.h"
@@ -301,7 +302,7 @@ Status dropout(KernelContext& ctx) {
   NRT_TRY(input, ctx.tensor("input", 0));
   NRT_TRY(p, ctx.real("p", 1));
   NRT_TRY(train, ctx.boolean("train", 2));
-  if (*train && *p > 0.0) return ctx.error("training-mode dropout is not supported (inference only)");
+  if (*train && *p > 0.0) return dropout_in_training(ctx, *input, *p, false);
   return set_output(ctx, 0, *input);
 }
 
