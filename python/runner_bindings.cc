@@ -47,7 +47,7 @@ void load_kernel_library_once(const std::string& path) {
 class Runner {
  public:
   Runner(const Program& program, const std::optional<std::string>& graph, int threads,
-         const std::vector<std::string>& kernel_libraries, const std::string& device) {
+         const std::vector<std::string>& kernel_libraries, const std::string& device, uint64_t seed) {
     if (threads < 1 || threads > kMaxThreads) {
       throw nb::value_error(("threads must be 1 to " + std::to_string(kMaxThreads) + ", not " +
                              std::to_string(threads))
@@ -57,6 +57,7 @@ class Runner {
     SessionOptions options;
     if (graph) options.graph = *graph;
     options.device = value_or_raise(parse_device(device));
+    options.seed = seed;
     {
       nb::gil_scoped_release release;
       session_ = value_or_raise(Session::open(*program.file, options));
@@ -192,15 +193,17 @@ void add_runner_bindings(nb::module_& m) {
                      "Returns {output name: numpy.ndarray}. The GIL is released while the graph runs; one Runner "
                      "serves many threads at once.")
       .def(nb::init<const Program&, const std::optional<std::string>&, int, const std::vector<std::string>&,
-                    const std::string&>(),
+                    const std::string&, uint64_t>(),
            nb::arg("program"), nb::kw_only(), nb::arg("graph") = nb::none(), nb::arg("threads") = 1,
-           nb::arg("kernel_libraries") = std::vector<std::string>(), nb::arg("device") = "cpu",
+           nb::arg("kernel_libraries") = std::vector<std::string>(), nb::arg("device") = "cpu", nb::arg("seed") = 0,
            "graph: the entry point to run (default the first); threads: how many calls may run at once "
            "without making a frame (each holds the graph's planned memory); more still run, making one; "
            "kernel_libraries: shared objects with kernels for custom ops (nrt-run's --kernel-library, "
            "executor/runtime/kernel_library.h), loaded once per process before the graph is planned; "
            "device: 'cpu', 'cuda' or 'cuda:N' (inputs are copied there and outputs back as NumPy arrays; "
-           "a device the machine or build lacks raises nrt.Error NRT-E1014).")
+           "a device the machine or build lacks raises nrt.Error NRT-E1014); "
+           "seed: the seed of the random ops the graph draws with (rand, randn, dropout in training, ...; "
+           "nrt-run --seed; docs/RANDOM.md), default 0.")
       .def("__call__", &Runner::call, "Run the graph: runner(x=array, ...) -> {name: numpy.ndarray}")
       .def("_time_native_runs", &Runner::time_native_runs,
            "_time_native_runs(repeats, **inputs): the benchmark's baseline, the seconds of each of `repeats` runs "

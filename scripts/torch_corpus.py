@@ -332,6 +332,31 @@ def build_zoo():
     zoo["philox"] = (Philox(), philox_inputs, {"exact": True})
     zoo["philox_inplace"] = (Philox(), philox_inputs, {"exact": True, "training_ir": True})
 
+    # torch's stateful draws as torch.export writes them (rand, randn, randint, normal_, uniform_,
+    # normal's overloads, bernoulli, dropout in training): nrt draws them from its own seed
+    # (docs/RANDOM.md), so torch's numbers are not the reference; the tests check that they
+    # import and run, and tests/python checks the seed's effect.
+    class SeededDraws(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.drop = nn.Dropout(0.3)
+
+        def forward(self, x):
+            return (
+                torch.rand(3, 4) + torch.randn(3, 4, dtype=torch.float64).float(),
+                torch.rand_like(x) * torch.randn_like(x),
+                torch.randint(0, 10, (5,)) + torch.randint(7, (5,)) + torch.randint_like(x, 3, 9).long().sum(),
+                torch.empty(3, 4).normal_(1.0, 2.0) + torch.empty(3, 4).uniform_(-1, 1),
+                torch.normal(x, 0.5) + torch.normal(0.0, x.abs() + 0.1) + torch.normal(2.0, 3.0, size=(3, 4)),
+                torch.bernoulli(torch.full((3, 4), 0.3)) + torch.empty(3, 4).bernoulli_(0.7),
+                self.drop(x) + F.dropout(x, 0.2, training=True),
+            )
+
+    seeded_note = "no eager outputs: nrt draws from its own seed (docs/RANDOM.md), not torch's generator"
+    zoo["seeded_draws"] = (SeededDraws().train(), (torch.randn(3, 4),), {"no_eager_reference": seeded_note})
+    zoo["seeded_draws_inplace"] = (SeededDraws().train(), (torch.randn(3, 4),),
+                                   {"no_eager_reference": seeded_note, "training_ir": True})
+
     # Functional collectives name their process group by string; torch's fake process group lets
     # one process export them (its eager results are not meaningful, so none are saved).
     import torch.distributed as dist
@@ -444,7 +469,8 @@ def export_one(name, module, inputs, kwargs, out_dir):
     import torch
 
     folder = os.path.join(out_dir, name)
-    eager_reference = not kwargs.pop("no_eager_reference", False)
+    no_reference = kwargs.pop("no_eager_reference", False)
+    eager_reference = not no_reference
     exact = kwargs.pop("exact", False)  # nrt must give torch's bits: the test compares exactly
     training_ir = kwargs.pop("training_ir", False)  # keep torch.export's default IR (in-place ops)
     expected = eager_outputs(module, inputs) if eager_reference else []
@@ -452,7 +478,9 @@ def export_one(name, module, inputs, kwargs, out_dir):
     if not training_ir:
         # run_decompositions({}) functionalizes (buffer mutations become outputs) without decomposing.
         ep = ep.run_decompositions({})
-    note = None if eager_reference else "no eager outputs: the fake process group computes nothing meaningful"
+    note = None
+    if not eager_reference:  # True, or the note's own words
+        note = no_reference if isinstance(no_reference, str) else "no eager outputs: the fake process group computes nothing meaningful"
     manifest = write_program(folder, ep, inputs, expected, note, {"exact": True} if exact else None)
     print(f"torch_corpus: {name}: {manifest['nodes']} nodes, {folder_bytes(folder)} bytes")
 

@@ -17,6 +17,7 @@
 
 #include "io/compare_outputs.h"
 #include "executor/runtime/kernel.h"
+#include "executor/runtime/op_facts.h"
 #include "io/npy.h"
 #include "core/scalar_type.h"
 
@@ -312,10 +313,14 @@ TEST(GoldenManifest, CoversEveryRegisteredTarget) {
   std::set<std::string> covered;
   for (const auto& c : manifest()["cases"]) covered.insert(c["target"].get<std::string>());
   std::vector<std::string> missing;
-  // Kernels that run subgraphs or talk to other ranks have suites of their own:
-  // tests/executor/control_flow_test, collective_kernels_test and the mpirun tests.
+  // Kernels that run subgraphs, talk to other ranks or draw random numbers have suites of their
+  // own: tests/executor/control_flow_test, collective_kernels_test and the mpirun tests; the
+  // random draws tests/executor/seeded_random_test, tests/random/philox_test and the torch
+  // corpus's philox programs (torch's bits, exactly).
   auto tested_elsewhere = [](const std::string& target) {
-    return target.rfind("higher_order::", 0) == 0 || target.rfind("_c10d_functional::", 0) == 0;
+    const OpFacts* facts = op_facts(target);
+    return target.rfind("higher_order::", 0) == 0 || target.rfind("_c10d_functional::", 0) == 0 ||
+           target.rfind("aten::_philox_", 0) == 0 || (facts != nullptr && facts->seeded_draw);
   };
   for (const auto& target : KernelRegistry::global().targets(DeviceKind::kCpu)) {
     if (!covered.count(target) && !behavior_only.count(target) && !tested_elsewhere(target)) missing.push_back(target);
