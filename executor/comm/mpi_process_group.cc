@@ -104,6 +104,10 @@ std::optional<WireType> wire_type(ScalarType dtype) {
     case ScalarType::INT32: return WireType{MPI_INT32_T, Family::kIntegral};
     case ScalarType::INT64: return WireType{MPI_INT64_T, Family::kIntegral};
     case ScalarType::UINT8: return WireType{MPI_UINT8_T, Family::kIntegral};
+    // torch's unsigned dtypes past uint8 (the stateless random keys are uint64).
+    case ScalarType::UINT16: return WireType{MPI_UINT16_T, Family::kIntegral};
+    case ScalarType::UINT32: return WireType{MPI_UINT32_T, Family::kIntegral};
+    case ScalarType::UINT64: return WireType{MPI_UINT64_T, Family::kIntegral};
     case ScalarType::BOOL: return WireType{MPI_UINT8_T, Family::kBool};  // torch bools are bytes 0/1
     default: return std::nullopt;
   }

@@ -10,6 +10,7 @@
 #include "executor/dtensor/schema_args.h"
 #include "executor/dtensor/schema_placements.h"
 #include "executor/dtensor/sharding_rules.h"
+#include "executor/runtime/op_facts.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::dist {
@@ -43,6 +44,7 @@ class Pass {
     std::vector<std::unique_ptr<fb::NodeT>> nodes = std::move(graph_->nodes);
     graph_->nodes.clear();
     NRT_RETURN_IF_ERROR(shard_inputs());
+    read_wanted(nodes);
     for (auto& node : nodes) NRT_RETURN_IF_ERROR(plan_node(std::move(node)));
     NRT_RETURN_IF_ERROR(finish_outputs());
     // Every value is local now: the program is a plain one.
@@ -174,6 +176,28 @@ class Pass {
       declared_[v] = State{placements, *global};
     }
     return {};
+  }
+
+  // The placements the program wants each value in, read backwards from its declared values
+  // through the ops whose output keeps its inputs' placements (elementwise): a draw that feeds
+  // them is drawn in those placements (each rank its own elements) instead of whole and sliced.
+  void read_wanted(const std::vector<std::unique_ptr<fb::NodeT>>& nodes) {
+    wanted_.assign(graph_->values.size(), std::nullopt);
+    for (uint32_t v = 0; v < graph_->values.size(); ++v) {
+      if (declared_[v]) wanted_[v] = declared_[v];
+    }
+    for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+      const fb::NodeT& node = **it;
+      if (node.outputs.size() != 1) continue;
+      const auto* out = node.outputs[0]->arg.AsTensorArg();
+      if (out == nullptr || !wanted_[out->value] || !keeps_input_placements(target_of(p_, node))) continue;
+      for (const auto& a : node.inputs) {
+        const auto* t = a->arg.AsTensorArg();
+        if (t == nullptr || wanted_[t->value]) continue;
+        auto sizes = global_sizes(t->value);
+        if (sizes && *sizes == wanted_[out->value]->global) wanted_[t->value] = wanted_[out->value];
+      }
+    }
   }
 
   Placements replicated() const { return Placements(static_cast<size_t>(r_.mesh.ndim()), Placement::replicate()); }
@@ -343,12 +367,17 @@ class Pass {
     const NodePlanning planning = entry ? entry->planning : NodePlanning::kByRule;
     // Tensor arguments, and whether any is not whole on every rank.
     std::vector<uint32_t*> args;
+    std::vector<std::string> arg_names;  // of `args`
     std::vector<std::vector<uint32_t>*> lists;
     bool distributed = false;
     for (auto& a : node->inputs) {
-      if (auto* t = a->arg.AsTensorArg()) args.push_back(&t->value);
+      if (auto* t = a->arg.AsTensorArg()) {
+        args.push_back(&t->value);
+        arg_names.push_back(a->name);
+      }
       if (auto* o = a->arg.AsOptionalTensorArg(); o && o->value >= 0) {
         args.push_back(reinterpret_cast<uint32_t*>(&o->value));
+        arg_names.push_back(a->name);
       }
       if (auto* l = a->arg.AsTensorListArg()) lists.push_back(&l->values);
     }
@@ -373,6 +402,10 @@ class Pass {
     }
     bool declared_output = false;
     for (auto v : outputs) declared_output |= declared_[v].has_value();
+    // A draw whose consumers want it sharded is drawn sharded (read_wanted).
+    const bool wanted_draw = planning == NodePlanning::kDraw && outputs.size() == 1 && wanted_[outputs[0]] &&
+                             !all_replicate(wanted_[outputs[0]]->placements);
+    declared_output |= wanted_draw;
     // Ops that only look at metadata run on the shards as they are.
     if (planning == NodePlanning::kMetadataOnly && outputs.empty()) distributed = false;
     if (!distributed && !declared_output) {
@@ -431,6 +464,9 @@ class Pass {
       decision = propagate(target, *node, rule_inputs, *out_global, r_.mesh.shape);
       // A rule speaks for a node of several outputs only when it gives them all its placements.
       if (decision && outputs.size() > 1 && !decision->every_output) decision.reset();
+      if (planning == NodePlanning::kDraw && outputs.size() == 1 && !list_rule) {
+        decision = draw_decision(arg_names, rule_inputs, *out_global, wanted_[outputs[0]], decision);
+      }
     }
     if (!decision) {
       decision = RuleDecision{"replicate", std::vector<Placements>(rule_values.size(), replicated()), replicated()};
@@ -467,6 +503,10 @@ class Pass {
       NRT_RETURN_IF_ERROR(set_unflatten_sizes_arg(*node, rule_inputs[0].global_sizes.size(), State{decision->output, *global}));
     }
     if (decision->rule == kVocabularyShardedEmbedding) NRT_RETURN_IF_ERROR(mask_embedding(*node, rule_inputs[0].global_sizes, decision->inputs[0]));
+    if (planning == NodePlanning::kDraw && outputs.size() == 1 && !all_replicate(decision->output)) {
+      NRT_TRY(global, global_sizes(outputs[0]));
+      NRT_RETURN_IF_ERROR(add_draw_region(*node, State{decision->output, *global}));
+    }
     graph_->nodes.push_back(std::move(node));
     NRT_RETURN_IF_ERROR(place_outputs(*graph_->nodes.back(), decision->output, decision->every_output, planned));
     r_.nodes.push_back(std::move(planned));
@@ -503,6 +543,60 @@ class Pass {
       planned.output = replicated();
     }
     if (may_be_none) graph_->values[out]->kind = fb::ValueKind::OPTIONAL_TENSOR;
+    return {};
+  }
+
+  // A draw keeps the placements its output is declared with, else those its rule chose (a
+  // sharded input's): its key stays whole, every other tensor input (the tensor drawn into, or
+  // whose shape is drawn) takes the output's placements. Not for a batched key (one key per row
+  // of the output), nor a Partial output: those keep `by_rule` (the fallback draws whole).
+  std::optional<RuleDecision> draw_decision(const std::vector<std::string>& arg_names,
+                                                   const std::vector<RuleInput>& inputs,
+                                                   const std::vector<int64_t>& out_global,
+                                                   const std::optional<State>& declared,
+                                                   const std::optional<RuleDecision>& by_rule) const {
+    const Placements* wanted = declared ? &declared->placements : by_rule ? &by_rule->output : nullptr;
+    if (wanted == nullptr || all_replicate(*wanted)) {
+      // Whole on every rank: drawn whole, from whole inputs (no gather: nothing is sharded).
+      if (by_rule) return by_rule;
+      return RuleDecision{"draw (whole)", std::vector<Placements>(inputs.size(), replicated()), replicated()};
+    }
+    for (const Placement& p : *wanted) {
+      if (p.kind == Placement::Kind::kPartial) return by_rule;
+    }
+    RuleDecision drawn{"draw (each rank its own elements)", {}, *wanted};
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      if (k < arg_names.size() && arg_names[k] == "key") {
+        if (inputs[k].global_sizes.size() != 1) return by_rule;
+        drawn.inputs.push_back(replicated());
+      } else if (inputs[k].global_sizes == out_global) {
+        drawn.inputs.push_back(*wanted);
+      } else {
+        return by_rule;
+      }
+    }
+    return drawn;
+  }
+
+  // The region of a sharded draw, as the kernel reads it (kDrawGlobalSizesArg, kDrawShardPiecesArg).
+  Status add_draw_region(fb::NodeT& node, const State& state) {
+    NRT_TRY(region, shard_region(state.global, state.placements, r_.mesh.shape, r_.coordinate));
+    std::vector<int64_t> pieces;
+    for (const auto& dim : region->pieces) {
+      pieces.push_back(static_cast<int64_t>(dim.size()));
+      for (const ChunkRange& range : dim) {
+        pieces.push_back(range.offset);
+        pieces.push_back(range.size);
+      }
+    }
+    for (const auto& [name, values] : {std::pair{exec::kDrawGlobalSizesArg, state.global},
+                                       std::pair{exec::kDrawShardPiecesArg, pieces}}) {
+      auto arg = std::make_unique<fb::NamedArgumentT>();
+      arg->name = name;
+      arg->arg = int_list_arg(values);
+      arg->kind = fb::ArgumentKind::KEYWORD;
+      node.inputs.push_back(std::move(arg));
+    }
     return {};
   }
 
@@ -698,6 +792,7 @@ class Pass {
   std::vector<std::string> group_names_;  // this rank's group per mesh dim
   std::vector<std::optional<State>> state_;
   std::vector<std::optional<State>> declared_;
+  std::vector<std::optional<State>> wanted_;  // read_wanted
   std::map<uint32_t, uint32_t> produced_as_;  // declared value -> the value its node produced
   std::set<std::string> names_;
 };

@@ -320,6 +320,13 @@ std::optional<RuleDecision> embedding(const RuleInput& weight, const RuleInput& 
 
 std::optional<RuleDecision> elementwise_rule(const RuleQuery& q) { return elementwise(q.inputs, q.output_sizes); }
 
+// torch's key split and fold-in: a key is two words read together, so keys are derived whole (a
+// few words per rank, no traffic) and a sharded key is gathered first.
+std::optional<RuleDecision> key_derivation_rule(const RuleQuery& q) {
+  Placements whole(q.mesh_shape.size(), Placement::replicate());
+  return RuleDecision{"key derivation (whole)", std::vector<Placements>(q.inputs.size(), whole), whole};
+}
+
 std::optional<RuleDecision> view_rule(const RuleQuery& q) {
   if (q.inputs.size() != 1) return std::nullopt;
   return view_like(q.inputs[0], q.output_sizes, q.mesh_shape);
@@ -574,9 +581,28 @@ constexpr ShardingEntry kEntries[] = {
     {.target = "aten::gt.Scalar", .rule = elementwise_rule},
     {.target = "aten::lt.Scalar", .rule = elementwise_rule},
     {.target = "aten::logical_not.default", .rule = elementwise_rule},
-    {.target = "aten::dropout.default", .rule = elementwise_rule},
+    {.target = "aten::dropout.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
     {.target = "aten::alias.default", .rule = elementwise_rule},
     {.target = "aten::contiguous.default", .rule = elementwise_rule},
+    // random draws (NodePlanning::kDraw: the pass places them; docs/RANDOM.md)
+    {.target = "aten::rand.default", .rewrite = ArgumentRewrite::kViewSizes, .planning = NodePlanning::kDraw},
+    {.target = "aten::randn.default", .rewrite = ArgumentRewrite::kViewSizes, .planning = NodePlanning::kDraw},
+    {.target = "aten::randint.default", .rewrite = ArgumentRewrite::kViewSizes, .planning = NodePlanning::kDraw},
+    {.target = "aten::randint.low", .rewrite = ArgumentRewrite::kViewSizes, .planning = NodePlanning::kDraw},
+    {.target = "aten::normal.float_float", .rewrite = ArgumentRewrite::kViewSizes, .planning = NodePlanning::kDraw},
+    {.target = "aten::rand_like.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::randn_like.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::randint_like.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::randint_like.low_dtype", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::normal_functional.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::uniform.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::bernoulli.p", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::_philox_key_split.default", .rule = key_derivation_rule},
+    {.target = "aten::_philox_key_fold_in.default", .rule = key_derivation_rule},
+    {.target = "aten::_philox_key_fold_in.Tensor", .rule = key_derivation_rule},
+    {.target = "aten::_philox_uniform.default", .planning = NodePlanning::kDraw},
+    {.target = "aten::_philox_normal.default", .planning = NodePlanning::kDraw},
+    {.target = "aten::_philox_randint.default", .planning = NodePlanning::kDraw},
     // matrix products
     {.target = "aten::linear.default", .rule = linear_rule},
     {.target = "aten::mm.default", .rule = mm_rule},
@@ -636,6 +662,11 @@ constexpr ShardingEntry kEntries[] = {
 };
 
 }  // namespace
+
+bool keeps_input_placements(std::string_view target) {
+  const ShardingEntry* entry = sharding_entry(target);
+  return entry != nullptr && entry->rule == elementwise_rule;
+}
 
 const ShardingEntry* sharding_entry(std::string_view target) {
   static const std::unordered_map<std::string_view, const ShardingEntry*> kByTarget = [] {

@@ -38,6 +38,13 @@
 //   embedding      sharded indices shard the output alike, a weight sharded on its embedding
 //                  dim shards the output's last dim, a vocabulary-sharded weight gives
 //                  Partial(sum) by a masked lookup (rule kVocabularyShardedEmbedding)
+//   random draws   (rand, randn, randint, normal.float_float, the _like forms, uniform, bernoulli.p,
+//                  normal_functional, dropout, and torch's _philox_uniform/_normal/_randint):
+//                  the output keeps the placements it is declared with (or a sharded input's), the
+//                  key stays whole; each rank draws only its shard's elements, from their global
+//                  row-major indices, so the assembled tensor is the one-process draw bit for bit
+//   _philox_key_split, _philox_key_fold_in
+//                  keys derived whole (a key's two words are read together)
 //   mean.dim, prod.dim_int, sum.default, mean.default
 //                  as sum: Partial(avg / product / sum); a mean over an unevenly sharded dim
 //                  is gathered (the mean of shard means would be wrong)
@@ -84,7 +91,8 @@ using Rule = std::optional<RuleDecision> (*)(const RuleQuery&);
 // as global become this rank's local ones.
 enum class ArgumentRewrite {
   kNone,
-  kViewSizes,       // view, reshape, _unsafe_view: `size` / `shape` -> the output's local sizes
+  kViewSizes,       // view, reshape, _unsafe_view, draws of a size (rand): `size` / `shape` -> the
+                    // output's local sizes
   kExpandSizes,     // expand: `size` -> the output's local sizes
   kUnflattenSizes,  // unflatten: `sizes` -> the local sizes of the dims it makes
 };
@@ -97,6 +105,8 @@ enum class NodePlanning {
   kFromLocal,     // a rank's local tensor becomes its shard of the output DTensor
   kToLocal,       // a DTensor, in its declared placements, gives this rank's shard
   kArgReduce,     // over a sharded dim, nrt::sharded_arg_reduce's (value, index) exchange
+  kDraw,          // a random draw: keeps its output's declared shard (else its rule's), each rank
+                  // drawing its own elements by global index (the pass adds their region)
 };
 
 // What an arg reduction (NodePlanning::kArgReduce) computes.
@@ -119,6 +129,10 @@ const ShardingEntry* sharding_entry(std::string_view target);
 
 // Every entry, in table order.
 std::span<const ShardingEntry> sharding_entries();
+
+// Whether `target` goes by the elementwise rule: its output's placements are those of its inputs
+// of the output's shape (the sharding pass reads wanted placements back through such ops).
+bool keeps_input_placements(std::string_view target);
 
 // The decision of `target`'s rule for `node`; nullopt without a rule, or where it does not apply.
 std::optional<RuleDecision> propagate(std::string_view target, const fb::NodeT& node,

@@ -36,6 +36,12 @@ struct OpFacts {
   bool seeded_draw = false;
 };
 
+// The keyword arguments the sharding pass gives a seeded or stateless draw that it shards: the
+// output's global sizes, and per dim the ranges of the global dim this rank holds (the number of
+// ranges, then each range's offset and size). The draw's kernel computes those elements only.
+inline constexpr const char* kDrawGlobalSizesArg = "_nrt_global_sizes";
+inline constexpr const char* kDrawShardPiecesArg = "_nrt_shard_pieces";
+
 // The entry for `target`: its own, else its operator's, else its namespace's; nullptr when none.
 const OpFacts* op_facts(std::string_view target);
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/kernels/cpu/draw_runs.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/random/torch_philox.h"
@@ -159,16 +160,28 @@ Result<KeyLayout> key_layout(const KernelContext& ctx, const Tensor& key, const 
   return layout;
 }
 
-// The output of a draw: self's dtype and shape, every run drawn from its key.
+// The output of a draw: self's dtype and shape, every run drawn from its key. draw(key, first,
+// count, out) draws elements [first, first + count) of a key's stream. A sharded draw (one key:
+// the sharding pass shards only those) draws this rank's elements by their global indices.
 template <class Draw>
 Status draw_like_self(KernelContext& ctx, const Tensor& self, const Tensor& key, Draw&& draw) {
   NRT_TRY(layout, key_layout(ctx, key, self.sizes()));
+  NRT_TRY(runs, draw_runs(ctx, self.sizes()));
+  const bool sharded = ctx.find(kDrawGlobalSizesArg, -1) != nullptr;
+  if (sharded && key.dim() != 1) return ctx.error("a sharded draw takes one key, not a batch of keys");
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, self.dtype(), self.sizes()));
   Tensor out = slot->staging(self.dtype());
   if (out.numel() > 0) {
     uint8_t* bytes = out.raw_data();
-    const auto run_bytes = static_cast<size_t>(layout->run) * out.element_size();
-    for (size_t r = 0; r < layout->keys.size(); ++r) draw(layout->keys[r], layout->run, bytes + r * run_bytes);
+    const size_t element = out.element_size();
+    if (sharded) {
+      for (const DrawRun& run : *runs) {
+        draw(layout->keys[0], run.global_first, run.count, bytes + static_cast<size_t>(run.local_first) * element);
+      }
+    } else {
+      const auto run_bytes = static_cast<size_t>(layout->run) * element;
+      for (size_t r = 0; r < layout->keys.size(); ++r) draw(layout->keys[r], 0, layout->run, bytes + r * run_bytes);
+    }
   }
   slot->commit();
   return Status::Ok();
@@ -189,8 +202,8 @@ Status philox_uniform(KernelContext& ctx) {
   NRT_TRY(high, ctx.real("high", 3, 1.0));
   NRT_RETURN_IF_ERROR(floating_self(ctx, *self));
   const ScalarType dtype = self->dtype();
-  return draw_like_self(ctx, *self, *key, [&](TorchPhiloxKey k, int64_t n, void* out) {
-    random::torch_uniform(k, dtype, *low, *high, 0, n, out);
+  return draw_like_self(ctx, *self, *key, [&](TorchPhiloxKey k, int64_t first, int64_t n, void* out) {
+    random::torch_uniform(k, dtype, *low, *high, first, n, out);
   });
 }
 
@@ -202,8 +215,8 @@ Status philox_normal(KernelContext& ctx) {
   NRT_TRY(std, ctx.real("std", 3, 1.0));
   NRT_RETURN_IF_ERROR(floating_self(ctx, *self));
   const ScalarType dtype = self->dtype();
-  return draw_like_self(ctx, *self, *key, [&](TorchPhiloxKey k, int64_t n, void* out) {
-    random::torch_normal(k, dtype, *mean, *std, 0, n, out);
+  return draw_like_self(ctx, *self, *key, [&](TorchPhiloxKey k, int64_t first, int64_t n, void* out) {
+    random::torch_normal(k, dtype, *mean, *std, first, n, out);
   });
 }
 
@@ -262,8 +275,8 @@ Status philox_randint(KernelContext& ctx) {
   }
   NRT_RETURN_IF_ERROR(check_key(ctx, *key));
   NRT_TRY(range, int_range(ctx, dtype, *low, *high));
-  return draw_like_self(ctx, *self, *key, [&](TorchPhiloxKey k, int64_t n, void* out) {
-    random::torch_randint(k, dtype, *range, 0, n, out);
+  return draw_like_self(ctx, *self, *key, [&](TorchPhiloxKey k, int64_t first, int64_t n, void* out) {
+    random::torch_randint(k, dtype, *range, first, n, out);
   });
 }
 

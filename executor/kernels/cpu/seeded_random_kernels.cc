@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/draw_runs.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/seeded_draws.h"
@@ -32,22 +33,33 @@ Status host_only(const KernelContext& ctx) {
   return Status::Ok();
 }
 
-// A contiguous float64 tensor of `sizes` with the node's draw: uniform in [low, high) or normal
-// (mean, std), elements in the layout of `layout` (float32's four per block, float64's two).
-Tensor draw_doubles(const KernelContext& ctx, const std::vector<int64_t>& sizes, bool normal, double a, double b,
-                    ScalarType layout) {
-  Tensor values = Tensor::empty(ScalarType::FLOAT64, sizes);
-  const int64_t n = values.numel();
-  if (n == 0) return values;
+// Draws the node's elements of an output of `sizes` (all, or a sharded draw's own: draw_runs) in
+// `dtype`'s layout into `out` (contiguous, `dtype`): uniform in [a, b) or normal (mean a, std b).
+Status draw_into(const KernelContext& ctx, const std::vector<int64_t>& sizes, bool normal, double a, double b,
+                 ScalarType dtype, void* out) {
+  NRT_TRY(runs, draw_runs(ctx, sizes));
   const TorchPhiloxKey key = draw_key(ctx);
+  auto* bytes = static_cast<uint8_t*>(out);
+  for (const DrawRun& run : *runs) {
+    uint8_t* at = bytes + static_cast<size_t>(run.local_first) * element_size(dtype);
+    if (normal) random::torch_normal(key, dtype, a, b, run.global_first, run.count, at);
+    if (!normal) random::torch_uniform(key, dtype, a, b, run.global_first, run.count, at);
+  }
+  return Status::Ok();
+}
+
+// A contiguous float64 tensor of `sizes` with the node's draw, elements in `layout`'s layout
+// (float32's four per block, float64's two).
+Result<Tensor> draw_doubles(const KernelContext& ctx, const std::vector<int64_t>& sizes, bool normal, double a,
+                            double b, ScalarType layout) {
+  Tensor values = Tensor::empty(ScalarType::FLOAT64, sizes);
   if (layout == ScalarType::FLOAT64) {
-    if (normal) random::torch_normal(key, ScalarType::FLOAT64, a, b, 0, n, values.raw_data());
-    if (!normal) random::torch_uniform(key, ScalarType::FLOAT64, a, b, 0, n, values.raw_data());
+    NRT_RETURN_IF_ERROR(draw_into(ctx, sizes, normal, a, b, ScalarType::FLOAT64, values.raw_data()));
     return values;
   }
+  const int64_t n = values.numel();
   std::vector<float> floats(static_cast<size_t>(n));
-  if (normal) random::torch_normal(key, ScalarType::FLOAT32, a, b, 0, n, floats.data());
-  if (!normal) random::torch_uniform(key, ScalarType::FLOAT32, a, b, 0, n, floats.data());
+  NRT_RETURN_IF_ERROR(draw_into(ctx, sizes, normal, a, b, ScalarType::FLOAT32, floats.data()));
   auto* out = values.data<double>();
   for (int64_t i = 0; i < n; ++i) out[i] = floats[static_cast<size_t>(i)];
   return values;
@@ -67,10 +79,7 @@ Status draw_output(KernelContext& ctx, ScalarType dtype, const std::vector<int64
   }
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, dtype, sizes));
   Tensor out = slot->staging(dtype);
-  if (out.numel() > 0) {
-    if (normal) random::torch_normal(draw_key(ctx), dtype, a, b, 0, out.numel(), out.raw_data());
-    if (!normal) random::torch_uniform(draw_key(ctx), dtype, a, b, 0, out.numel(), out.raw_data());
-  }
+  NRT_RETURN_IF_ERROR(draw_into(ctx, sizes, normal, a, b, dtype, out.raw_data()));
   slot->commit();
   return Status::Ok();
 }
@@ -133,11 +142,11 @@ Status normal_with_tensors(KernelContext& ctx, const Tensor& mean, const Tensor&
   for (int64_t i = 0; i < std64.numel(); ++i) {
     if (!(s[i] >= 0.0)) return ctx.error("normal expects all elements of std >= 0.0");
   }
-  Tensor values = draw_doubles(ctx, *sizes, true, 0.0, 1.0, dtype == ScalarType::FLOAT64 ? dtype : ScalarType::FLOAT32);
-  auto* v = values.data<double>();
-  for (int64_t i = 0; i < values.numel(); ++i) v[i] = m[i] + s[i] * v[i];
+  NRT_TRY(values, draw_doubles(ctx, *sizes, true, 0.0, 1.0, dtype == ScalarType::FLOAT64 ? dtype : ScalarType::FLOAT32));
+  auto* v = values->data<double>();
+  for (int64_t i = 0; i < values->numel(); ++i) v[i] = m[i] + s[i] * v[i];
   NRT_TRY(out, bind_output(ctx, 0, dtype, *sizes));
-  copy_into(*out, values);
+  copy_into(*out, *values);
   return Status::Ok();
 }
 
@@ -181,10 +190,12 @@ Status draw_integers(KernelContext& ctx, int64_t low, int64_t high, const std::v
                      " >= to=" + std::to_string(high));
   }
   Tensor values = Tensor::empty(ScalarType::INT64, sizes);
-  if (values.numel() > 0) {
-    const random::TorchIntRange range{false, static_cast<uint64_t>(low),
-                                      static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
-    random::torch_randint(draw_key(ctx), ScalarType::INT64, range, 0, values.numel(), values.raw_data());
+  NRT_TRY(runs, draw_runs(ctx, sizes));
+  const random::TorchIntRange range{false, static_cast<uint64_t>(low),
+                                    static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+  for (const DrawRun& run : *runs) {
+    random::torch_randint(draw_key(ctx), ScalarType::INT64, range, run.global_first, run.count,
+                          values.data<int64_t>() + run.local_first);
   }
   NRT_TRY(out, bind_output(ctx, 0, dtype, sizes));
   copy_into(*out, values);
@@ -236,11 +247,11 @@ Status bernoulli_of(KernelContext& ctx, const Tensor& self, const Tensor& p) {
       return ctx.error("bernoulli expects 0 <= p <= 1, got " + std::to_string(probability[i]));
     }
   }
-  Tensor values = draw_doubles(ctx, self.sizes(), false, 0.0, 1.0, ScalarType::FLOAT64);
-  auto* v = values.data<double>();
-  for (int64_t i = 0; i < values.numel(); ++i) v[i] = v[i] < probability[i] ? 1.0 : 0.0;
+  NRT_TRY(values, draw_doubles(ctx, self.sizes(), false, 0.0, 1.0, ScalarType::FLOAT64));
+  auto* v = values->data<double>();
+  for (int64_t i = 0; i < values->numel(); ++i) v[i] = v[i] < probability[i] ? 1.0 : 0.0;
   NRT_TRY(out, bind_output(ctx, 0, self.dtype(), self.sizes()));
-  copy_into(*out, values);
+  copy_into(*out, *values);
   return Status::Ok();
 }
 
@@ -297,7 +308,8 @@ Status dropout_in_training(KernelContext& ctx, const Tensor& input, double p, bo
   const double keep = 1.0 - p;
   const double scale = keep == 0.0 ? 0.0 : 1.0 / keep;
   // Uniforms in float32's layout (four per block): element i is kept when its draw is below 1 - p.
-  Tensor values = draw_doubles(ctx, input.sizes(), false, 0.0, 1.0, ScalarType::FLOAT32);
+  NRT_TRY(drawn, draw_doubles(ctx, input.sizes(), false, 0.0, 1.0, ScalarType::FLOAT32));
+  Tensor values = std::move(*drawn);
   const Tensor x = converted_copy(input, ScalarType::FLOAT64);
   Tensor kept = Tensor::empty(ScalarType::BOOL, input.sizes());
   auto* v = values.data<double>();
