@@ -403,7 +403,7 @@ class Pass {
     bool declared_output = false;
     for (auto v : outputs) declared_output |= declared_[v].has_value();
     // A draw whose consumers want it sharded is drawn sharded (read_wanted).
-    const bool wanted_draw = planning == NodePlanning::kDraw && outputs.size() == 1 && wanted_[outputs[0]] &&
+    const bool wanted_draw = planning == NodePlanning::kDraw && !outputs.empty() && wanted_[outputs[0]] &&
                              !all_replicate(wanted_[outputs[0]]->placements);
     declared_output |= wanted_draw;
     // Ops that only look at metadata run on the shards as they are.
@@ -464,8 +464,17 @@ class Pass {
       decision = propagate(target, *node, rule_inputs, *out_global, r_.mesh.shape);
       // A rule speaks for a node of several outputs only when it gives them all its placements.
       if (decision && outputs.size() > 1 && !decision->every_output) decision.reset();
-      if (planning == NodePlanning::kDraw && outputs.size() == 1 && !list_rule) {
-        decision = draw_decision(arg_names, rule_inputs, *out_global, wanted_[outputs[0]], decision);
+      if (planning == NodePlanning::kDraw && !list_rule) {
+        // native_dropout's mask has its output's shape: both take the draw's placements.
+        bool same_shapes = true;
+        for (auto v : outputs) {
+          auto sizes = global_sizes(v);
+          same_shapes = same_shapes && sizes && *sizes == *out_global;
+        }
+        if (same_shapes) {
+          decision = draw_decision(arg_names, rule_inputs, *out_global, wanted_[outputs[0]], decision);
+          if (decision) decision->every_output = true;
+        }
       }
     }
     if (!decision) {
@@ -503,7 +512,7 @@ class Pass {
       NRT_RETURN_IF_ERROR(set_unflatten_sizes_arg(*node, rule_inputs[0].global_sizes.size(), State{decision->output, *global}));
     }
     if (decision->rule == kVocabularyShardedEmbedding) NRT_RETURN_IF_ERROR(mask_embedding(*node, rule_inputs[0].global_sizes, decision->inputs[0]));
-    if (planning == NodePlanning::kDraw && outputs.size() == 1 && !all_replicate(decision->output)) {
+    if (planning == NodePlanning::kDraw && !outputs.empty() && !all_replicate(decision->output)) {
       NRT_TRY(global, global_sizes(outputs[0]));
       NRT_RETURN_IF_ERROR(add_draw_region(*node, State{decision->output, *global}));
     }
@@ -546,8 +555,8 @@ class Pass {
     return {};
   }
 
-  // A draw keeps the placements its output is declared with, else those its rule chose (a
-  // sharded input's): its key stays whole, every other tensor input (the tensor drawn into, or
+  // A draw keeps the placements its output is declared with or its consumers want (read_wanted),
+  // else those its rule chose, else a sharded input's: its key stays whole, every other tensor input (the tensor drawn into, or
   // whose shape is drawn) takes the output's placements. Not for a batched key (one key per row
   // of the output), nor a Partial output: those keep `by_rule` (the fallback draws whole).
   std::optional<RuleDecision> draw_decision(const std::vector<std::string>& arg_names,
@@ -556,6 +565,12 @@ class Pass {
                                                    const std::optional<State>& declared,
                                                    const std::optional<RuleDecision>& by_rule) const {
     const Placements* wanted = declared ? &declared->placements : by_rule ? &by_rule->output : nullptr;
+    for (size_t k = 0; k < inputs.size() && wanted == nullptr; ++k) {  // else a sharded input's
+      const bool key = k < arg_names.size() && arg_names[k] == "key";
+      if (!key && inputs[k].global_sizes == out_global && !all_replicate(inputs[k].placements)) {
+        wanted = &inputs[k].placements;
+      }
+    }
     if (wanted == nullptr || all_replicate(*wanted)) {
       // Whole on every rank: drawn whole, from whole inputs (no gather: nothing is sharded).
       if (by_rule) return by_rule;

@@ -597,6 +597,7 @@ constexpr ShardingEntry kEntries[] = {
     {.target = "aten::normal_functional.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
     {.target = "aten::uniform.default", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
     {.target = "aten::bernoulli.p", .rule = elementwise_rule, .planning = NodePlanning::kDraw},
+    {.target = "aten::native_dropout.default", .planning = NodePlanning::kDraw},
     {.target = "aten::_philox_key_split.default", .rule = key_derivation_rule},
     {.target = "aten::_philox_key_fold_in.default", .rule = key_derivation_rule},
     {.target = "aten::_philox_key_fold_in.Tensor", .rule = key_derivation_rule},
