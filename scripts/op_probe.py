@@ -6,6 +6,10 @@ per-target means are the nrt column; torch times each op alone on the same tenso
 (needs torch):
 
   OPENBLAS_NUM_THREADS=1 python3 scripts/op_probe.py [--nrt-run bazel-bin/cli/nrt-run] [--repeat 200]
+
+--philox times torch's stateless draws instead (torch.func._random: _philox_uniform_ and
+_philox_normal_ on 2^24 float32 elements, one thread) against nrt-run's kernels for the same
+exported program (issue 26's comparison with torch; bench/random/philox_bench compares with memset).
 """
 
 import argparse
@@ -23,7 +27,10 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--nrt-run", default=os.environ.get("NRT_RUN", os.path.join(ROOT, "bazel-bin", "cli", "nrt-run")))
     parser.add_argument("--repeat", type=int, default=200)
+    parser.add_argument("--philox", action="store_true", help="time torch's stateless random draws instead")
     args = parser.parse_args()
+    if args.philox:
+        return probe_philox(args)
     try:
         import numpy as np
         import torch
@@ -74,6 +81,48 @@ def main():
         if target in nrt_ms:
             n = nrt_ms[target]
             print(f"{target:24} {n:9.4f} {torch_ms[target]:9.4f} {n / torch_ms[target]:7.2f} {n * 1e6 / x.numel():11.3f}")
+
+
+def probe_philox(args):
+    import numpy as np
+    import torch
+    import torch.func._random as stateless
+
+    torch.set_num_threads(1)
+    n = 1 << 24
+
+    class Draws(torch.nn.Module):
+        def forward(self, key):
+            return stateless.uniform(key, n), stateless.normal(key, n)
+
+    key = stateless.key(2026)
+    out = torch.empty(n)
+    ops = {
+        "aten::_philox_uniform.default": lambda: torch.ops.aten._philox_uniform_(out, key, 0.0, 1.0),
+        "aten::_philox_normal.default": lambda: torch.ops.aten._philox_normal_(out, key, 0.0, 1.0),
+    }
+    repeat = max(3, min(args.repeat, 20))
+    torch_ms = {}
+    for target, fn in ops.items():
+        fn()
+        start = time.perf_counter()
+        for _ in range(repeat):
+            fn()
+        torch_ms[target] = (time.perf_counter() - start) / repeat * 1e3
+    with tempfile.TemporaryDirectory(prefix="nrt_probe_") as scratch:
+        ep = torch.export.export(Draws(), (key,)).run_decompositions({})
+        torch.export.save(ep, os.path.join(scratch, "draws.pt2"))
+        np.save(os.path.join(scratch, "key.npy"), key.numpy())
+        name = ep.graph_signature.user_inputs[0]
+        report = json.loads(subprocess.run(
+            [args.nrt_run, "-q", os.path.join(scratch, "draws.pt2"), "--input", f"{name}={scratch}/key.npy",
+             "--repeat", str(repeat), "--profile", "--json"],
+            capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    nrt_ms = {row["name"]: row["mean_ms"] for row in report["profile"]["by_target"]}
+    print(f"{'draw of 2^24 f32':30} {'nrt ms':>9} {'torch ms':>9} {'torch/nrt':>10}")
+    for target in ops:
+        if target in nrt_ms:
+            print(f"{target:30} {nrt_ms[target]:9.2f} {torch_ms[target]:9.2f} {torch_ms[target] / nrt_ms[target]:10.2f}")
 
 
 if __name__ == "__main__":
