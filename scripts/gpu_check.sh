@@ -20,10 +20,12 @@ cd "$(dirname "$0")/.."
 BUNDLE=.gpu
 
 if [ "${1:-}" = "--prepare" ]; then
-  bazel build --noshow_progress //cli:nrt-run //tests/cuda:cuda_kernels_test //bench/cuda:cuda_bench || exit 1
+  bazel build --noshow_progress //cli:nrt-run //tests/cuda:cuda_kernels_test //tests/cuda:philox_device_test \
+    //bench/cuda:cuda_bench || exit 1
   rm -rf "$BUNDLE" && mkdir -p "$BUNDLE/bin" "$BUNDLE/lib"
   bin=$(bazel info bazel-bin 2>/dev/null)
-  cp "$bin/cli/nrt-run" "$bin/tests/cuda/cuda_kernels_test" "$bin/bench/cuda/cuda_bench" "$BUNDLE/bin/"
+  cp "$bin/cli/nrt-run" "$bin/tests/cuda/cuda_kernels_test" "$bin/tests/cuda/philox_device_test" \
+    "$bin/bench/cuda/cuda_bench" "$BUNDLE/bin/"
   for exe in "$BUNDLE"/bin/*; do
     ldd "$exe" | awk '$3 ~ /^\// {print $3}'
   done | sort -u | grep -v -E '/(libc|libm|libdl|libpthread|librt|libgcc_s|libstdc\+\+|ld-linux[^/]*)\.so|/usr/local/cuda' |
@@ -53,6 +55,8 @@ status=0
 
 echo "=== CUDA kernels against the CPU kernels"
 if timeout 300 "$BUNDLE/bin/cuda_kernels_test" --gtest_brief=1; then kernels="passed"; else kernels="FAILED"; status=1; fi
+echo "=== Philox on the device against the host"
+if timeout 120 "$BUNDLE/bin/philox_device_test" --gtest_brief=1; then philox="passed"; else philox="FAILED"; status=1; fi
 
 echo "=== testdata/torch on cuda:0 against the CPU executor"
 rows=()
@@ -103,6 +107,7 @@ PY
 echo
 echo "=== summary"
 echo "cuda_kernels_test: $kernels"
+echo "philox_device_test: $philox"
 printf '%-36s %-16s %s\n' model result detail
 for r in "${rows[@]}"; do IFS='|' read -r n s d <<< "$r"; printf '%-36s %-16s %s\n' "$n" "$s" "${d:0:160}"; done
 echo "models: $ran run, $matched match the CPU, $missing lack CUDA kernels, $failed failed"

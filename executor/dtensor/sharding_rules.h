@@ -38,8 +38,9 @@
 //   embedding      sharded indices shard the output alike, a weight sharded on its embedding
 //                  dim shards the output's last dim, a vocabulary-sharded weight gives
 //                  Partial(sum) by a masked lookup (rule kVocabularyShardedEmbedding)
-//   random draws   (rand, randn, randint, normal.float_float, the _like forms, uniform, bernoulli.p,
-//                  normal_functional, dropout, and torch's _philox_uniform/_normal/_randint):
+//   random draws   (rand, randn, randint, normal (every overload), the _like forms, uniform,
+//                  bernoulli, normal_functional, dropout, native_dropout, and torch's
+//                  _philox_uniform/_normal/_randint):
 //                  the output keeps the placements it is declared with (or a sharded input's), the
 //                  key stays whole; each rank draws only its shard's elements, from their global
 //                  row-major indices, so the assembled tensor is the one-process draw bit for bit

@@ -2,16 +2,13 @@
 // Random123 reference): a counter-based generator. Block(counter, key) is a pure function, so any
 // element of a stream is computed without the ones before it: shards draw their own elements,
 // threads and CUDA threads split work anywhere, and a rescheduled program changes no bit.
-// One implementation for the host and CUDA: compiled by nvcc, every function is __host__ __device__.
+// One implementation for the host and CUDA: compiled by nvcc, every function is __host__ __device__
+// (NRT_HOST_DEVICE, executor/kernels/cuda/host_device.h).
 #pragma once
 
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define NRT_HOST_DEVICE __host__ __device__
-#else
-#define NRT_HOST_DEVICE
-#endif
+#include "executor/kernels/cuda/host_device.h"
 
 namespace nrt::random {
 
@@ -33,17 +30,17 @@ struct PhiloxKey {
   uint32_t k1;
 };
 
-NRT_HOST_DEVICE inline PhiloxKey philox_key(uint64_t key) {
+NRT_HOST_DEVICE PhiloxKey philox_key(uint64_t key) {
   return {static_cast<uint32_t>(key), static_cast<uint32_t>(key >> 32)};
 }
 
-NRT_HOST_DEVICE inline PhiloxWords philox_counter(uint64_t low, uint64_t high = 0) {
+NRT_HOST_DEVICE PhiloxWords philox_counter(uint64_t low, uint64_t high = 0) {
   return {{static_cast<uint32_t>(low), static_cast<uint32_t>(low >> 32), static_cast<uint32_t>(high),
            static_cast<uint32_t>(high >> 32)}};
 }
 
 // One round: two 32x32->64 products, their halves crossed with the other words and the key.
-NRT_HOST_DEVICE inline PhiloxWords philox_round(PhiloxWords c, PhiloxKey k) {
+NRT_HOST_DEVICE PhiloxWords philox_round(PhiloxWords c, PhiloxKey k) {
   const uint64_t p0 = static_cast<uint64_t>(kPhiloxM0) * c.w[0];
   const uint64_t p1 = static_cast<uint64_t>(kPhiloxM1) * c.w[2];
   return {{static_cast<uint32_t>(p1 >> 32) ^ c.w[1] ^ k.k0, static_cast<uint32_t>(p1),
@@ -51,7 +48,7 @@ NRT_HOST_DEVICE inline PhiloxWords philox_round(PhiloxWords c, PhiloxKey k) {
 }
 
 // Philox-4x32-10: ten rounds, the key bumped by the Weyl increments between rounds.
-NRT_HOST_DEVICE inline PhiloxWords philox4x32_10(PhiloxWords counter, PhiloxKey key) {
+NRT_HOST_DEVICE PhiloxWords philox4x32_10(PhiloxWords counter, PhiloxKey key) {
   for (int round = 0; round < kPhiloxRounds - 1; ++round) {
     counter = philox_round(counter, key);
     key.k0 += kPhiloxW0;

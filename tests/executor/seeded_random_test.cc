@@ -10,8 +10,10 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "executor/random/torch_philox.h"
+#include "executor/runtime/op_facts.h"
 #include "executor/runtime/executor.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
@@ -187,6 +189,51 @@ TEST_F(SeededRandomTest, DistributionsHoldOverAMillionDraws) {
   const Tensor& around = seven_->at("around");  // mean 1, std 2
   EXPECT_NEAR(mean_of(around), 1.0, 6 * 2 * std::sqrt(1.0 / n));
   EXPECT_NEAR(variance_of(around, 1.0), 4.0, 6 * 4 * std::sqrt(2.0 / n));
+}
+
+// main() -> rand([n]) where the node carries a sharded draw's region (as the sharding pass writes
+// it: global sizes, then per dim the count of ranges and each range's offset and size).
+Result<std::vector<Tensor>> run_region(int64_t local, std::vector<int64_t> global, std::vector<int64_t> pieces) {
+  ProgramBuilder p("seeded_random_test: region");
+  const uint32_t rand = p.op("aten::rand", "default");
+  auto g = p.graph("main", true);
+  const uint32_t u = g.tensor("u", ScalarType::FLOAT32, {local});
+  g.node("u", rand, Args{{"size", arg::integers({local})}},
+         {{exec::kDrawGlobalSizesArg, arg::integers(std::move(global))}, {exec::kDrawShardPiecesArg, arg::integers(std::move(pieces))}},
+         {arg::tensor(u)});
+  g.user_output(arg::tensor(u));
+  NRT_TRY(file, verify_in_memory(p.finish()));
+  exec::ExecutorOptions options;
+  options.seed = 7;
+  NRT_TRY(executor, Executor::load(std::move(*file), options));
+  NRT_TRY(outputs, (*executor)->run({}));
+  std::vector<Tensor> tensors;
+  for (auto& out : *outputs) tensors.push_back(std::get<Tensor>(out.value));
+  return tensors;
+}
+
+// A region draws exactly its elements of the whole draw; a region the file gets wrong is an
+// error naming it, never a read or write out of bounds.
+TEST(SeededRandomRegionTest, ARegionDrawsItsSliceAndABadRegionIsAnError) {
+  auto whole = run_region(10, {10}, {1, 0, 10});
+  ASSERT_TRUE(whole.ok()) << whole.error().to_string();
+  auto part = run_region(4, {10}, {2, 1, 2, 6, 2});  // elements 1, 2, 6, 7
+  ASSERT_TRUE(part.ok()) << part.error().to_string();
+  const float* w = (*whole)[0].data<float>();
+  const float* s = (*part)[0].data<float>();
+  EXPECT_EQ(std::vector<float>(s, s + 4), (std::vector<float>{w[1], w[2], w[6], w[7]}));
+  for (auto [local, global, pieces, words] :
+       std::vector<std::tuple<int64_t, std::vector<int64_t>, std::vector<int64_t>, std::string>>{
+           {4, {10}, {1, 8, 4}, "lies outside dim 0"},
+           {4, {10}, {1, 0, 3}, "hold 3 elements"},
+           {4, {10}, {5, 0, 4}, "malformed"},
+           {4, {10}, {}, "truncated"},
+           {4, {2, 2}, {1, 0, 2}, "do not match"},
+       }) {
+    auto bad = run_region(local, global, pieces);
+    ASSERT_FALSE(bad.ok()) << words;
+    EXPECT_NE(bad.error().message.find(words), std::string::npos) << bad.error().to_string();
+  }
 }
 
 }  // namespace

@@ -6,7 +6,8 @@
 # testdata/torch/seeded_draws (rand, randn, randint, normal, uniform, bernoulli, dropout: nrt's
 # seeded draws) the same way against its one-process run with the same --seed. The plans show the
 # draws kept sharded (each rank its own elements) and check-ops lists none of them as computed
-# whole, but the batched-key draw. Skipped without mpirun.
+# whole, but the batched-key draw. The training-IR forms (in place on aten.empty: drawn whole, then
+# cut) give the same bits too. Skipped without mpirun.
 set -u
 
 source tests/executor/mpi_test_support.sh
@@ -16,6 +17,8 @@ INSPECT="$PWD/cli/nrt-inspect"
 RUN="$PWD/cli/nrt-run"
 PHILOX="$PWD/testdata/torch/philox"
 SEEDED="$PWD/testdata/torch/seeded_draws"
+SEEDED_INPLACE="$PWD/testdata/torch/seeded_draws_inplace"
+PHILOX_INPLACE="$PWD/testdata/torch/philox_inplace"
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/sharded_draws.XXXXXX")
 cd "$work" || exit 1
 
@@ -37,15 +40,19 @@ print(json.dumps({"mesh": {"shape": mesh}, "outputs": outputs}))
 ' "$2" "$3" ${4:+strided}
 }
 
-# torch's outputs named as nrt-run writes them.
-mkdir -p torch_expect
-"$INSPECT" info "$PHILOX/model.pt2" --json 2> /dev/null | python3 -c '
+# torch_outputs CORPUS-DIR DEST: torch's outputs named as nrt-run writes them.
+torch_outputs() {
+  mkdir -p "$2"
+  "$INSPECT" info "$1/model.pt2" --json 2> /dev/null | python3 -c '
 import json, shutil, sys
 manifest = json.load(open(sys.argv[1] + "/manifest.json"))
 for o, entry in zip(json.load(sys.stdin)["graphs"][0]["outputs"], manifest["outputs"]):
-    shutil.copy(sys.argv[1] + "/" + entry["file"], "torch_expect/" + o["name"] + ".npy")
-' "$PHILOX"
-check "torch's philox outputs are named" [ "$(ls torch_expect | wc -l)" -eq 26 ]
+    shutil.copy(sys.argv[1] + "/" + entry["file"], sys.argv[2] + "/" + o["name"] + ".npy")
+' "$1" "$2"
+  check "torch's outputs of $(basename "$1") are named" [ "$(ls "$2" | wc -l)" -eq 26 ]
+}
+torch_outputs "$PHILOX" torch_expect
+torch_outputs "$PHILOX_INPLACE" torch_inplace_expect
 PHILOX_INPUTS=(--input "key=$PHILOX/input_0.npy" --input "wrapping_key=$PHILOX/input_1.npy" --input "x=$PHILOX/input_2.npy")
 
 # run_case NAME MODEL EXPECT RANKS PLAN-ARGS... -- RUN-ARGS...
@@ -73,6 +80,10 @@ for variant in 0 1; do
 done
 run_case philox_strided "$PHILOX/model.pt2" torch_expect 2 "[2]" 0 strided -- "${PHILOX_INPUTS[@]}"
 
+# The training IR's in-place draws: the same bits, whole then cut.
+run_case philox_inplace_3 "$PHILOX_INPLACE/model.pt2" torch_inplace_expect 3 "[3]" 1 -- \
+  "${PHILOX_INPUTS[@]}"
+
 "$INSPECT" plan philox_2_v0.nrt > philox_plan.out 2>&1
 check "plan: a draw keeps its shard" \
   contains philox_plan.out "_philox_uniform_1 (aten::_philox_uniform.default): draw (each rank its own elements)"
@@ -91,6 +102,11 @@ for ranks in 2 3 4; do
   done
 done
 run_case seeded_2x2 "$SEEDED/model.pt2" seeded_one 4 "[2, 2]" 0 -- --input "x=$SEEDED/input_0.npy" --seed 5
+"$RUN" "$SEEDED_INPLACE/model.pt2" --input "x=$SEEDED_INPLACE/input_0.npy" --seed 5 --output-dir seeded_inplace_one \
+  > seeded_inplace_one.out 2>&1
+check "seeded_draws_inplace runs in one process" [ $? -eq 0 ]
+run_case seeded_inplace_2 "$SEEDED_INPLACE/model.pt2" seeded_inplace_one 2 "[2]" 0 -- \
+  --input "x=$SEEDED_INPLACE/input_0.npy" --seed 5
 "$INSPECT" plan seeded_2_v0.nrt > seeded_plan.out 2>&1
 check "plan: rand is drawn sharded" contains seeded_plan.out "rand (aten::rand.default): draw (each rank its own elements)"
 check "plan: dropout's draw keeps its shard" \

@@ -237,7 +237,7 @@ Result<TorchIntRange> int_range(const KernelContext& ctx, ScalarType dtype, std:
                          dtype == ScalarType::INT64;
   const uint64_t dtype_low = is_signed ? uint64_t{1} << (8 * bytes - 1) : 0;  // the minimum as unsigned bits
   const uint64_t width_mask = bytes == 8 ? ~uint64_t{0} : 0xffffffffull;
-  const auto sign_extended_low = is_signed ? static_cast<uint64_t>(-static_cast<int64_t>(dtype_low)) : 0;
+  const uint64_t sign_extended_low = uint64_t{0} - dtype_low;  // the minimum as int64 bits (unsigned: 0)
   const bool spans_low = !low.has_value() || static_cast<uint64_t>(*low) == sign_extended_low;
   TorchIntRange range;
   if (spans_low && !high.has_value()) return range;
