@@ -1,3 +1,6 @@
+#include <limits>
+
+#include "core/number_text.h"
 #include "cli/flag_checks.h"
 
 #include <cmath>
@@ -13,6 +16,8 @@ namespace nrt::cli {
 const CLI::Validator& finite_non_negative() {
   static const CLI::Validator validator(
       [](std::string& text) -> std::string {
+        const double infinity = std::numeric_limits<double>::infinity();
+        if (auto read = parse_number_text("value", text, -infinity, infinity); !read) return read.error().message;
         double value = 0;
         if (!CLI::detail::lexical_cast(text, value) || !std::isfinite(value) || value < 0) {
           return "Value " + text + " is not a finite number >= 0";
@@ -21,6 +26,15 @@ const CLI::Validator& finite_non_negative() {
       },
       "FINITE>=0");
   return validator;
+}
+
+CLI::Validator integer_in(int64_t min, int64_t max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        auto value = parse_integer_text("value", text, min, max);
+        return value ? std::string() : value.error().message;
+      },
+      "INT in [" + std::to_string(min) + ", " + std::to_string(max) + "]");
 }
 
 const CLI::Validator& memory_size() {

@@ -12,6 +12,10 @@ namespace nrt::cli {
 // A finite number >= 0 (tolerances).
 const CLI::Validator& finite_non_negative();
 
+// A whole number in [min, max], read as core/number_text.h reads every number (no empty value,
+// no spaces around it; the error names the bound): --rank, --repeat, --seed, --random-inputs.
+CLI::Validator integer_in(int64_t min, int64_t max);
+
 // A memory size for --max-memory (executor/runtime/memory_budget.h: parse_memory_size).
 const CLI::Validator& memory_size();
 

@@ -17,7 +17,8 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "Generate the user inputs not given with --input, deterministically from SEED "
                  "(SplitMix64; floats uniform in [-1, 1), integers in [0, 10), bools 0/1; symbolic sizes take "
                  "the file's hints)")
-      ->type_name("SEED");
+      ->type_name("SEED")
+      ->check(integer_in(0, INT64_MAX));
   app.add_option("--output-dir", options.job.output_dir,
                  "Write each user output to DIR/<name>.npy ({rank} in DIR is the rank; required with several ranks)")
       ->type_name("DIR");
@@ -46,7 +47,7 @@ void add_run_options(CLI::App& app, RunOptions& options) {
       ->type_name("SIZE")
       ->check(memory_size());
   app.add_option("--repeat", options.job.repeat, "Run N times and report the median time (default 1)")
-      ->check(CLI::Range(1, 1000000));
+      ->check(integer_in(1, 1'000'000));
   app.add_flag("--json", options.json,
                "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "
                "and \"world_size\", all printed by rank 0 in rank order; a rank whose run fails prints its own line "
@@ -59,7 +60,8 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "Seed of the random ops the program draws with (rand, randn, randint, normal, bernoulli, dropout "
                  "in training), default 0: each node draws from the seed and its own name, each element from its "
                  "index, so the values do not depend on the schedule, sharding or rank count (docs/RANDOM.md)")
-      ->type_name("N");
+      ->type_name("N")
+      ->check(integer_in(0, INT64_MAX));
   app.add_flag("--allow-tf32", options.job.allow_tf32,
                "float32 matrix products on CUDA may use TF32 tensor cores (10-bit mantissa inputs, as "
                "torch.backends.cuda.matmul.allow_tf32); off by default, so results stay float32-exact in their inputs");

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_status.h"
+#include "cli/flag_checks.h"
 #include "cli/program_input.h"
 #include "executor/dtensor/shard_plan.h"
 #include "executor/dtensor/sharding_pass.h"
@@ -44,11 +45,9 @@ int run_shard_command(const ShardCommand& command) {
   auto text = read_file(command.plan_path, 1 << 24);
   if (!text) return report(text.error());
   auto plan = dist::parse_shard_plan(*text);
-  // A plan that does not fit the program is invalid input (exit 1), as a bad program is.
-  auto invalid = [&](const Error& e) {
-    spdlog::error("{}", printable(make_error(e.code, command.plan_path + ": " + e.message).to_string()));
-    return kExitInvalid;
-  };
+  // The plan's errors carry its path; the exit status is the code's, as for every command
+  // (cli/exit_status.h: NRT-E104, a bad argument, exits 2 here as in `plan` and nrt-run).
+  auto invalid = [&](const Error& e) { return report(make_error(e.code, command.plan_path + ": " + e.message)); };
   if (!plan) return invalid(plan.error());
   auto program = dist::apply_shard_plan(file->program(), *plan);
   if (!program) return invalid(program.error());
@@ -64,7 +63,8 @@ CLI::App* add_plan_command(CLI::App& app, PlanCommand& command) {
   CLI::App* sub = app.add_subcommand("plan", "Show how a DTensor program runs sharded: per node its rule, placements "
                                              "and the redistributions inserted, with their collectives");
   sub->add_option("file", command.path, "DTensor program")->required();
-  sub->add_option("--rank", command.rank, "The rank whose local sizes are planned (default 0)");
+  sub->add_option("--rank", command.rank, "The rank whose local sizes are planned (default 0)")
+      ->check(integer_in(0, INT32_MAX));
   sub->add_flag("--json", command.json, "Print JSON");
   return sub;
 }

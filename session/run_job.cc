@@ -46,6 +46,28 @@ Status apply_memory_budget(const std::string& max_memory) {
 // Collective: ranks writing into one directory would overwrite each other's outputs. The
 // directories are compared as resolved on each rank, so `--output-dir out$OMPI_COMM_WORLD_RANK`
 // (expanded by a shell per rank) is as good as `--output-dir 'out_{rank}'`.
+// Every output's file, checked before the run: a name that cannot be a file name, or a path that
+// is a directory or another non-regular file, fails the job before anything is written (never a
+// partial set of outputs).
+std::optional<Error> check_output_paths(const Session& session, const RunJob& job, bool writes) {
+  if (job.output_dir.empty() && job.expect_dir.empty()) return std::nullopt;
+  for (const auto& output : session.plan().outputs) {
+    if (output.kind != fb::OutputKind::USER_OUTPUT && output.kind != fb::OutputKind::LOSS_OUTPUT) continue;
+    if (!exec::safe_file_name(output.name)) {
+      return make_error(ErrorCode::InvalidArgument, "output name '" + output.name + "' cannot be used as a file name");
+    }
+    if (!writes) continue;
+    const std::filesystem::path path = std::filesystem::path(job.output_dir) / (output.name + ".npy");
+    std::error_code ec;
+    const auto status = std::filesystem::symlink_status(path, ec);
+    if (!ec && std::filesystem::exists(status) && !std::filesystem::is_regular_file(status)) {
+      return make_error(ErrorCode::IoWrite, "output '" + output.name + "' would be written to " + path.string() +
+                                                ", which is not a regular file (nothing was written)");
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<Error> shared_output_dir(const std::string& output_dir, const exec::RankWorld& world) {
   std::string resolved;
   if (!output_dir.empty()) {
@@ -134,6 +156,7 @@ RunOutcome run_job(const RunJob& given) {
     std::filesystem::create_directories(job.output_dir, ec);
     if (ec) problem = make_error(ErrorCode::IoWrite, job.output_dir + ": cannot create directory: " + ec.message());
   }
+  if (!problem) problem = check_output_paths(session, job, writes);
   if (auto stop = agree_on_stage(world, problem, "preparing the run", job.abandon)) return failed(world, *stop);
 
   RunReport report;

@@ -103,9 +103,9 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   std::optional<Error> problem;
   if (!file) problem = file.error();
   // The hooks' settings come from this rank's environment: a bad one stops every rank here, before
-  // any rank creates its groups (which every rank must do together).
-  Result<exec::CollectiveHooksOptions> hooks = exec::CollectiveHooksOptions{};
-  if (world.launched()) hooks = exec::collective_hooks_from_env();
+  // any rank creates its groups (which every rank must do together). Read without a launcher too,
+  // so that a bad value is never silently accepted.
+  Result<exec::CollectiveHooksOptions> hooks = exec::collective_hooks_from_env();
   if (!hooks && !problem) problem = hooks.error();
   if (options.shard_plan && !problem) {
     file = dist::shard_with_plan(*file, *options.shard_plan);

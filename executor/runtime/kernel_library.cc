@@ -1,13 +1,20 @@
 #include "executor/runtime/kernel_library.h"
 
 #include <dlfcn.h>
+#include <link.h>
+
+#include <cstring>
 
 #include "serializer/regular_file.h"
 
 namespace nrt::exec {
 namespace {
 
-// What the library asks to register, staged until all of it is checked.
+// The longest target a library may register (torch's longest operator names are under 100 bytes).
+constexpr size_t kMaxTargetBytes = 1024;
+
+// What the library asks to register, staged until all of it is checked; what it gets wrong,
+// described, instead of the registration (a library's mistake must never stop the host).
 struct Registering {
   struct Kernel {
     std::string target;
@@ -15,10 +22,68 @@ struct Registering {
     KernelInfo info;
   };
   std::vector<Kernel> kernels;
+  std::vector<std::string> problems;
 };
 
+bool valid_utf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    const auto byte = static_cast<unsigned char>(text[i]);
+    const size_t length = byte < 0x80 ? 1 : (byte >> 5) == 0x6 ? 2 : (byte >> 4) == 0xe ? 3 : (byte >> 3) == 0x1e ? 4 : 0;
+    if (length == 0 || i + length > text.size()) return false;
+    for (size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) >> 6) != 0x2) return false;
+    }
+    i += length;
+  }
+  return true;
+}
+
+// Printable for an error message: control bytes and bytes past ASCII escaped.
+std::string printable_target(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (byte >= 0x20 && byte < 0x7f) {
+      out += c;
+    } else {
+      static const char* hex = "0123456789abcdef";
+      out += "\\x";
+      out += hex[byte >> 4];
+      out += hex[byte & 15];
+    }
+  }
+  return out;
+}
+
 void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo info) {
-  static_cast<Registering*>(context)->kernels.push_back({target, device, info});
+  auto& registering = *static_cast<Registering*>(context);
+  const size_t index = registering.kernels.size() + registering.problems.size();
+  auto refuse = [&](const std::string& why) {
+    registering.problems.push_back("kernel " + std::to_string(index) + ": " + why);
+  };
+  if (target == nullptr) return refuse("a null target");
+  const size_t length = strnlen(target, kMaxTargetBytes + 1);
+  const std::string_view name(target, length);
+  if (length == 0) return refuse("an empty target");
+  if (length > kMaxTargetBytes) return refuse("a target longer than " + std::to_string(kMaxTargetBytes) + " bytes");
+  if (!valid_utf8(name)) return refuse("target '" + printable_target(name) + "' is not UTF-8");
+  if (static_cast<int>(device) >= kNumDeviceKinds) {
+    return refuse("target '" + printable_target(name) + "' for device kind " + std::to_string(static_cast<int>(device)) +
+                  ", which is not one nrt knows");
+  }
+  if (info.fn == nullptr) return refuse("target '" + printable_target(name) + "' with a null kernel function");
+  registering.kernels.push_back({std::string(name), device, info});
+}
+
+// Whether `address` is a function of the library (an ELF STT_FUNC or IFUNC symbol): calling a
+// data symbol by that name would jump into data.
+bool is_function_symbol(void* address) {
+  Dl_info info;
+  void* entry = nullptr;
+  if (dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr) return false;
+  const auto* symbol = static_cast<const ElfW(Sym)*>(entry);
+  const int type = ELF64_ST_TYPE(symbol->st_info);
+  return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
 }  // namespace
@@ -39,12 +104,19 @@ Result<LoadedKernelLibrary> load_kernel_library(const std::string& path, KernelR
     return make_error(ErrorCode::IoOpen, "kernel library " + path + ": " + (why ? why : "cannot be loaded"));
   }
   using Entry = int (*)(const KernelLibraryHost*);
-  auto entry = reinterpret_cast<Entry>(dlsym(handle, "nrt_register_kernels"));
-  if (entry == nullptr) {
+  void* symbol = dlsym(handle, "nrt_register_kernels");
+  if (symbol == nullptr) {
     dlclose(handle);
     return make_error(ErrorCode::InvalidArgument,
                       "kernel library " + path + " exports no nrt_register_kernels (see executor/runtime/kernel_library.h)");
   }
+  if (!is_function_symbol(symbol)) {
+    dlclose(handle);
+    return make_error(ErrorCode::InvalidArgument, "kernel library " + path +
+                                                      ": nrt_register_kernels is not a function (a data symbol of "
+                                                      "that name); see executor/runtime/kernel_library.h");
+  }
+  auto entry = reinterpret_cast<Entry>(symbol);
   Registering registering;
   KernelLibraryHost host;
   host.registry = &registering;
@@ -53,6 +125,12 @@ Result<LoadedKernelLibrary> load_kernel_library(const std::string& path, KernelR
     return make_error(ErrorCode::InvalidArgument, "kernel library " + path + " refused to register (code " +
                                                       std::to_string(refused) + "); host kernel ABI is " +
                                                       std::to_string(kKernelLibraryAbi));
+  }
+  if (!registering.problems.empty()) {
+    std::string problems;
+    for (const auto& problem : registering.problems) problems += "\n  " + problem;
+    return make_error(ErrorCode::InvalidArgument,
+                      "kernel library " + path + " registers kernels nrt refuses (nothing registered):" + problems);
   }
   if (!override_existing) {
     std::string conflicts;

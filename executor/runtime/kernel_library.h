@@ -24,7 +24,7 @@
 
 namespace nrt::exec {
 
-inline constexpr uint32_t kKernelLibraryAbi = 2;  // 2: core's own ScalarType, Layout, MemoryFormat, ReduceOp
+inline constexpr uint32_t kKernelLibraryAbi = 3;  // 2: core's own ScalarType, ...; 3: KernelContext carries the seed and random stream
 
 struct KernelLibraryHost {
   uint32_t abi = kKernelLibraryAbi;
@@ -41,9 +41,11 @@ struct LoadedKernelLibrary {
 // Loads the library at `path` and lets it register its kernels into `registry`. A target the
 // registry already has (a built-in kernel, or another library's) is refused, naming both origins,
 // unless `override_existing` (nrt-run --kernel-library-override): then the library's kernel
-// replaces it and `replaced` names it. Nothing is registered unless all of it can be. Errors
-// (IoOpen: the file cannot be loaded; InvalidArgument: no entry point, another ABI, the library
-// refused, or a conflict) name the path.
+// replaces it and `replaced` names it. Nothing is registered unless all of it can be. Everything
+// the library hands `add` is checked: a null, empty, over-long (1024 bytes) or non-UTF-8 target,
+// a device kind nrt does not know and a null kernel function are refused. Errors (IoOpen: the
+// file cannot be loaded; InvalidArgument: no entry point or one that is not a function, another
+// ABI, the library refused, a kernel refused, or a conflict) name the path.
 Result<LoadedKernelLibrary> load_kernel_library(const std::string& path,
                                                 KernelRegistry& registry = KernelRegistry::global(),
                                                 bool override_existing = false);

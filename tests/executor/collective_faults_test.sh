@@ -141,6 +141,6 @@ for r in (0, 1):
 NRT_FR_BUFFER_SIZE=lots mpi 60 -np 2 "$RUN" "$COLLECTIVES" --random-inputs 1 > env.out 2> env.err
 status=$?
 check "a malformed NRT_FR_BUFFER_SIZE stops the job (exit $status)" [ "$status" -eq 2 ]
-check "naming the variable" contains env.err "NRT_FR_BUFFER_SIZE='lots' is not a count"
+check "naming the variable" contains env.err "NRT_FR_BUFFER_SIZE='lots' is not an integer"
 
 finish

@@ -156,15 +156,36 @@ TEST(CollectiveHooksOptions, ReadFromTheEnvironment) {
     EXPECT_EQ(set->timeout, std::chrono::milliseconds(2500));
     EXPECT_EQ(set->dump_path(0), "/tmp/fr_0.json");
   }
-  for (auto [name, value] : {std::pair{"NRT_NAN_CHECK", "yes"}, std::pair{"NRT_FR_BUFFER_SIZE", "-1"},
-                             std::pair{"NRT_FR_BUFFER_SIZE", "12x"}, std::pair{"NRT_FR_BUFFER_SIZE", "99999999999"},
-                             std::pair{"NRT_COLLECTIVE_TIMEOUT_S", "0"}, std::pair{"NRT_COLLECTIVE_TIMEOUT_S", "nan"},
-                             std::pair{"NRT_FR_DUMP_ON_EXIT", "2"}}) {
-    ScopedEnv bad(name, value);
+  // Every variable by the same rules (core/number_text.h), each error with its real reason.
+  struct Bad {
+    const char* name;
+    const char* value;
+    const char* reason;
+  };
+  for (const Bad& b : {Bad{"NRT_NAN_CHECK", "yes", "is not 0, 1, true or false"},
+                       Bad{"NRT_NAN_CHECK", "2", "is not 0, 1, true or false"},
+                       Bad{"NRT_NAN_CHECK", "", "is empty (unset it for the default)"},
+                       Bad{"NRT_FR_BUFFER_SIZE", "-1", "is below the minimum of 0"},
+                       Bad{"NRT_FR_BUFFER_SIZE", "12x", "is not an integer"},
+                       Bad{"NRT_FR_BUFFER_SIZE", "lots", "is not an integer"},
+                       Bad{"NRT_FR_BUFFER_SIZE", "99999999999", "is above the cap of 10000000"},
+                       Bad{"NRT_FR_BUFFER_SIZE", " 5", "has spaces around the number"},
+                       Bad{"NRT_FR_BUFFER_SIZE", "5 ", "has spaces around the number"},
+                       Bad{"NRT_COLLECTIVE_TIMEOUT_S", "0", "is below the minimum of 0.001"},
+                       Bad{"NRT_COLLECTIVE_TIMEOUT_S", "1e-300", "is below the minimum of 0.001"},
+                       Bad{"NRT_COLLECTIVE_TIMEOUT_S", "1e30", "is above the cap of 1e+07"},
+                       Bad{"NRT_COLLECTIVE_TIMEOUT_S", "1e999", "is above the cap of 1e+07"},
+                       Bad{"NRT_COLLECTIVE_TIMEOUT_S", "nan", "is not a number"},
+                       Bad{"NRT_COLLECTIVE_TIMEOUT_S", "", "is empty"},
+                       Bad{"NRT_FR_DUMP_PREFIX", "", "is empty"},
+                       Bad{"NRT_FR_DUMP_ON_EXIT", "2", "is not 0, 1, true or false"}}) {
+    ScopedEnv bad(b.name, b.value);
     auto refused = collective_hooks_from_env();
-    ASSERT_FALSE(refused.ok()) << name << "=" << value;
+    ASSERT_FALSE(refused.ok()) << b.name << "=" << b.value;
     EXPECT_EQ(refused.error().code, ErrorCode::InvalidArgument);
-    EXPECT_NE(refused.error().message.find(name), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find(b.name), std::string::npos) << refused.error().message;
+    EXPECT_NE(refused.error().message.find(b.reason), std::string::npos) << b.name << "='" << b.value << "': "
+                                                                          << refused.error().message;
   }
 }
 

@@ -74,5 +74,47 @@ TEST(KernelLibrary, ReplacesExistingKernelsOnlyWhenTold) {
   EXPECT_TRUE(again.ok()) << again.error().to_string();
 }
 
+// Each way a library can get its registration wrong is refused with an error naming the library
+// and the mistake; the host goes on, and nothing of the library is registered (issue 25, class 4).
+TEST(KernelLibrary, RefusesEveryMalformedRegistration) {
+  const std::string library = runfile("tests/executor/libbad_kernels.so");
+  for (auto [mode, words] : std::vector<std::pair<std::string, std::string>>{
+           {"null_target", "kernel 1: a null target"},
+           {"empty_target", "kernel 1: an empty target"},
+           {"long_target", "a target longer than 1024 bytes"},
+           {"not_utf8", "target 'bad_library::\\xff\\xfe.default' is not UTF-8"},
+           {"device_99", "for device kind 99, which is not one nrt knows"},
+           {"null_kernel", "target 'aten::add.Tensor' with a null kernel function"},
+       }) {
+    ASSERT_EQ(setenv("NRT_TEST_BAD_LIBRARY", mode.c_str(), 1), 0);
+    for (bool override_existing : {false, true}) {
+      KernelRegistry registry;
+      ASSERT_TRUE(registry.add("aten::add.Tensor", DeviceKind::kCpu, {&first, false}, "the host").ok());
+      auto loaded = load_kernel_library(library, registry, override_existing);
+      ASSERT_FALSE(loaded.ok()) << mode;
+      EXPECT_EQ(loaded.error().code, ErrorCode::InvalidArgument) << mode;
+      EXPECT_NE(loaded.error().message.find(library), std::string::npos) << loaded.error().message;
+      EXPECT_NE(loaded.error().message.find(words), std::string::npos) << mode << ": " << loaded.error().message;
+      EXPECT_EQ(registry.find("bad_library::fine.default", DeviceKind::kCpu), nullptr) << mode << ": partly registered";
+      EXPECT_EQ(registry.find("aten::add.Tensor", DeviceKind::kCpu)->fn, &first) << mode << ": a built-in was replaced";
+    }
+  }
+  ASSERT_EQ(unsetenv("NRT_TEST_BAD_LIBRARY"), 0);
+  KernelRegistry registry;
+  auto fine = load_kernel_library(library, registry);
+  ASSERT_TRUE(fine.ok()) << fine.error().to_string();
+  EXPECT_EQ(fine->targets, std::vector<std::string>{"bad_library::fine.default"});
+}
+
+TEST(KernelLibrary, RefusesAnEntryPointThatIsData) {
+  const std::string library = runfile("tests/executor/libdata_symbol.so");
+  KernelRegistry registry;
+  auto loaded = load_kernel_library(library, registry);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.error().code, ErrorCode::InvalidArgument);
+  EXPECT_NE(loaded.error().message.find("nrt_register_kernels is not a function"), std::string::npos)
+      << loaded.error().message;
+}
+
 }  // namespace
 }  // namespace nrt::exec

@@ -82,7 +82,8 @@ bad_plan() {
   local name="$1" text="$2" want="$3"
   printf '%s' "$text" > "$name.json"
   "$INSPECT" shard "$MODEL" --plan "$name.json" -o "$name.nrt" 2> "$name.err"
-  check "plan $name is refused" [ $? -eq 1 ]
+  check "plan $name is refused with exit 2, as every NRT-E104" [ $? -eq 2 ]
+  check "plan $name: the code is NRT-E104" contains "$name.err" "NRT-E104"
   check "plan $name: the error names it" contains "$name.err" "$want"
 }
 bad_plan unknown_fqn '{"mesh": {"shape": [2]}, "parameters": {"fc3.weight": ["Shard(0)"]}}' "parameters 'fc3.weight'"
