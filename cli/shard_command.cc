@@ -2,7 +2,9 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "cli/exit_status.h"
@@ -22,6 +24,33 @@ int report(const Error& e) {
   return exit_status_for(e);
 }
 
+bool same_file(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  if (std::filesystem::equivalent(a, b, ec)) return true;
+  const auto ca = std::filesystem::weakly_canonical(a, ec);
+  if (ec) return false;
+  const auto cb = std::filesystem::weakly_canonical(b, ec);
+  return !ec && ca == cb;
+}
+
+// -o must be a .nrt the command may write: not JSON (shard writes the binary container only), not
+// the input program or the plan it reads (issue 25, class 5).
+std::optional<Error> output_problem(const ShardCommand& command) {
+  const std::string& out = command.out_path;
+  if (same_file(out, command.in_path)) {
+    return make_error(ErrorCode::InvalidArgument, "-o " + out + " is the input program; write the sharded program elsewhere");
+  }
+  if (same_file(out, command.plan_path)) {
+    return make_error(ErrorCode::InvalidArgument, "-o " + out + " is the plan; write the sharded program elsewhere");
+  }
+  if (out.size() >= 5 && out.compare(out.size() - 5, 5, ".json") == 0) {
+    return make_error(ErrorCode::InvalidArgument, "-o " + out +
+                                                      ": shard writes a binary .nrt; write that, then `nrt-inspect "
+                                                      "convert` it to .nrt.json");
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 CLI::App* add_shard_command(CLI::App& app, ShardCommand& command) {
@@ -35,11 +64,13 @@ CLI::App* add_shard_command(CLI::App& app, ShardCommand& command) {
       "(docs/DISTRIBUTED.md).");
   sub->add_option("input", command.in_path, "Input program (.nrt, .nrt.json, .pt2, torch.export JSON)")->required();
   sub->add_option("--plan", command.plan_path, "The sharding plan (JSON)")->required();
-  sub->add_option("-o,--output", command.out_path, "Output .nrt, replaced atomically")->required();
+  sub->add_option("-o,--output", command.out_path, "Output .nrt, replaced atomically (not .json, not the input or the plan)")
+      ->required();
   return sub;
 }
 
 int run_shard_command(const ShardCommand& command) {
+  if (auto problem = output_problem(command)) return report(*problem);
   auto file = open_program_input(command.in_path, {});
   if (!file) return report(file.error());
   auto text = read_file(command.plan_path, 1 << 24);

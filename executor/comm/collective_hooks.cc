@@ -1,6 +1,9 @@
 #include "executor/comm/collective_hooks.h"
 
+#include <unistd.h>
+
 #include <cerrno>
+#include <filesystem>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
@@ -36,6 +39,19 @@ Result<CollectiveHooksOptions> collective_hooks_from_env() {
       return make_error(ErrorCode::InvalidArgument, "NRT_FR_DUMP_PREFIX is empty (unset it for the default)");
     }
     options.fr_dump_prefix = text;
+    // Checked now, not when a dump is due (after a timeout: the dump would be lost).
+    const std::string prefix(text);
+    const size_t slash = prefix.rfind('/');
+    const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : prefix.substr(0, slash);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(directory, ec)) {
+      return make_error(ErrorCode::InvalidArgument,
+                        "NRT_FR_DUMP_PREFIX='" + prefix + "': its directory '" + directory + "' does not exist");
+    }
+    if (::access(directory.c_str(), W_OK) != 0) {
+      return make_error(ErrorCode::InvalidArgument,
+                        "NRT_FR_DUMP_PREFIX='" + prefix + "': its directory '" + directory + "' is not writable");
+    }
   }
   if (const char* text = std::getenv("NRT_COLLECTIVE_TIMEOUT_S"); text != nullptr) {
     // From the watchdog's 1 ms resolution to about 115 days.

@@ -1,5 +1,7 @@
 #include "executor/comm/flight_recorder.h"
 
+#include <sys/stat.h>
+
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -7,6 +9,8 @@
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
+
+#include "serializer/atomic_file.h"
 
 namespace nrt::exec {
 namespace {
@@ -272,15 +276,17 @@ Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& tex
 }
 
 Status write_flight_recorder_dump(const FlightRecorderDump& dump, const std::string& path) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << to_json(dump);
-    if (!out) return make_error(ErrorCode::IoWrite, "cannot write the flight recorder dump " + temporary);
+  // The project's atomic write: a regular file or a new path only (a FIFO, a device or a
+  // directory is refused, its temporary removed); a symbolic link is refused too, so that a dump
+  // never lands where the link points.
+  struct stat link {};
+  if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+    return make_error(ErrorCode::IoWrite, "flight recorder dump " + path + " is a symbolic link; nrt writes dumps only to "
+                                              "a regular file or a new path");
   }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    return make_error(ErrorCode::IoWrite, "cannot rename " + temporary + " to " + path);
-  }
+  const std::string text = to_json(dump);
+  Status written = write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  if (!written) return make_error(written.error().code, "flight recorder dump: " + written.error().message);
   return Status::Ok();
 }
 

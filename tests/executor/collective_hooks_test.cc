@@ -3,6 +3,11 @@
 // traced group, the watchdog, and the analysis of crafted dumps.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
+#include <filesystem>
+#include <fstream>
+
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -98,6 +103,33 @@ TEST(FlightRecorder, DumpsRoundTripThroughJson) {
   EXPECT_EQ(to_json(*back), to_json(dump));
 }
 
+// A dump goes to a regular file or a new path only: never through a FIFO, a symbolic link or onto
+// a directory, and no temporary is left beside them (issue 25, class 5).
+TEST(FlightRecorder, DumpsOnlyToARegularFileOrANewPath) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string dir = std::string(tmp ? tmp : "/tmp") + "/fr_dump_targets";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/a_directory");
+  ASSERT_EQ(::mkfifo((dir + "/a_fifo").c_str(), 0600), 0);
+  std::ofstream(dir + "/target.json") << "kept";
+  std::filesystem::create_symlink(dir + "/target.json", dir + "/a_link");
+  FlightRecorderDump dump;
+  dump.rank = 0;
+  dump.world_size = 1;
+  dump.reason = "test";
+  for (const std::string name : {"a_directory", "a_fifo", "a_link"}) {
+    Status s = write_flight_recorder_dump(dump, dir + "/" + name);
+    ASSERT_FALSE(s.ok()) << name;
+    EXPECT_EQ(s.error().code, ErrorCode::IoWrite) << name;
+  }
+  std::ifstream kept(dir + "/target.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), "kept") << "the link's target was written";
+  ASSERT_TRUE(write_flight_recorder_dump(dump, dir + "/new.json").ok());
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& entry : std::filesystem::directory_iterator(dir)) ++entries;
+  EXPECT_EQ(entries, 5u) << "a temporary was left behind";
+}
+
 TEST(FlightRecorder, MalformedDumpsAreRefusedNamingWhat) {
   auto expect_refused = [](const std::string& text, const std::string& says) {
     auto parsed = flight_recorder_dump_from_json(text);
@@ -178,6 +210,7 @@ TEST(CollectiveHooksOptions, ReadFromTheEnvironment) {
                        Bad{"NRT_COLLECTIVE_TIMEOUT_S", "nan", "is not a number"},
                        Bad{"NRT_COLLECTIVE_TIMEOUT_S", "", "is empty"},
                        Bad{"NRT_FR_DUMP_PREFIX", "", "is empty"},
+                       Bad{"NRT_FR_DUMP_PREFIX", "/no/such/directory/fr_", "its directory '/no/such/directory' does not exist"},
                        Bad{"NRT_FR_DUMP_ON_EXIT", "2", "is not 0, 1, true or false"}}) {
     ScopedEnv bad(b.name, b.value);
     auto refused = collective_hooks_from_env();

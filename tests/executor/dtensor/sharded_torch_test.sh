@@ -93,6 +93,19 @@ bad_plan malformed '{"mesh": {"shape": [2]}, "inputs": {"x": ["Shard(zero)"]}}' 
 bad_plan count '{"mesh": {"shape": [2, 2], "dim_names": ["dp", "tp"]}, "inputs": {"x": ["Shard(0)"]}}' "1 placements for a mesh of 2 dims"
 bad_plan style '{"mesh": {"shape": [2]}, "modules": {"fc1": "diagonal"}}' "modules 'fc1'"
 
+# -o must be a .nrt of its own: not JSON, not the plan, not the input (nothing is overwritten).
+cp "$PLANS/mlp_tp.json" own_plan.json
+cp "$MODEL" own_model.pt2
+for case in "x.nrt.json|shard writes a binary .nrt" "own_plan.json|is the plan" "own_model.pt2|is the input program"; do
+  out="${case%%|*}" want="${case#*|}"
+  before=$(cksum own_plan.json own_model.pt2)
+  "$INSPECT" shard own_model.pt2 --plan own_plan.json -o "$out" 2> out_refused.err
+  check "-o $out is refused with exit 2" [ $? -eq 2 ]
+  check "-o $out: the error says why" contains out_refused.err "$want"
+  check "-o $out: nothing was overwritten" [ "$before" = "$(cksum own_plan.json own_model.pt2)" ]
+done
+check "-o x.nrt.json wrote nothing" [ ! -e x.nrt.json ]
+
 # Expectations named after each program's outputs, from torch's output_<i>.npy.
 expect() {
   local model="$1" i=0 name; shift
