@@ -556,14 +556,15 @@ class Pass {
   }
 
   // A draw keeps the placements its output is declared with or its consumers want (read_wanted),
-  // else those its rule chose, else a sharded input's: its key stays whole, every other tensor input (the tensor drawn into, or
-  // whose shape is drawn) takes the output's placements. Not for a batched key (one key per row
-  // of the output), nor a Partial output: those keep `by_rule` (the fallback draws whole).
+  // else those its rule chose, else a sharded input's. Its key stays whole; every other tensor
+  // input (the tensor drawn into, or whose shape is drawn) takes the output's placements. Not for
+  // a batched key (one key per row of the output), nor a Partial output: those keep `by_rule`
+  // (the fallback draws whole).
   std::optional<RuleDecision> draw_decision(const std::vector<std::string>& arg_names,
-                                                   const std::vector<RuleInput>& inputs,
-                                                   const std::vector<int64_t>& out_global,
-                                                   const std::optional<State>& declared,
-                                                   const std::optional<RuleDecision>& by_rule) const {
+                                            const std::vector<RuleInput>& inputs,
+                                            const std::vector<int64_t>& out_global,
+                                            const std::optional<State>& declared,
+                                            const std::optional<RuleDecision>& by_rule) const {
     const Placements* wanted = declared ? &declared->placements : by_rule ? &by_rule->output : nullptr;
     for (size_t k = 0; k < inputs.size() && wanted == nullptr; ++k) {  // else a sharded input's
       const bool key = k < arg_names.size() && arg_names[k] == "key";

@@ -5,6 +5,7 @@
 
 #include <cstring>
 
+#include "serializer/program_text.h"
 #include "serializer/regular_file.h"
 
 namespace nrt::exec {
@@ -38,23 +39,6 @@ bool valid_utf8(std::string_view text) {
   return true;
 }
 
-// Printable for an error message: control bytes and bytes past ASCII escaped.
-std::string printable_target(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    const auto byte = static_cast<unsigned char>(c);
-    if (byte >= 0x20 && byte < 0x7f) {
-      out += c;
-    } else {
-      static const char* hex = "0123456789abcdef";
-      out += "\\x";
-      out += hex[byte >> 4];
-      out += hex[byte & 15];
-    }
-  }
-  return out;
-}
-
 void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo info) {
   auto& registering = *static_cast<Registering*>(context);
   const size_t index = registering.kernels.size() + registering.problems.size();
@@ -66,12 +50,12 @@ void add_kernel(void* context, const char* target, DeviceKind device, KernelInfo
   const std::string_view name(target, length);
   if (length == 0) return refuse("an empty target");
   if (length > kMaxTargetBytes) return refuse("a target longer than " + std::to_string(kMaxTargetBytes) + " bytes");
-  if (!valid_utf8(name)) return refuse("target '" + printable_target(name) + "' is not UTF-8");
+  if (!valid_utf8(name)) return refuse("target '" + printable(name) + "' is not UTF-8");
   if (static_cast<int>(device) >= kNumDeviceKinds) {
-    return refuse("target '" + printable_target(name) + "' for device kind " + std::to_string(static_cast<int>(device)) +
+    return refuse("target '" + printable(name) + "' for device kind " + std::to_string(static_cast<int>(device)) +
                   ", which is not one nrt knows");
   }
-  if (info.fn == nullptr) return refuse("target '" + printable_target(name) + "' with a null kernel function");
+  if (info.fn == nullptr) return refuse("target '" + printable(name) + "' with a null kernel function");
   registering.kernels.push_back({std::string(name), device, info});
 }
 

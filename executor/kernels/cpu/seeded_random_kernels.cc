@@ -150,24 +150,21 @@ Status normal_with_tensors(KernelContext& ctx, const Tensor& mean, const Tensor&
   return Status::Ok();
 }
 
-Tensor scalar_tensor_of(double value) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT64, {});
-  t.data<double>()[0] = value;
-  return t;
-}
 
 // normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None)
 Status normal_tensor_float(KernelContext& ctx) {
   NRT_TRY(mean, ctx.tensor("mean", 0));
   NRT_TRY(std, ctx.real("std", 1, 1.0));
-  return normal_with_tensors(ctx, *mean, scalar_tensor_of(*std), mean->dtype());
+  NRT_TRY(std_tensor, scalar_on(ScalarValue::of_float(*std), ScalarType::FLOAT64, Device{}));
+  return normal_with_tensors(ctx, *mean, *std_tensor, mean->dtype());
 }
 
 // normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None)
 Status normal_float_tensor(KernelContext& ctx) {
   NRT_TRY(mean, ctx.real("mean", 0));
   NRT_TRY(std, ctx.tensor("std", 1));
-  return normal_with_tensors(ctx, scalar_tensor_of(*mean), *std, std->dtype());
+  NRT_TRY(mean_tensor, scalar_on(ScalarValue::of_float(*mean), ScalarType::FLOAT64, Device{}));
+  return normal_with_tensors(ctx, *mean_tensor, *std, std->dtype());
 }
 
 // normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None)
@@ -193,8 +190,9 @@ Status draw_integers(KernelContext& ctx, int64_t low, int64_t high, const std::v
   NRT_TRY(runs, draw_runs(ctx, sizes));
   const random::TorchIntRange range{false, static_cast<uint64_t>(low),
                                     static_cast<uint64_t>(high) - static_cast<uint64_t>(low)};
+  const TorchPhiloxKey key = draw_key(ctx);
   for (const DrawRun& run : *runs) {
-    random::torch_randint(draw_key(ctx), ScalarType::INT64, range, run.global_first, run.count,
+    random::torch_randint(key, ScalarType::INT64, range, run.global_first, run.count,
                           values.data<int64_t>() + run.local_first);
   }
   NRT_TRY(out, bind_output(ctx, 0, dtype, sizes));
@@ -266,7 +264,8 @@ Status bernoulli_self(KernelContext& ctx) {
 Status bernoulli_float(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
   NRT_TRY(p, ctx.real("p", 1, 0.5));
-  return bernoulli_of(ctx, *self, scalar_tensor_of(*p));
+  NRT_TRY(p_tensor, scalar_on(ScalarValue::of_float(*p), ScalarType::FLOAT64, Device{}));
+  return bernoulli_of(ctx, *self, *p_tensor);
 }
 
 // bernoulli.Tensor(Tensor self, Tensor p, *, Generator?) (bernoulli_.Tensor's functional form)
