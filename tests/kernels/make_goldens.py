@@ -1043,6 +1043,14 @@ def view_cases():
     case("numpy_T_2d", "aten::numpy_T.default", [("self", base)], base.T)
     case("numpy_T_3d_reverses_all", "aten::numpy_T.default", [("self", x)], np.transpose(x, (2, 1, 0)))
     case("numpy_T_zero_dim", "aten::numpy_T.default", [("self", np.array(3.0, np.float32))], np.array(3.0, np.float32))
+    case("diagonal_main", "aten::diagonal.default", [("self", base)], np.diagonal(base).copy())
+    case("diagonal_offset_dims_3d", "aten::diagonal.default", [("self", x), ("offset", I(1)), ("dim1", I(2)), ("dim2", I(0))],
+         np.diagonal(x, 1, 2, 0).copy())
+    case("diagonal_negative_offset", "aten::diagonal.default", [("self", x), ("offset", I(-1)), ("dim1", I(-1)), ("dim2", I(1))],
+         np.diagonal(x, -1, 2, 1).copy())
+    case("diagonal_past_the_edge", "aten::diagonal.default", [("self", base), ("offset", I(1 << 62))], np.zeros(0, base.dtype))
+    case("diagonal_same_dims_error", "aten::diagonal.default", [("self", base), ("dim1", I(1)), ("dim2", I(-1))],
+         error="cannot be identical")
     v1 = randn(3)
     case("t_1d_identity", "aten::t.default", [("self", v1)], v1)
     col = randn(3, 1)
@@ -1775,6 +1783,180 @@ def upsample_cases():
          error="not both")
 
 
+# ---------------------------------------------------------------------------------------------
+# Video and attention-style models: conv3d, adaptive_avg_pool3d, index_put, einsum.
+
+def conv3d_ref(x, w, b, stride, pad, dilation, groups):
+    """pad: per spatial dim, one amount for both sides or a (begin, end) pair."""
+    oc, cg, kd, kh, kw = w.shape
+    pairs = [p if isinstance(p, tuple) else (p, p) for p in pad]
+    xp = np.pad(x, [(0, 0), (0, 0)] + pairs)
+    od, oh, ow = ((xp.shape[2 + i] - dilation[i] * (w.shape[2 + i] - 1) - 1) // stride[i] + 1 for i in range(3))
+    out = np.zeros((x.shape[0], oc, od, oh, ow))
+    og = oc // groups
+    for o in range(oc):
+        g = o // og
+        for z in range(od):
+            for i in range(oh):
+                for j in range(ow):
+                    patch = xp[:, g * cg:(g + 1) * cg,
+                               z * stride[0]:z * stride[0] + dilation[0] * (kd - 1) + 1:dilation[0],
+                               i * stride[1]:i * stride[1] + dilation[1] * (kh - 1) + 1:dilation[1],
+                               j * stride[2]:j * stride[2] + dilation[2] * (kw - 1) + 1:dilation[2]]
+                    out[:, o, z, i, j] = np.sum(patch * w[o], axis=(1, 2, 3, 4))
+    if b is not None:
+        out += b.reshape(1, -1, 1, 1, 1)
+    return out
+
+
+def adaptive_avg3d_ref(x, od, oh, ow):
+    *lead, D, H, W = x.shape
+    vols = x.reshape(-1, D, H, W)
+    out = np.zeros((vols.shape[0], od, oh, ow))
+    win = lambda i, n, o: ((i * n) // o, -((-(i + 1) * n) // o))  # noqa: E731
+    for z in range(od):
+        z0, z1 = win(z, D, od)
+        for i in range(oh):
+            y0, y1 = win(i, H, oh)
+            for j in range(ow):
+                x0, x1 = win(j, W, ow)
+                out[:, z, i, j] = vols[:, z0:z1, y0:y1, x0:x1].mean(axis=(1, 2, 3))
+    return out.reshape(*lead, od, oh, ow)
+
+
+def index_put_ref(x, indices, values, accumulate):
+    """NumPy's advanced assignment: np.add.at counts duplicates; plain assignment keeps the last."""
+    out = np.array(x, copy=True)
+    key = tuple(slice(None) if i is None else i for i in indices)
+    if accumulate:
+        np.add.at(out, key, values)
+    else:
+        out[key] = values
+    return out
+
+
+def video_einsum_cases():
+    x, w, b = randn(2, 3, 5, 6, 4), randn(4, 3, 3, 2, 3), randn(4)
+    conv_args = lambda stride, pad, dil, groups: [("stride", INTS(stride)), ("padding", INTS(pad)),  # noqa: E731
+                                                  ("dilation", INTS(dil)), ("groups", I(groups))]
+    case("conv3d_stride_pad_bias", "aten::conv3d.default", [("input", x), ("weight", w), ("bias", b)] + conv_args([1, 2, 1], [1, 0, 1], [1], 1),
+         f32(conv3d_ref(d(x), d(w), d(b), (1, 2, 1), (1, 0, 1), (1, 1, 1), 1)))
+    xg, wg = randn(1, 4, 4, 5, 5), randn(6, 2, 2, 2, 2)
+    case("conv3d_groups_dilation", "aten::conv3d.default", [("input", xg), ("weight", wg), ("bias", NONE)] + conv_args([1], [0], [1, 2, 2], 2),
+         f32(conv3d_ref(d(xg), d(wg), None, (1, 1, 1), (0, 0, 0), (1, 2, 2), 2)))
+    w1 = randn(5, 3, 1, 1, 1)
+    case("convolution_3d_pointwise", "aten::convolution.default",
+         [("input", x), ("weight", w1), ("bias", NONE), ("stride", INTS([1])), ("padding", INTS([0])), ("dilation", INTS([1])),
+          ("transposed", B(False)), ("output_padding", INTS([0])), ("groups", I(1))],
+         f32(conv3d_ref(d(x), d(w1), None, (1, 1, 1), (0, 0, 0), (1, 1, 1), 1)))
+    case("conv3d_unbatched_transposed_view", "aten::conv3d.default",
+         [("input", View(x[0], {"permute": [0, 1, 3, 2]})), ("weight", w), ("bias", b), ("padding", INTS([1]))],
+         f32(conv3d_ref(d(np.transpose(x[0], (0, 1, 3, 2)))[None], d(w), d(b), (1, 1, 1), (1, 1, 1), (1, 1, 1), 1)[0]))
+    xd, wd = x.astype(np.float64), w.astype(np.float64)
+    case("conv3d_f64", "aten::conv3d.default", [("input", xd), ("weight", wd), ("bias", NONE), ("stride", INTS([2]))],
+         conv3d_ref(xd, wd, None, (2, 2, 2), (0, 0, 0), (1, 1, 1), 1), tol={"rtol": 1e-10, "atol": 1e-10})
+    case("conv3d_padding_same_even_kernel", "aten::conv3d.padding", [("input", x), ("weight", w), ("bias", NONE), ("padding", S("same"))],
+         f32(conv3d_ref(d(x), d(w), None, (1, 1, 1), ((1, 1), (0, 1), (1, 1)), (1, 1, 1), 1)))
+    case("conv3d_kernel_too_large", "aten::conv3d.default", [("input", x), ("weight", randn(2, 3, 6, 1, 1))],
+         error="larger than")
+
+    v = randn(2, 3, 5, 7, 6)
+    case("adaptive_avg_pool3d_uneven", "aten::adaptive_avg_pool3d.default", [("self", v), ("output_size", INTS([2, 3, 4]))],
+         f32(adaptive_avg3d_ref(d(v), 2, 3, 4)))
+    case("adaptive_avg_pool3d_global_4d", "aten::_adaptive_avg_pool3d.default", [("self", v[0]), ("output_size", INTS([1]))],
+         f32(adaptive_avg3d_ref(d(v[0]), 1, 1, 1)))
+    case("adaptive_avg_pool3d_upsample_strided", "aten::adaptive_avg_pool3d.default",
+         [("self", View(v, {"slice": [4, 0, 6, 2]})), ("output_size", INTS([7, 2, 5]))],
+         f32(adaptive_avg3d_ref(d(v[..., ::2]), 7, 2, 5)))
+    case("adaptive_avg_pool3d_rank_error", "aten::adaptive_avg_pool3d.default", [("self", v[0, 0]), ("output_size", INTS([1]))],
+         error="4-D or 5-D")
+
+    t = randn(4, 3, 5)
+    rows = np.array([1, 3, 1, -1], dtype=np.int64)
+    vals = randn(4, 5)
+    case("index_put_accumulate_duplicates", "aten::index_put.default",
+         [("self", t), ("indices", OTS(rows, np.array([0, 2, 0, 2], dtype=np.int64))), ("values", vals), ("accumulate", B(True))],
+         index_put_ref(t, [rows, np.array([0, 2, 0, 2])], vals, True))
+    case("index_put_broadcast_values_last_wins", "aten::index_put.default",
+         [("self", t), ("indices", OTS(None, np.array([[2], [0]], dtype=np.int32), np.array([4, 1], dtype=np.int64))),
+          ("values", np.array([7.0, -1.0], np.float32))],
+         index_put_ref(t, [None, np.array([[2], [0]]), np.array([4, 1])], np.array([7.0, -1.0], np.float32), False))
+    case("unsafe_index_put_non_adjacent", "aten::_unsafe_index_put.default",
+         [("self", t), ("indices", OTS(np.array([0, 2], dtype=np.int64), None, np.array([1, 1], dtype=np.int64))),
+          ("values", randn(2, 3)[:, :1] * 0 + np.float32(2.5)), ("accumulate", B(True))],
+         index_put_ref(t, [np.array([0, 2]), None, np.array([1, 1])], np.full((2, 1), 2.5, np.float32), True))
+    mask = t[:, :, 0] > 0
+    case("index_put_bool_mask", "aten::index_put.default",
+         [("self", t), ("indices", OTS(mask)), ("values", np.array([0.5], np.float32))],
+         index_put_ref(t, [mask], np.float32(0.5), False))
+    ti = randint(-5, 5, 3, 4, dtype=np.int64)
+    vi = randint(-3, 3, 3, 4)
+    case("index_put_int64_accumulate", "aten::index_put.default",
+         [("self", ti), ("indices", OTS(np.array([2, 2, 0], dtype=np.int64))), ("values", vi), ("accumulate", B(True))],
+         index_put_ref(ti, [np.array([2, 2, 0])], vi, True))
+    tb = as_bf16(randn(3, 2))
+    vb = as_bf16(randn(2))
+    case("index_put_bf16", "aten::index_put.default", [("self", tb), ("indices", OTS(np.array([1], dtype=np.int64))), ("values", vb)],
+         as_bf16(index_put_ref(logical(tb), [np.array([1])], logical(vb), False)))
+    case("index_put_out_of_range", "aten::index_put.default",
+         [("self", t), ("indices", OTS(np.array([4], dtype=np.int64))), ("values", vals[0])], error="out of range")
+    case("index_put_values_shape_error", "aten::index_put.default",
+         [("self", t), ("indices", OTS(np.array([1], dtype=np.int64))), ("values", randn(2, 3, 5))], error="do not broadcast")
+    case("index_put_dtype_error", "aten::index_put.default",
+         [("self", t), ("indices", OTS(np.array([1], dtype=np.int64))), ("values", vals[0].astype(np.float64))], error="one dtype")
+    case("index_put_mask_shape_error", "aten::index_put.default",
+         [("self", t), ("indices", OTS(np.ones((4, 2), np.bool_))), ("values", vals[0])], error="does not match")
+
+    a, bm, c = randn(2, 3, 4), randn(4, 5), randn(2, 5, 3)
+    sq = randn(3, 3)
+    for name, eq, ops, ref_eq in [
+        ("matmul", "ij,jk->ik", (a[0], bm), None),
+        ("batched_ellipsis_implicit", "...ij,jk", (a, bm), None),
+        ("ellipsis_summed", "...ij,jk->ik", (a, bm), None),
+        ("spaces_and_batch", "bij , jk -> bik", (a, bm), None),
+        ("three_operands", "bij,jk,bkl->bil", (a, bm, c), None),
+        ("outer_implicit_upper_first", "Ab,aB", (randn(2, 3), randn(4, 5)), None),
+        ("trace", "ii", (sq,), None),
+        ("diagonal", "ii->i", (sq,), None),
+        ("diagonal_3d", "iij->ji", (randn(3, 3, 2),), None),
+        ("transpose", "ij->ji", (a[0],), None),
+        ("sum_all", "ijk->", (a,), None),
+        ("sum_one_side_label", "ij,jk->i", (a[0], bm), None),
+        ("broadcast_size_one", "ij,ij->i", (randn(3, 1), randn(3, 4)), "ij,ij->i"),
+        ("ellipsis_broadcast", "...,...->...", (randn(2, 1, 3), randn(4, 1)), None),
+        ("attention_scores", "bhqd,bhkd->bhqk", (randn(2, 2, 3, 4), randn(2, 2, 5, 4)), None),
+        ("hadamard_reduce", "bn,bn->b", (randn(3, 6), randn(3, 6)), None),
+    ]:
+        values = list(ops)
+        if name == "broadcast_size_one":
+            ref = np.einsum("ij,ij->i", *[np.broadcast_to(d(v), (3, 4)) for v in values])
+        elif name == "ellipsis_broadcast":
+            ref = d(values[0]) * d(values[1])
+        elif name == "ellipsis_summed":  # torch sums ellipsis dims the output leaves out (NumPy refuses)
+            ref = np.einsum("...ij,jk->...ik", *[d(v) for v in values]).sum(0)
+        else:
+            ref = np.einsum(eq.replace(" ", ""), *[d(v) for v in values])
+        case("einsum_" + name, "aten::einsum.default", [("equation", S(eq)), ("tensors", TS(*ops))], f32(ref), tol=SUM_TOL)
+    ai, bi = randint(-4, 4, 2, 3), randint(-4, 4, 3, 2)
+    case("einsum_int64", "aten::einsum.default", [("equation", S("ij,jk->ik")), ("tensors", TS(ai, bi))], ai @ bi)
+    ah = randn(2, 3).astype(np.float16)
+    case("einsum_f16", "aten::einsum.default", [("equation", S("ij->j")), ("tensors", TS(ah))], like(d(ah).sum(0), ah))
+    case("einsum_empty_contraction", "aten::einsum.default", [("equation", S("ij,jk->ik")), ("tensors", TS(randn(2, 0), randn(0, 3)))],
+         np.zeros((2, 3), np.float32))
+    for name, eq, ops, message in [
+        ("operand_count_error", "ij->i", (randn(2, 3), randn(2)), "operands"),
+        ("subscript_error", "i1", (randn(2),), "[a-zA-Z]"),
+        ("repeated_output_error", "ij,jk->ikk", (a[0], bm), "more than once"),
+        ("unknown_output_error", "ij,jk->iz", (a[0], bm), "does not appear"),
+        ("diagonal_size_error", "ii->i", (randn(2, 3),), "don't match"),
+        ("rank_error", "ijk", (randn(2, 3),), "do not match"),
+        ("size_error", "ij,jk", (randn(2, 3), randn(4, 2)), "does not broadcast"),
+        ("dtype_error", "ij,jk", (randn(2, 3), randn(3, 2, dtype=np.float64)), "one dtype"),
+        ("bool_error", "i,i", (np.ones(2, np.bool_), np.ones(2, np.bool_)), "not supported"),
+    ]:
+        case("einsum_" + name, "aten::einsum.default", [("equation", S(eq)), ("tensors", TS(*ops))], error=message)
+
+
 def main():
     np.seterr(all="ignore")
     binary_cases()
@@ -1800,6 +1982,7 @@ def main():
     rnn_cases()
     ordering_cases()
     upsample_cases()
+    video_einsum_cases()
     if os.path.isdir(OUT):
         shutil.rmtree(OUT)
     os.makedirs(OUT)

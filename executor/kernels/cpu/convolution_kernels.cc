@@ -1,7 +1,7 @@
-// 2-D convolution (1-D as height 1) through im2col + BLAS, per batch element and group: the
-// input patches of one group form a [C/g * kh * kw, oh * ow] matrix that the group's weights
-// [oc/g, C/g * kh * kw] multiply. Floating dtypes only (float16/bfloat16 computed in float32).
-// Transposed convolution is not supported.
+// Convolution (1-D, 2-D and 3-D) through im2col + BLAS, per batch element and group: the input
+// patches of one group form a [C/g * kd * kh * kw, od * oh * ow] matrix that the group's weights
+// [oc/g, C/g * kd * kh * kw] multiply. 1-D and 2-D run as 3-D with depth (and height) 1. Floating
+// dtypes only (float16/bfloat16 computed in float32). Transposed convolution is not supported.
 #include <algorithm>
 
 #include "executor/kernels/cpu/broadcast.h"
@@ -13,27 +13,43 @@
 namespace nrt::exec::cpu {
 namespace {
 
-struct Conv2dParams {
-  int64_t stride[2] = {1, 1};
-  int64_t pad_begin[2] = {0, 0};
-  int64_t pad_end[2] = {0, 0};
-  int64_t dilation[2] = {1, 1};
+constexpr size_t kSpatial = 3;  // the canonical form's spatial dims: depth, height, width
+
+struct ConvParams {
+  int64_t stride[kSpatial] = {1, 1, 1};
+  int64_t pad_begin[kSpatial] = {0, 0, 0};
+  int64_t pad_end[kSpatial] = {0, 0, 0};
+  int64_t dilation[kSpatial] = {1, 1, 1};
   int64_t groups = 1;
 };
 
+// Extents of the canonical spatial dims: in (input), kernel, out.
+struct Extents {
+  int64_t in[kSpatial], kernel[kSpatial], out[kSpatial];
+};
+
 template <class C>
-void im2col(const C* image, int64_t channels, int64_t height, int64_t width, int64_t kh, int64_t kw,
-            int64_t out_h, int64_t out_w, const Conv2dParams& p, C* columns) {
+void im2col(const C* image, int64_t channels, const Extents& e, const ConvParams& p, C* columns) {
+  const int64_t positions = e.out[0] * e.out[1] * e.out[2];
+  C* row = columns;
   for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t ki = 0; ki < kh; ++ki) {
-      for (int64_t kj = 0; kj < kw; ++kj) {
-        C* row = columns + ((c * kh + ki) * kw + kj) * out_h * out_w;
-        for (int64_t oy = 0; oy < out_h; ++oy) {
-          const int64_t y = oy * p.stride[0] - p.pad_begin[0] + ki * p.dilation[0];
-          for (int64_t ox = 0; ox < out_w; ++ox) {
-            const int64_t x = ox * p.stride[1] - p.pad_begin[1] + kj * p.dilation[1];
-            row[oy * out_w + ox] =
-                (y >= 0 && y < height && x >= 0 && x < width) ? image[(c * height + y) * width + x] : C(0);
+    const C* volume = image + c * e.in[0] * e.in[1] * e.in[2];
+    for (int64_t kz = 0; kz < e.kernel[0]; ++kz) {
+      for (int64_t ky = 0; ky < e.kernel[1]; ++ky) {
+        for (int64_t kx = 0; kx < e.kernel[2]; ++kx, row += positions) {
+          C* cell = row;
+          for (int64_t oz = 0; oz < e.out[0]; ++oz) {
+            const int64_t z = oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
+            const bool z_inside = z >= 0 && z < e.in[0];
+            for (int64_t oy = 0; oy < e.out[1]; ++oy) {
+              const int64_t y = oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
+              const bool inside = z_inside && y >= 0 && y < e.in[1];
+              const C* line = volume + (z * e.in[1] + y) * e.in[2];
+              for (int64_t ox = 0; ox < e.out[2]; ++ox, ++cell) {
+                const int64_t x = ox * p.stride[2] - p.pad_begin[2] + kx * p.dilation[2];
+                *cell = (inside && x >= 0 && x < e.in[2]) ? line[x] : C(0);
+              }
+            }
           }
         }
       }
@@ -41,29 +57,34 @@ void im2col(const C* image, int64_t channels, int64_t height, int64_t width, int
   }
 }
 
-// input [N, C, H, W], weight [OC, C/g, KH, KW], bias [OC] or undefined; contiguous, compute dtype.
+// input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
+// [N, OC, OD, OH, OW]; contiguous, compute dtype.
 template <class C>
-void conv2d_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const Conv2dParams& p,
-                    const Tensor& out) {
+void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                  const Tensor& out) {
   const int64_t batches = input.sizes()[0], channels = input.sizes()[1];
-  const int64_t height = input.sizes()[2], width = input.sizes()[3];
-  const int64_t out_channels = weight.sizes()[0], kh = weight.sizes()[2], kw = weight.sizes()[3];
-  const int64_t out_h = out.sizes()[2], out_w = out.sizes()[3];
+  const int64_t out_channels = weight.sizes()[0];
+  Extents e{};
+  bool pointwise = true;  // 1x1x1, stride 1, no padding: the input is already the column matrix
+  for (size_t i = 0; i < kSpatial; ++i) {
+    e.in[i] = input.sizes()[2 + i];
+    e.kernel[i] = weight.sizes()[2 + i];
+    e.out[i] = out.sizes()[2 + i];
+    pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
+  }
+  const int64_t volume = e.in[0] * e.in[1] * e.in[2];
   const int64_t group_channels = channels / p.groups, group_out = out_channels / p.groups;
-  const int64_t patch = group_channels * kh * kw, positions = out_h * out_w;
-  const ScalarType dtype = out.dtype();
-  const bool direct = kh == 1 && kw == 1 && p.stride[0] == 1 && p.stride[1] == 1 && p.pad_begin[0] == 0 &&
-                      p.pad_begin[1] == 0 && p.pad_end[0] == 0 && p.pad_end[1] == 0;
-  Tensor columns = direct ? Tensor() : Tensor::empty(dtype, {patch, positions});
+  const int64_t patch = group_channels * e.kernel[0] * e.kernel[1] * e.kernel[2];
+  const int64_t positions = e.out[0] * e.out[1] * e.out[2];
+  Tensor columns = pointwise ? Tensor() : Tensor::empty(out.dtype(), {patch, positions});
   for (int64_t n = 0; n < batches; ++n) {
     for (int64_t g = 0; g < p.groups; ++g) {
-      const int64_t input_offset = input.storage_offset() + (n * channels + g * group_channels) * height * width;
+      const int64_t input_offset = input.storage_offset() + (n * channels + g * group_channels) * volume;
       Tensor cols;
-      if (direct) {
+      if (pointwise) {
         cols = input.as_strided({patch, positions}, {positions, 1}, input_offset);
       } else {
-        im2col(input.data<C>() + (input_offset - input.storage_offset()), group_channels, height, width, kh, kw,
-               out_h, out_w, p, columns.data<C>());
+        im2col(input.data<C>() + (input_offset - input.storage_offset()), group_channels, e, p, columns.data<C>());
         cols = columns;
       }
       const Tensor w = weight.as_strided({group_out, patch}, {patch, 1}, weight.storage_offset() + g * group_out * patch);
@@ -99,7 +120,7 @@ struct ConvolutionCall {
   std::vector<int64_t> stride, dilation;
   std::vector<int64_t> pad_begin, pad_end;
   int64_t groups = 1;
-  size_t spatial = 2;    // 1 or 2 spatial dims
+  size_t spatial = 2;    // 1, 2 or 3 spatial dims
   bool batched = true;   // false: input lacks the batch dim
 };
 
@@ -114,32 +135,26 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
     return ctx.error("input " + shape_string(call.input.sizes()) + " and weight " + shape_string(weight.sizes()) +
                      " do not describe a " + std::to_string(call.spatial) + "-D convolution");
   }
-  // Canonical 4-D forms: add the batch dim, and height 1 for 1-D.
-  Tensor input = call.input, w = weight;
-  if (!call.batched) {
-    std::vector<int64_t> sizes = input.sizes(), strides = input.strides();
-    sizes.insert(sizes.begin(), 1);
-    strides.insert(strides.begin(), 0);
-    input = input.as_strided(sizes, strides, input.storage_offset());
-  }
-  Conv2dParams p;
+  // The canonical 5-D form: add the batch dim, and depth (and height) 1 for fewer spatial dims.
+  const size_t missing = kSpatial - call.spatial;  // leading spatial slots of size 1
+  auto canonical = [&](const Tensor& t, bool add_batch) {
+    std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
+    if (add_batch) {
+      sizes.insert(sizes.begin(), 1);
+      strides.insert(strides.begin(), 0);
+    }
+    sizes.insert(sizes.begin() + 2, missing, 1);
+    strides.insert(strides.begin() + 2, missing, 0);
+    return t.as_strided(sizes, strides, t.storage_offset());
+  };
+  const Tensor input = canonical(call.input, !call.batched), w = canonical(weight, false);
+  ConvParams p;
   p.groups = call.groups;
-  const size_t first = call.spatial == 1 ? 1 : 0;  // 1-D parameters go to the width slot
   for (size_t i = 0; i < call.spatial; ++i) {
-    p.stride[first + i] = call.stride[i];
-    p.dilation[first + i] = call.dilation[i];
-    p.pad_begin[first + i] = call.pad_begin[i];
-    p.pad_end[first + i] = call.pad_end[i];
-  }
-  if (call.spatial == 1) {
-    auto add_height = [](const Tensor& t) {
-      std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
-      sizes.insert(sizes.begin() + 2, 1);
-      strides.insert(strides.begin() + 2, 0);
-      return t.as_strided(sizes, strides, t.storage_offset());
-    };
-    input = add_height(input);
-    w = add_height(w);
+    p.stride[missing + i] = call.stride[i];
+    p.dilation[missing + i] = call.dilation[i];
+    p.pad_begin[missing + i] = call.pad_begin[i];
+    p.pad_end[missing + i] = call.pad_end[i];
   }
   const int64_t channels = input.sizes()[1], out_channels = w.sizes()[0];
   if (p.groups <= 0 || channels % p.groups != 0 || out_channels % p.groups != 0 || w.sizes()[1] * p.groups != channels) {
@@ -149,32 +164,27 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   if (call.bias && call.bias->sizes() != std::vector<int64_t>{out_channels}) {
     return ctx.error("bias " + shape_string(call.bias->sizes()) + " must have " + std::to_string(out_channels) + " elements");
   }
-  int64_t out_size[2];
-  for (int i = 0; i < 2; ++i) {
+  std::vector<int64_t> canonical_out{input.sizes()[0], out_channels};
+  for (size_t i = 0; i < kSpatial; ++i) {
     if (p.stride[i] <= 0 || p.dilation[i] <= 0 || p.pad_begin[i] < 0 || p.pad_end[i] < 0) {
       return ctx.error("stride and dilation must be positive and padding non-negative");
     }
-    const int64_t extent = input.sizes()[2 + static_cast<size_t>(i)] + p.pad_begin[i] + p.pad_end[i] -
-                           p.dilation[i] * (w.sizes()[2 + static_cast<size_t>(i)] - 1) - 1;
+    const int64_t extent = input.sizes()[2 + i] + p.pad_begin[i] + p.pad_end[i] - p.dilation[i] * (w.sizes()[2 + i] - 1) - 1;
     if (extent < 0) return ctx.error("the kernel is larger than the padded input");
-    out_size[i] = extent / p.stride[i] + 1;
+    canonical_out.push_back(extent / p.stride[i] + 1);
   }
-  std::vector<int64_t> out_sizes{input.sizes()[0], out_channels};
-  if (call.spatial == 2) out_sizes.push_back(out_size[0]);
-  out_sizes.push_back(out_size[1]);
-  if (!call.batched) out_sizes.erase(out_sizes.begin());
+  std::vector<int64_t> out_sizes(canonical_out.begin() + (call.batched ? 0 : 1), canonical_out.begin() + 2);
+  out_sizes.insert(out_sizes.end(), canonical_out.end() - static_cast<int64_t>(call.spatial), canonical_out.end());
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes));
   const ScalarType compute = call.input.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
   const Tensor x = contiguous_as(input, compute), k = contiguous_as(w, compute);
   const Tensor b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
   Tensor staging = slot->staging(compute);
-  const Tensor y = staging.as_strided({input.sizes()[0], out_channels, out_size[0], out_size[1]},
-                                      Tensor::contiguous_strides({input.sizes()[0], out_channels, out_size[0], out_size[1]}),
-                                      staging.storage_offset());
+  const Tensor y = staging.as_strided(canonical_out, Tensor::contiguous_strides(canonical_out), staging.storage_offset());
   if (compute == ScalarType::FLOAT64) {
-    conv2d_forward<double>(x, k, b, p, y);
+    conv_forward<double>(x, k, b, p, y);
   } else {
-    conv2d_forward<float>(x, k, b, p, y);
+    conv_forward<float>(x, k, b, p, y);
   }
   slot->commit();
   return Status::Ok();
@@ -189,8 +199,8 @@ Status convolution(KernelContext& ctx) {
   NRT_TRY(bias, ctx.optional_tensor("bias", 2));
   NRT_TRY(transposed, ctx.boolean("transposed", 6, false));
   if (*transposed) return ctx.error("transposed convolution is not supported");
-  if (weight->dim() != 3 && weight->dim() != 4) {
-    return ctx.error("only 1-D and 2-D convolutions are supported, weight is " + shape_string(weight->sizes()));
+  if (weight->dim() < 3 || weight->dim() > 5) {
+    return ctx.error("only 1-D, 2-D and 3-D convolutions are supported, weight is " + shape_string(weight->sizes()));
   }
   call.spatial = static_cast<size_t>(weight->dim() - 2);
   call.batched = input->dim() == weight->dim();
@@ -210,7 +220,7 @@ Status convolution(KernelContext& ctx) {
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0,
-//        SymInt[2] dilation=1, SymInt groups=1); conv1d likewise; the .padding overloads take
+//        SymInt[2] dilation=1, SymInt groups=1); conv1d and conv3d likewise; the .padding overloads take
 // padding as "valid" or "same" (stride 1; an odd total pads one more at the end, as torch does).
 Status conv_nd(KernelContext& ctx, size_t spatial, bool string_padding) {
   ConvolutionCall call;
@@ -260,6 +270,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::conv2d.padding", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 2, true); }, false}},
     {"aten::conv1d.default", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 1, false); }, false}},
     {"aten::conv1d.padding", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 1, true); }, false}},
+    {"aten::conv3d.default", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 3, false); }, false}},
+    {"aten::conv3d.padding", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 3, true); }, false}},
 };
 
 }  // namespace

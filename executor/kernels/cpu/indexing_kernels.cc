@@ -1,5 +1,6 @@
-// Reading elements by integer index: embedding, index_select, gather and index.Tensor (integer
-// index tensors, broadcast together; torch's placement of the indexed dims). Indices may be int32
+// Elements by integer index: embedding, index_select, gather and index.Tensor read them;
+// index_put writes them (integer index tensors broadcast together, boolean masks in index_put;
+// torch's placement of the indexed dims). Indices may be int32
 // or int64 and negative ones count from the end, except in embedding; an index out of range is an
 // error naming it, never a read outside the tensor. Elements are copied as bytes (every dtype).
 #include <cstring>
@@ -185,85 +186,199 @@ Status gather(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// The `indices` argument of index.Tensor and index_put: a list of optional tensors.
+Result<std::vector<std::optional<Tensor>>> read_index_list(const KernelContext& ctx) {
+  const RuntimeValue* list = ctx.find("indices", 1);
+  if (list == nullptr) return ctx.error("missing argument 'indices'");
+  if (const auto* optional = std::get_if<std::vector<std::optional<Tensor>>>(list)) return *optional;
+  if (const auto* tensors = std::get_if<std::vector<Tensor>>(list)) {
+    return std::vector<std::optional<Tensor>>(tensors->begin(), tensors->end());
+  }
+  return ctx.error("argument 'indices' is not a list of optional tensors");
+}
+
+// A boolean mask over dims [first, first + mask.dim()) of `self` as the integer indices of its true
+// elements, one 1-D int64 tensor per dim (torch expands masks this way before indexing).
+Result<std::vector<Tensor>> mask_coordinates(const KernelContext& ctx, const Tensor& mask, const Tensor& self,
+                                             size_t first) {
+  const auto dims = static_cast<size_t>(mask.dim());
+  for (size_t d = 0; d < dims; ++d) {
+    if (first + d >= self.sizes().size() || mask.sizes()[d] != self.sizes()[first + d]) {
+      return ctx.error("mask " + shape_string(mask.sizes()) + " does not match the indexed shape " +
+                       shape_string(self.sizes()) + " at dimension " + std::to_string(first + d));
+    }
+  }
+  std::vector<std::vector<int64_t>> coordinates(dims);
+  const std::vector<int64_t> strides = Tensor::contiguous_strides(mask.sizes());
+  int64_t flat = 0;
+  for_each_run<1>(mask.sizes(), {&mask}, [&](const std::array<uint8_t*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i, ++flat) {
+      if (*(p[0] + i * s[0]) == 0) continue;
+      for (size_t d = 0; d < dims; ++d) coordinates[d].push_back(flat / strides[d] % mask.sizes()[d]);
+    }
+  });
+  std::vector<Tensor> out;
+  for (const std::vector<int64_t>& c : coordinates) {
+    Tensor t = Tensor::empty(ScalarType::INT64, {static_cast<int64_t>(c.size())});
+    std::copy(c.begin(), c.end(), t.data<int64_t>());
+    out.push_back(t);
+  }
+  return out;
+}
+
+// Advanced indexing's layout, shared by index.Tensor (reads) and index_put (writes): the indexed
+// dims of self, their index values broadcast together, and where the index block sits in the
+// result: (rest before the indexed block) + index shape + (rest after) when the indexed dims are
+// adjacent, else index shape + rest (torch's placement).
+struct AdvancedIndex {
+  std::vector<size_t> indexed;               // dims of self that carry an index
+  std::vector<std::vector<int64_t>> values;  // per indexed dim: wrapped, broadcast, row-major
+  std::vector<int64_t> index_shape;
+  std::vector<size_t> rest;                  // the other dims of self, in order
+  size_t before = 0;                         // rest dims placed before the index block
+  std::vector<int64_t> result_sizes;
+};
+
+Result<AdvancedIndex> plan_index(const KernelContext& ctx, const Tensor& self,
+                                 std::vector<std::optional<Tensor>> indices, bool masks) {
+  // Masks become integer indices over the dims they cover.
+  std::vector<std::optional<Tensor>> expanded;
+  for (const std::optional<Tensor>& index : indices) {
+    if (!index || (index->dtype() != ScalarType::BOOL && index->dtype() != ScalarType::UINT8)) {
+      expanded.push_back(index);
+      continue;
+    }
+    if (!masks) return ctx.error("boolean mask indices are not supported (their result shape depends on the data)");
+    if (index->dim() == 0) return ctx.error("a 0-d boolean mask index is not supported");
+    NRT_TRY(columns, mask_coordinates(ctx, *index, self, expanded.size()));
+    expanded.insert(expanded.end(), columns->begin(), columns->end());
+  }
+  indices = std::move(expanded);
+  if (static_cast<int64_t>(indices.size()) > self.dim()) {
+    return ctx.error("too many indices for a tensor of shape " + shape_string(self.sizes()));
+  }
+  AdvancedIndex ai;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    if (!indices[i]) continue;
+    if (auto s = check_index_dtype(ctx, *indices[i]); !s.ok()) return s.error();
+    auto b = broadcast_shapes(ai.index_shape, indices[i]->sizes());
+    if (!b) return ctx.error("index shapes do not broadcast");
+    ai.index_shape = *b;
+    ai.indexed.push_back(i);
+  }
+  if (ai.indexed.empty()) return ctx.error("expects at least one index tensor");
+  const bool adjacent = ai.indexed.back() - ai.indexed.front() + 1 == ai.indexed.size();
+  for (size_t d = 0; d < self.sizes().size(); ++d) {
+    if (d >= indices.size() || !indices[d]) ai.rest.push_back(d);
+  }
+  ai.before = adjacent ? static_cast<size_t>(std::count_if(ai.rest.begin(), ai.rest.end(),
+                                                           [&](size_t d) { return d < ai.indexed.front(); }))
+                       : 0;
+  for (size_t i = 0; i < ai.before; ++i) ai.result_sizes.push_back(self.sizes()[ai.rest[i]]);
+  ai.result_sizes.insert(ai.result_sizes.end(), ai.index_shape.begin(), ai.index_shape.end());
+  for (size_t i = ai.before; i < ai.rest.size(); ++i) ai.result_sizes.push_back(self.sizes()[ai.rest[i]]);
+  for (size_t d : ai.indexed) {
+    ai.values.push_back(index_values(expand_to(*indices[d], ai.index_shape)));
+    if (auto s = wrap_indices(ctx, ai.values.back(), self.sizes()[d], true); !s.ok()) return s.error();
+  }
+  return ai;
+}
+
+// Calls visit(self_region, result_region) for each position of the index block, in row-major
+// order: the views over the non-indexed dims of `self` at that position's indices and of
+// `result` (shaped ai.result_sizes) at that position.
+template <class Visit>
+void for_each_index_position(const AdvancedIndex& ai, const Tensor& self, const Tensor& result, Visit&& visit) {
+  std::vector<int64_t> rest_sizes, rest_strides, result_rest_strides;
+  for (size_t d : ai.rest) {
+    rest_sizes.push_back(self.sizes()[d]);
+    rest_strides.push_back(self.strides()[d]);
+  }
+  for (size_t i = 0; i < ai.result_sizes.size(); ++i) {
+    if (i < ai.before || i >= ai.before + ai.index_shape.size()) result_rest_strides.push_back(result.strides()[i]);
+  }
+  const std::vector<int64_t> block_strides = Tensor::contiguous_strides(ai.index_shape);
+  const int64_t positions = product(ai.index_shape);
+  for (int64_t k = 0; k < positions; ++k) {
+    int64_t self_offset = self.storage_offset();
+    for (size_t j = 0; j < ai.indexed.size(); ++j) {
+      self_offset += ai.values[j][static_cast<size_t>(k)] * self.strides()[ai.indexed[j]];
+    }
+    int64_t result_offset = result.storage_offset(), rem = k;
+    for (size_t i = 0; i < ai.index_shape.size(); ++i) {
+      const int64_t coordinate = rem / block_strides[i];
+      rem %= block_strides[i];
+      result_offset += coordinate * result.strides()[ai.before + i];
+    }
+    visit(self.as_strided(rest_sizes, rest_strides, self_offset),
+          result.as_strided(rest_sizes, result_rest_strides, result_offset));
+  }
+}
+
 // index.Tensor(Tensor self, Tensor?[] indices): advanced indexing with integer index tensors.
 Status index_tensor(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
-  const RuntimeValue* list = ctx.find("indices", 1);
-  if (list == nullptr) return ctx.error("missing argument 'indices'");
-  std::vector<std::optional<Tensor>> indices;
-  if (const auto* optional = std::get_if<std::vector<std::optional<Tensor>>>(list)) {
-    indices = *optional;
-  } else if (const auto* tensors = std::get_if<std::vector<Tensor>>(list)) {
-    indices.assign(tensors->begin(), tensors->end());
-  } else {
-    return ctx.error("argument 'indices' is not a list of optional tensors");
-  }
-  if (static_cast<int64_t>(indices.size()) > self->dim()) {
-    return ctx.error("too many indices for a tensor of shape " + shape_string(self->sizes()));
-  }
-  // Indexed dims, their broadcast index shape, and whether they are adjacent.
-  std::vector<size_t> indexed;
-  std::vector<int64_t> index_shape;
-  for (size_t i = 0; i < indices.size(); ++i) {
-    if (!indices[i]) continue;
-    if (indices[i]->dtype() == ScalarType::BOOL || indices[i]->dtype() == ScalarType::UINT8) {
-      return ctx.error("boolean mask indices are not supported (their result shape depends on the data)");
-    }
-    if (auto s = check_index_dtype(ctx, *indices[i]); !s.ok()) return s;
-    auto b = broadcast_shapes(index_shape, indices[i]->sizes());
-    if (!b) return ctx.error("index shapes do not broadcast");
-    index_shape = *b;
-    indexed.push_back(i);
-  }
-  if (indexed.empty()) return ctx.error("expects at least one index tensor");
-  const bool adjacent = indexed.back() - indexed.front() + 1 == indexed.size();
-  std::vector<size_t> rest;  // non-indexed dims of self, in order
-  for (size_t d = 0; d < self->sizes().size(); ++d) {
-    if (d >= indices.size() || !indices[d]) rest.push_back(d);
-  }
-  // Output: (rest before the indexed block) + index_shape + (rest after) when adjacent, else
-  // index_shape + rest.
-  const size_t before = adjacent ? static_cast<size_t>(std::count_if(rest.begin(), rest.end(),
-                                                                     [&](size_t d) { return d < indexed.front(); }))
-                                 : 0;
-  std::vector<int64_t> out_sizes;
-  for (size_t i = 0; i < before; ++i) out_sizes.push_back(self->sizes()[rest[i]]);
-  out_sizes.insert(out_sizes.end(), index_shape.begin(), index_shape.end());
-  for (size_t i = before; i < rest.size(); ++i) out_sizes.push_back(self->sizes()[rest[i]]);
-  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), out_sizes));
-  // Index values broadcast to index_shape, wrapped.
-  std::vector<std::vector<int64_t>> values;
-  for (size_t d : indexed) {
-    values.push_back(index_values(expand_to(*indices[d], index_shape)));
-    if (auto s = wrap_indices(ctx, values.back(), self->sizes()[d], true); !s.ok()) return s;
-  }
-  // Views over the non-indexed dims: of self at each index position, of out at each position of
-  // the index block.
-  std::vector<int64_t> rest_sizes, rest_strides, out_rest_strides;
-  for (size_t d : rest) {
-    rest_sizes.push_back(self->sizes()[d]);
-    rest_strides.push_back(self->strides()[d]);
-  }
-  for (size_t i = 0; i < out_sizes.size(); ++i) {
-    if (i < before || i >= before + index_shape.size()) out_rest_strides.push_back(out->strides()[i]);
-  }
-  const std::vector<int64_t> block_strides = Tensor::contiguous_strides(index_shape);
-  const int64_t positions = product(index_shape);
-  for (int64_t k = 0; k < positions; ++k) {
-    int64_t source_offset = self->storage_offset();
-    for (size_t j = 0; j < indexed.size(); ++j) {
-      source_offset += values[j][static_cast<size_t>(k)] * self->strides()[indexed[j]];
-    }
-    int64_t target_offset = out->storage_offset(), rem = k;
-    for (size_t i = 0; i < index_shape.size(); ++i) {
-      const int64_t coordinate = rem / block_strides[i];
-      rem %= block_strides[i];
-      target_offset += coordinate * out->strides()[before + i];
-    }
-    copy_into(out->as_strided(rest_sizes, out_rest_strides, target_offset),
-              self->as_strided(rest_sizes, rest_strides, source_offset));
-  }
+  NRT_TRY(indices, read_index_list(ctx));
+  NRT_TRY(ai, plan_index(ctx, *self, std::move(*indices), false));
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), ai->result_sizes));
+  for_each_index_position(*ai, *self, *out, [](const Tensor& source, const Tensor& target) { copy_into(target, source); });
   return Status::Ok();
+}
+
+// dst += src element-wise (one dtype, one shape); integers wrap, bool is logical or.
+Status accumulate_into(const KernelContext& ctx, const Tensor& dst, const Tensor& src) {
+  return dispatch_dtype<kAllDtypes>(ctx, dst.dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    for_each_run<2>(dst.sizes(), {&dst, &src}, [](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+      for (int64_t i = 0; i < n; ++i) {
+        auto* d = reinterpret_cast<T*>(p[0] + i * s[0]);
+        const T v = *reinterpret_cast<const T*>(p[1] + i * s[1]);
+        if constexpr (std::is_same_v<T, bool>) {
+          *d = *d || v;
+        } else if constexpr (std::is_integral_v<T>) {
+          using U = std::make_unsigned_t<T>;
+          *d = static_cast<T>(static_cast<U>(static_cast<U>(*d) + static_cast<U>(v)));
+        } else {
+          *d = store<T>(load(*d) + load(v));
+        }
+      }
+    });
+  });
+}
+
+// index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False): a copy of self
+// with `values` (broadcast to the shape index.Tensor would return) written at the indexed
+// positions; with accumulate, added there, every duplicate index counted. Without it a duplicate
+// index keeps the last write (the order of the index elements). Boolean masks index the dims they
+// cover. index_put_ runs as this kernel writing into self.
+Status index_put(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(indices, read_index_list(ctx));
+  NRT_TRY(values, ctx.tensor("values", 2));
+  NRT_TRY(accumulate, ctx.boolean("accumulate", 3, false));
+  if (!is_kernel_dtype(self->dtype())) return unsupported_dtype(ctx, self->dtype());
+  if (values->dtype() != self->dtype()) {
+    return ctx.error("values " + std::string(short_name(values->dtype())) + " and self " +
+                     std::string(short_name(self->dtype())) + " must share one dtype");
+  }
+  NRT_TRY(ai, plan_index(ctx, *self, std::move(*indices), true));
+  if (!broadcast_shapes(ai->result_sizes, values->sizes()) ||
+      *broadcast_shapes(ai->result_sizes, values->sizes()) != ai->result_sizes) {
+    return ctx.error("values " + shape_string(values->sizes()) + " do not broadcast to the indexed shape " +
+                     shape_string(ai->result_sizes));
+  }
+  NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
+  copy_into(*out, *self);
+  const Tensor source = expand_to(*values, ai->result_sizes);
+  Status status = Status::Ok();
+  for_each_index_position(*ai, *out, source, [&](const Tensor& target, const Tensor& value) {
+    if (!*accumulate) {
+      copy_into(target, value);
+    } else if (status.ok()) {
+      status = accumulate_into(ctx, target, value);
+    }
+  });
+  return status;
 }
 
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
@@ -273,6 +388,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::index_select.default", kCpu, {&index_select, false}},
     {"aten::gather.default", kCpu, {&gather, false}},
     {"aten::index.Tensor", kCpu, {&index_tensor, false}},
+    {"aten::index_put.default", kCpu, {&index_put, false}},
+    {"aten::_unsafe_index_put.default", kCpu, {&index_put, false}},
 };
 
 }  // namespace

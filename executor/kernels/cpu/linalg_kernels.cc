@@ -2,6 +2,7 @@
 // promoted and the added dimension removed). float32/float64 run through OpenBLAS; float16 and
 // bfloat16 are converted to float32 and back; integer dtypes compute exactly (wrap-around); bool
 // is rejected. Operands must share one dtype, as torch requires.
+#include "executor/kernels/cpu/batched_product.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -15,11 +16,6 @@
 namespace nrt::exec::cpu {
 namespace {
 
-ScalarType compute_dtype(ScalarType t) {
-  if (t == ScalarType::FLOAT16 || t == ScalarType::BFLOAT16) return ScalarType::FLOAT32;
-  return t;
-}
-
 Status check_dtypes(const KernelContext& ctx, std::initializer_list<const Tensor*> tensors) {
   const ScalarType dtype = (*tensors.begin())->dtype();
   for (const Tensor* t : tensors) {
@@ -30,49 +26,6 @@ Status check_dtypes(const KernelContext& ctx, std::initializer_list<const Tensor
   }
   if (!is_floating_dtype(dtype) && !is_integral_dtype(dtype)) return unsupported_dtype(ctx, dtype);
   return Status::Ok();
-}
-
-// c = a @ b for 2-D views, c contiguous of the compute dtype; a and b of the compute dtype.
-void product_2d(const Tensor& a, const Tensor& b, const Tensor& c, double alpha = 1.0, double beta = 0.0) {
-  if (is_floating_dtype(c.dtype())) {
-    gemm(a, b, c, alpha, beta);
-  } else {
-    integer_gemm(a, b, c);
-  }
-}
-
-Tensor matrix_at(const Tensor& t, const std::vector<int64_t>& batch_index) {
-  int64_t offset = t.storage_offset();
-  for (size_t d = 0; d < batch_index.size(); ++d) offset += batch_index[d] * t.strides()[d];
-  const size_t r = t.sizes().size() - 2;
-  return t.as_strided({t.sizes()[r], t.sizes()[r + 1]}, {t.strides()[r], t.strides()[r + 1]}, offset);
-}
-
-// out[batch..., n, m] = a[batch..., n, k] @ b[batch..., k, m]; a and b expanded to `batch` and of
-// the compute dtype, out contiguous of it.
-void batched_product(const Tensor& a, const Tensor& b, const Tensor& out, const std::vector<int64_t>& batch) {
-  const int64_t n = a.sizes()[a.sizes().size() - 2], k = a.sizes().back(), m = b.sizes().back();
-  const int64_t batches = product(batch);
-  // b shared by every batch and a foldable into rows: one large product.
-  bool b_shared = true;
-  for (size_t d = 0; d < batch.size(); ++d) b_shared = b_shared && (b.strides()[d] == 0 || batch[d] == 1);
-  if (b_shared && batches > 1) {
-    if (auto strides = view_strides(a.sizes(), a.strides(), {batches * n, k})) {
-      const Tensor rows = a.as_strided({batches * n, k}, *strides, a.storage_offset());
-      const Tensor out_rows = out.as_strided({batches * n, m}, {m, 1}, out.storage_offset());
-      product_2d(rows, matrix_at(b, std::vector<int64_t>(batch.size(), 0)), out_rows);
-      return;
-    }
-  }
-  std::vector<int64_t> index(batch.size(), 0);
-  for (int64_t i = 0; i < batches; ++i) {
-    const Tensor c = out.as_strided({n, m}, {m, 1}, out.storage_offset() + i * n * m);
-    product_2d(matrix_at(a, index), matrix_at(b, index), c);
-    for (size_t d = batch.size(); d-- > 0;) {
-      if (++index[d] < batch[d]) break;
-      index[d] = 0;
-    }
-  }
 }
 
 // matmul with torch's rules; `mode` restricts the ranks for mm (2-D x 2-D) and bmm (3-D x 3-D).
@@ -111,7 +64,7 @@ Status product(KernelContext& ctx, std::string_view a_name, std::string_view b_n
   if (!a_vector) out_sizes.push_back(n);
   if (!b_vector) out_sizes.push_back(m);
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, a->dtype(), out_sizes));
-  const ScalarType compute = compute_dtype(a->dtype());
+  const ScalarType compute = product_dtype(a->dtype());
   std::vector<int64_t> x_full = *batch, y_full = *batch;
   x_full.insert(x_full.end(), {n, k});
   y_full.insert(y_full.end(), {k, m});
@@ -147,7 +100,7 @@ Status add_product(KernelContext& ctx, bool batched) {
     return ctx.error("self " + shape_string(self->sizes()) + " does not broadcast to " + shape_string(out_sizes));
   }
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, a->dtype(), out_sizes));
-  const ScalarType compute = compute_dtype(a->dtype());
+  const ScalarType compute = product_dtype(a->dtype());
   Tensor c = slot->staging(compute);
   const Tensor x = contiguous_as(*a, compute), y = contiguous_as(*b, compute);
   if (is_floating_dtype(compute)) {
@@ -199,7 +152,7 @@ Status linear(KernelContext& ctx) {
     return ctx.error("bias " + shape_string((*bias)->sizes()) + " does not broadcast to " + shape_string(out_sizes));
   }
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, input->dtype(), out_sizes));
-  const ScalarType compute = compute_dtype(input->dtype());
+  const ScalarType compute = product_dtype(input->dtype());
   const int64_t rows = input->numel() / std::max<int64_t>(in_features, 1);
   Tensor x = input->dtype() == compute ? *input : converted_copy(*input, compute);
   if (auto strides = view_strides(x.sizes(), x.strides(), {rows, in_features})) {

@@ -3,7 +3,7 @@
 // the last NaN of a window as in torch's loop; ties keep the first), avg_pool2d
 // (count_include_pad, divisor_override, ceil_mode as torch), and adaptive_avg_pool2d (windows
 // [floor(i*H/oh), ceil((i+1)*H/oh))); adaptive_avg_pool1d over [N, C, L] or [C, L] as planes
-// one row high; and upsample_bilinear2d, the resampling that shares these planes.
+// one row high; adaptive_avg_pool3d over volumes; and upsample_bilinear2d, the resampling that shares these planes.
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -18,16 +18,21 @@ namespace nrt::exec::cpu {
 namespace {
 
 struct Planes {
-  Tensor input;  // contiguous compute dtype [planes, H, W]
-  int64_t planes = 0, height = 0, width = 0;
+  Tensor input;  // contiguous compute dtype [planes, D, H, W]
+  int64_t planes = 0, depth = 1, height = 0, width = 0;  // depth: 1 unless read as volumes
   std::vector<int64_t> leading;  // [N, C] or [C]
 };
 
-Result<Planes> read_planes(const KernelContext& ctx, const Tensor& self) {
+// [N, C, H, W] or [C, H, W] as planes; with spatial 3, [N, C, D, H, W] or [C, D, H, W] as volumes.
+Result<Planes> read_planes(const KernelContext& ctx, const Tensor& self, int64_t spatial = 2) {
   if (!is_floating_dtype(self.dtype())) return unsupported_dtype(ctx, self.dtype());
-  if (self.dim() != 3 && self.dim() != 4) return ctx.error("expects a 3-D or 4-D input, got " + shape_string(self.sizes()));
+  if (self.dim() != spatial + 1 && self.dim() != spatial + 2) {
+    return ctx.error("expects a " + std::to_string(spatial + 1) + "-D or " + std::to_string(spatial + 2) +
+                     "-D input, got " + shape_string(self.sizes()));
+  }
   Planes p;
-  p.leading.assign(self.sizes().begin(), self.sizes().end() - 2);
+  p.leading.assign(self.sizes().begin(), self.sizes().end() - spatial);
+  if (spatial == 3) p.depth = self.sizes()[self.sizes().size() - 3];
   p.height = self.sizes()[self.sizes().size() - 2];
   p.width = self.sizes().back();
   p.planes = 1;
@@ -216,31 +221,40 @@ Status avg_pool2d(KernelContext& ctx) {
   return Status::Ok();
 }
 
-// Adaptive average pooling of `planes` to out_h x out_w, written as an output of `out_sizes`.
-Status adaptive_average(KernelContext& ctx, ScalarType dtype, const Planes& planes, int64_t out_h, int64_t out_w,
-                        const std::vector<int64_t>& out_sizes) {
-  if (out_h < 0 || out_w < 0) return ctx.error("output_size must be non-negative");
-  if ((planes.height == 0 || planes.width == 0) && out_h * out_w > 0) {
+// Adaptive average pooling of `planes` to out_d x out_h x out_w (out_d 1 for planes), written as
+// an output of `out_sizes`. Each output cell averages the window [floor(i*D/od), ceil((i+1)*D/od))
+// of every dim.
+Status adaptive_average(KernelContext& ctx, ScalarType dtype, const Planes& planes, int64_t out_d, int64_t out_h,
+                        int64_t out_w, const std::vector<int64_t>& out_sizes) {
+  if (out_d < 0 || out_h < 0 || out_w < 0) return ctx.error("output_size must be non-negative");
+  if ((planes.depth == 0 || planes.height == 0 || planes.width == 0) && out_d * out_h * out_w > 0) {
     return ctx.error("cannot pool an empty plane to a non-empty output");
   }
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, dtype, out_sizes));
   Tensor staging = slot->staging(planes.input.dtype());
-  const int64_t H = planes.height, W = planes.width;
+  const int64_t D = planes.depth, H = planes.height, W = planes.width;
+  auto start = [](int64_t i, int64_t in, int64_t out) { return i * in / out; };
+  auto end = [](int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; };
   auto run = [&](auto zero) {
     using C = decltype(zero);
     const C* in = planes.input.data<C>();
     C* out = staging.data<C>();
     for (int64_t plane = 0; plane < planes.planes; ++plane) {
-      const C* image = in + plane * H * W;
-      for (int64_t oy = 0; oy < out_h; ++oy) {
-        const int64_t y0 = oy * H / out_h, y1 = ((oy + 1) * H + out_h - 1) / out_h;
-        for (int64_t ox = 0; ox < out_w; ++ox) {
-          const int64_t x0 = ox * W / out_w, x1 = ((ox + 1) * W + out_w - 1) / out_w;
-          double sum = 0.0;
-          for (int64_t y = y0; y < y1; ++y) {
-            for (int64_t x = x0; x < x1; ++x) sum += static_cast<double>(image[y * W + x]);
+      const C* volume = in + plane * D * H * W;
+      for (int64_t oz = 0; oz < out_d; ++oz) {
+        const int64_t z0 = start(oz, D, out_d), z1 = end(oz, D, out_d);
+        for (int64_t oy = 0; oy < out_h; ++oy) {
+          const int64_t y0 = start(oy, H, out_h), y1 = end(oy, H, out_h);
+          for (int64_t ox = 0; ox < out_w; ++ox) {
+            const int64_t x0 = start(ox, W, out_w), x1 = end(ox, W, out_w);
+            double sum = 0.0;
+            for (int64_t z = z0; z < z1; ++z) {
+              for (int64_t y = y0; y < y1; ++y) {
+                for (int64_t x = x0; x < x1; ++x) sum += static_cast<double>(volume[(z * H + y) * W + x]);
+              }
+            }
+            *out++ = static_cast<C>(sum / static_cast<double>((z1 - z0) * (y1 - y0) * (x1 - x0)));
           }
-          out[(plane * out_h + oy) * out_w + ox] = static_cast<C>(sum / static_cast<double>((y1 - y0) * (x1 - x0)));
         }
       }
     }
@@ -259,8 +273,20 @@ Status adaptive_avg_pool2d(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
   NRT_TRY(planes, read_planes(ctx, *self));
   NRT_TRY(size, pair(ctx, "output_size", 1, {}));
-  return adaptive_average(ctx, self->dtype(), *planes, (*size)[0], (*size)[1],
+  return adaptive_average(ctx, self->dtype(), *planes, 1, (*size)[0], (*size)[1],
                           output_sizes(*planes, (*size)[0], (*size)[1]));
+}
+
+// adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) over [N, C, D, H, W] or [C, D, H, W].
+Status adaptive_avg_pool3d(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(planes, read_planes(ctx, *self, 3));
+  NRT_TRY(size, ctx.int_list("output_size", 1));
+  if (size->size() == 1) size->assign(3, (*size)[0]);
+  if (size->size() != 3) return ctx.error("output_size must have 1 or 3 values, got " + shape_string(*size));
+  std::vector<int64_t> out_sizes = planes->leading;
+  out_sizes.insert(out_sizes.end(), size->begin(), size->end());
+  return adaptive_average(ctx, self->dtype(), *planes, (*size)[0], (*size)[1], (*size)[2], out_sizes);
 }
 
 // adaptive_avg_pool1d(Tensor self, int[1] output_size) over [N, C, L] or [C, L]: the 2-D pooling
@@ -278,7 +304,7 @@ Status adaptive_avg_pool1d(KernelContext& ctx) {
   NRT_TRY(planes, read_planes(ctx, self->as_strided(sizes, strides, self->storage_offset())));
   std::vector<int64_t> out_sizes = planes->leading;
   out_sizes.push_back((*size)[0]);
-  return adaptive_average(ctx, self->dtype(), *planes, 1, (*size)[0], out_sizes);
+  return adaptive_average(ctx, self->dtype(), *planes, 1, 1, (*size)[0], out_sizes);
 }
 
 // torch's area_pixel_compute_scale: the source step per output step.
@@ -385,6 +411,8 @@ const KernelRegistration kRegistrations[] = {
     {"aten::adaptive_avg_pool2d.default", kCpu, {&adaptive_avg_pool2d, false}},
     {"aten::_adaptive_avg_pool2d.default", kCpu, {&adaptive_avg_pool2d, false}},
     {"aten::adaptive_avg_pool1d.default", kCpu, {&adaptive_avg_pool1d, false}},
+    {"aten::adaptive_avg_pool3d.default", kCpu, {&adaptive_avg_pool3d, false}},
+    {"aten::_adaptive_avg_pool3d.default", kCpu, {&adaptive_avg_pool3d, false}},
 };
 
 }  // namespace

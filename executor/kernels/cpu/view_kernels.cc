@@ -137,6 +137,40 @@ Status numpy_t(KernelContext& ctx) {
   return set_output(ctx, 0, self->as_strided(sizes, strides, self->storage_offset()));
 }
 
+// diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1): the diagonal of dims dim1 and
+// dim2 (above the main one for a positive offset, below for a negative one) as a last dim, those
+// two dims removed; an offset past the edge gives an empty diagonal.
+Status diagonal(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(offset, ctx.int64("offset", 1, 0));
+  NRT_TRY(dim1, ctx.int64("dim1", 2, 0));
+  NRT_TRY(dim2, ctx.int64("dim2", 3, 1));
+  NRT_TRY(a, wrap_dim(ctx, *dim1, self->dim()));
+  NRT_TRY(b, wrap_dim(ctx, *dim2, self->dim()));
+  if (self->dim() < 2) return ctx.error("diagonal needs at least 2 dimensions, got " + shape_string(self->sizes()));
+  if (*a == *b) return ctx.error("diagonal dimensions cannot be identical " + std::to_string(*dim1) + ", " + std::to_string(*dim2));
+  const auto i = static_cast<size_t>(*a), j = static_cast<size_t>(*b);
+  const int64_t rows = self->sizes()[i], columns = self->sizes()[j];
+  // Computed so that no huge offset overflows: the diagonal is empty once it passes the edge.
+  int64_t length = 0;
+  if (*offset >= 0) {
+    length = *offset < columns ? std::min(rows, columns - *offset) : 0;
+  } else {
+    length = *offset > -rows ? std::min(rows + *offset, columns) : 0;
+  }
+  int64_t storage_offset = self->storage_offset();
+  if (length > 0) storage_offset += *offset >= 0 ? *offset * self->strides()[j] : -*offset * self->strides()[i];
+  std::vector<int64_t> sizes, strides;
+  for (size_t d = 0; d < self->sizes().size(); ++d) {
+    if (d == i || d == j) continue;
+    sizes.push_back(self->sizes()[d]);
+    strides.push_back(self->strides()[d]);
+  }
+  sizes.push_back(length);
+  strides.push_back(self->strides()[i] + self->strides()[j]);
+  return set_output(ctx, 0, self->as_strided(sizes, strides, storage_offset));
+}
+
 // t(Tensor self): transposes a 2-D tensor, returns 0-D and 1-D ones as they are.
 Status t(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -320,6 +354,7 @@ const NamedKernel kViewKernels[] = {
     {"aten::expand_as.default", {&expand_as, true}},
     {"aten::swapaxes.default", {&swapaxes, true}},
     {"aten::numpy_T.default", {&numpy_t, true}},
+    {"aten::diagonal.default", {&diagonal, true}},
     {"aten::as_strided.default", {&as_strided, true}},
     {"aten::unsqueeze.default", {&unsqueeze, true}},
     {"aten::squeeze.default", {[](KernelContext& ctx) { return squeeze(ctx, false); }, true}},
