@@ -612,7 +612,88 @@ def torchvision_builders():
 
     builders["convnext_small_config"] = convnext_small_config
     builders["swin_small_config"] = swin_small_config
+    builders.update(torchvision_family_builders())
     return builders
+
+
+def torchvision_family_builders():
+    """Segmentation, video, MaxViT and Swin V2 at widths small enough to commit (the real ones weigh
+    13-130 MB); every block type, attention and resampling of the architecture stays."""
+    import torch
+    import torch.nn as nn
+    import torchvision.models as tvm
+
+    def deeplabv3():
+        # torchvision's DeepLabV3 (dilated MobileNetV3 backbone, ASPP head, bilinear upsampling
+        # back to the input size), the head at 32 channels instead of 256.
+        from torchvision.models.segmentation.deeplabv3 import ASPP, _deeplabv3_mobilenetv3
+
+        backbone = tvm.mobilenet_v3_small(width_mult=0.25, dilated=True)
+        model = _deeplabv3_mobilenetv3(backbone, num_classes=4, aux=False)
+        head_in = model.classifier[0].convs[0][0].in_channels
+        model.classifier = nn.Sequential(ASPP(head_in, [12, 24, 36], out_channels=32), nn.Conv2d(32, 32, 3, padding=1, bias=False),
+                                         nn.BatchNorm2d(32), nn.ReLU(), nn.Conv2d(32, 4, 1))  # fmt: skip
+        return OutTensor(randomize_batchnorm(model).eval(), "out"), (torch.randn(1, 3, 48, 40),)
+
+    def lraspp():
+        from torchvision.models.segmentation.lraspp import _lraspp_mobilenetv3
+
+        backbone = tvm.mobilenet_v3_small(width_mult=0.25, dilated=True)
+        model = _lraspp_mobilenetv3(backbone, num_classes=4)
+        return OutTensor(randomize_batchnorm(model).eval(), "out"), (torch.randn(1, 3, 48, 40),)
+
+    def r3d():
+        # torchvision's r3d_18 (VideoResNet: 3-D stem, BasicBlocks of Conv3DSimple, 3-D average
+        # pooling) with one block per stage and widths 8-64 instead of two blocks and 64-512.
+        from torchvision.models.video.resnet import BasicBlock, Conv3DSimple, VideoResNet
+
+        class SmallVideoResNet(VideoResNet):
+            def __init__(self, widths=(8, 16, 32, 64), num_classes=10):
+                nn.Module.__init__(self)
+                self.inplanes = widths[0]
+                self.stem = nn.Sequential(nn.Conv3d(3, widths[0], (3, 7, 7), (1, 2, 2), (1, 3, 3), bias=False),
+                                          nn.BatchNorm3d(widths[0]), nn.ReLU(inplace=True))  # fmt: skip
+                self.layer1 = self._make_layer(BasicBlock, Conv3DSimple, widths[0], 1, stride=1)
+                self.layer2 = self._make_layer(BasicBlock, Conv3DSimple, widths[1], 1, stride=2)
+                self.layer3 = self._make_layer(BasicBlock, Conv3DSimple, widths[2], 1, stride=2)
+                self.layer4 = self._make_layer(BasicBlock, Conv3DSimple, widths[3], 1, stride=2)
+                self.avgpool = nn.AdaptiveAvgPool3d((1, 1, 1))
+                self.fc = nn.Linear(widths[3], num_classes)
+
+        return randomize_batchnorm(SmallVideoResNet()).eval(), (torch.randn(1, 3, 4, 32, 32),)
+
+    def maxvit():
+        # MaxViT blocks (MBConv, block and grid attention with relative positions through einsum).
+        model = tvm.MaxVit(input_size=(32, 32), stem_channels=8, partition_size=2, block_channels=[8, 16],
+                           block_layers=[1, 1], head_dim=4, stochastic_depth_prob=0.0, num_classes=10)  # fmt: skip
+        return randomize_batchnorm(model).eval(), (torch.randn(1, 3, 32, 32),)
+
+    def swin_v2():
+        from torchvision.models.swin_transformer import PatchMergingV2, SwinTransformer, SwinTransformerBlockV2
+
+        model = SwinTransformer(patch_size=[4, 4], embed_dim=16, depths=[2, 2], num_heads=[2, 2], window_size=[4, 4],
+                                num_classes=10, block=SwinTransformerBlockV2, downsample_layer=PatchMergingV2)  # fmt: skip
+        return model.eval(), (torch.randn(1, 3, 40, 40),)
+
+    return {"deeplabv3_small_config": deeplabv3, "lraspp_small_config": lraspp, "r3d_small_config": r3d,
+            "maxvit_small_config": maxvit, "swin_v2_small_config": swin_v2}  # fmt: skip
+
+
+class OutTensor:
+    """Wraps a segmentation model returning {"out": tensor} so that it returns the tensor."""
+
+    def __new__(cls, model, key):
+        import torch
+
+        class Picked(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.model = model
+
+            def forward(self, x):
+                return self.model(x)[key]
+
+        return Picked()
 
 
 def transformers_builders():
@@ -671,6 +752,9 @@ def transformers_builders():
     def features():
         return torch.randn(2, 16, 32)
 
+    def audio():
+        return torch.randn(1, 400)
+
     # name: (model factory, [(argument, input factory)], output keys, mask argument or None)
     specs = {
         "gpt2": (lambda: tf.GPT2LMHeadModel(tf.GPT2Config(vocab_size=vocab, n_positions=64, n_embd=32, n_layer=2, n_head=4, use_cache=False, **tokens)),
@@ -703,6 +787,31 @@ def transformers_builders():
                     "decoder_attention_mask"),
         "clip_text": (lambda: tf.CLIPTextModel(tf.CLIPTextConfig(**tokens, **encoder)),
                       [("input_ids", ids)], ["last_hidden_state", "pooler_output"], "attention_mask"),
+        # The families of issue 29's table: MoE routing, ALiBi, disentangled attention, rotary
+        # variants, windowed vision attention, audio feature extraction, segmentation.
+        "mixtral": (lambda: tf.MixtralForCausalLM(tf.MixtralConfig(num_local_experts=4, num_experts_per_tok=2, **decoder_only)),
+                    [("input_ids", ids)], ["logits"], None),
+        "bloom": (lambda: tf.BloomModel(tf.BloomConfig(vocab_size=vocab, hidden_size=32, n_layer=2, n_head=4, use_cache=False, **tokens)),
+                  [("input_ids", ids)], ["last_hidden_state"], "attention_mask"),
+        "deberta_v2": (lambda: tf.DebertaV2Model(tf.DebertaV2Config(relative_attention=True, pos_att_type=["p2c", "c2p"], position_buckets=8,
+                                                                    max_relative_positions=16, **encoder)),
+                       [("input_ids", ids)], ["last_hidden_state"], None),
+        "falcon": (lambda: tf.FalconForCausalLM(tf.FalconConfig(vocab_size=vocab, hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                                                                use_cache=False, **tokens)),
+                   [("input_ids", ids)], ["logits"], None),
+        "gptj": (lambda: tf.GPTJForCausalLM(tf.GPTJConfig(vocab_size=vocab, n_positions=64, n_embd=32, n_layer=2, n_head=4, rotary_dim=4,
+                                                          use_cache=False, **tokens)),
+                 [("input_ids", ids)], ["logits"], None),
+        "swin_hf": (lambda: tf.SwinModel(tf.SwinConfig(image_size=32, patch_size=4, embed_dim=16, depths=[2, 2], num_heads=[2, 2], window_size=2)),
+                    [("pixel_values", image)], ["last_hidden_state", "pooler_output"], None),
+        "wav2vec2": (lambda: tf.Wav2Vec2Model(tf.Wav2Vec2Config(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64,
+                                                                conv_dim=(16, 16), conv_stride=(5, 2), conv_kernel=(10, 3), num_conv_pos_embeddings=16,
+                                                                num_conv_pos_embedding_groups=4, feat_extract_norm="group")),
+                     [("input_values", audio)], ["last_hidden_state"], None),
+        "segformer": (lambda: tf.SegformerForSemanticSegmentation(tf.SegformerConfig(
+                          num_encoder_blocks=2, depths=[1, 1], sr_ratios=[2, 1], hidden_sizes=[8, 16], num_attention_heads=[1, 2],
+                          patch_sizes=[7, 3], strides=[4, 2], mlp_ratios=[2, 2], decoder_hidden_size=16, num_labels=3)),
+                      [("pixel_values", image)], ["logits"], None),
         "clip_vision": (lambda: tf.CLIPVisionModel(tf.CLIPVisionConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=4, image_size=32, patch_size=8)),
                         [("pixel_values", image)], ["last_hidden_state", "pooler_output"], None),
     }  # fmt: skip

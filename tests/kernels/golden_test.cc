@@ -306,7 +306,7 @@ TEST(GoldenManifest, IsPresentAndComplete) {
 // unspecified (empty) or that only check, which kernel_behavior_test covers.
 TEST(GoldenManifest, CoversEveryRegisteredTarget) {
   const std::set<std::string> behavior_only = {
-      "aten::empty.memory_format", "aten::empty_strided.default", "aten::empty_like.default",
+      "aten::empty.memory_format", "aten::empty_strided.default", "aten::empty_like.default", "aten::empty_permuted.default",
       "aten::new_empty.default", "aten::sym_storage_offset.default", "aten::sym_constrain_range.default",
       "aten::sym_constrain_range_for_size.default", "aten::_assert_tensor_metadata.default",
   };

@@ -407,12 +407,25 @@ TEST(Creation, EmptyFormsHaveTheRequestedShapeAndDtype) {
       {{"aten::empty_like.default", {{"self", like}}, {}}, ScalarType::INT16, {2, 3}},
       {{"aten::new_empty.default", {{"self", like}, {"size", std::vector<int64_t>{5}}, {"dtype", ScalarType::BOOL}}, {}},
        ScalarType::BOOL, {5}},
+      {{"aten::empty_permuted.default",
+        {{"size", std::vector<int64_t>{2, 3, 4}}, {"physical_layout", std::vector<int64_t>{0, 2, 1}}, {"dtype", ScalarType::INT32}},
+        {}},
+       ScalarType::INT32, {2, 3, 4}},
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.call.target);
     ASSERT_TRUE(c.call.run().ok());
     EXPECT_EQ(c.call.out().dtype(), c.dtype);
     EXPECT_EQ(c.call.out().sizes(), c.sizes);
+  }
+}
+
+TEST(Creation, EmptyPermutedRefusesALayoutThatIsNotAPermutation) {
+  for (const std::vector<int64_t>& layout : {std::vector<int64_t>{0, 0, 1}, std::vector<int64_t>{0, 1}, std::vector<int64_t>{0, 1, 3}}) {
+    Call call{"aten::empty_permuted.default", {{"size", std::vector<int64_t>{2, 3, 4}}, {"physical_layout", layout}}, {}};
+    const Status status = call.run();
+    ASSERT_FALSE(status.ok());
+    EXPECT_NE(status.error().message.find("not a permutation"), std::string::npos) << status.error().message;
   }
 }
 

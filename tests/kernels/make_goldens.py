@@ -1907,6 +1907,23 @@ def video_einsum_cases():
     case("index_put_mask_shape_error", "aten::index_put.default",
          [("self", t), ("indices", OTS(np.ones((4, 2), np.bool_))), ("values", vals[0])], error="does not match")
 
+    # transformers' grouped expert product: rows [offs[i-1], offs[i]) times weight[i], the rest 0.
+    def grouped_ref(x, w, offs):
+        out, start = np.zeros((x.shape[0], w.shape[2])), 0
+        for e, end in enumerate(offs):
+            out[start:end] = d(x[start:end]) @ d(w[e])
+            start = end
+        return out
+    gx, gw = randn(9, 4), randn(3, 5, 4)
+    offs = np.array([2, 2, 7], np.int32)
+    case("grouped_mm_fallback_empty_group_tail_rows_zero", "transformers::grouped_mm_fallback.default",
+         [("input", View(gx, {"slice": [0, 1, 9, 1]})), ("weight", View(gw, {"permute": [0, 2, 1]})), ("offs", offs)],
+         f32(grouped_ref(gx[1:], np.transpose(gw, (0, 2, 1)), offs)), tol=SUM_TOL)
+    case("grouped_mm_fallback_decreasing_offs_error", "transformers::grouped_mm_fallback.default",
+         [("input", gx), ("weight", randn(3, 4, 5)), ("offs", np.array([3, 2, 9], np.int64))], error="non-decreasing")
+    case("grouped_mm_fallback_shape_error", "transformers::grouped_mm_fallback.default",
+         [("input", gx), ("weight", randn(2, 4, 5)), ("offs", offs)], error="are not")
+
     a, bm, c = randn(2, 3, 4), randn(4, 5), randn(2, 5, 3)
     sq = randn(3, 3)
     for name, eq, ops, ref_eq in [

@@ -3,6 +3,7 @@
 // memory_format arguments are accepted and ignored (strided, contiguous; the device is the node's).
 // The same kernels serve CUDA: a value is made on the host and broadcast on the device by its
 // strided copy (executor/runtime/tensor_copy.h), an arange is made on the host and copied over.
+#include <algorithm>
 #include <cmath>
 
 #include "executor/kernels/cpu/broadcast.h"
@@ -109,6 +110,24 @@ Status empty_strided(KernelContext& ctx) {
   return make_filled(ctx, *sizes, dtype->value_or(ScalarType::FLOAT32), std::nullopt);
 }
 
+// empty_permuted(SymInt[] size, int[] physical_layout, *, dtype, ...): contiguous here too, as
+// empty_strided; physical_layout must be a permutation of the dims.
+Status empty_permuted(KernelContext& ctx) {
+  NRT_TRY(sizes, read_sizes(ctx, "size", 0));
+  NRT_TRY(layout, ctx.int_list("physical_layout", 1));
+  std::vector<int64_t> sorted = *layout;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    if (sorted[i] != static_cast<int64_t>(i)) sorted.clear();
+  }
+  if (sorted.size() != sizes->size()) {
+    return ctx.error("physical_layout " + shape_string(*layout) + " is not a permutation of the " +
+                     std::to_string(sizes->size()) + " dims of " + shape_string(*sizes));
+  }
+  NRT_TRY(dtype, ctx.scalar_type("dtype", 2));
+  return make_filled(ctx, *sizes, dtype->value_or(ScalarType::FLOAT32), std::nullopt);
+}
+
 // scalar_tensor(Scalar s, *, ScalarType? dtype=None, ...)
 Status scalar_tensor(KernelContext& ctx) {
   NRT_TRY(s, read_scalar(ctx, "s", 0));
@@ -166,6 +185,7 @@ const NamedKernel kCreationKernels[] = {
     {"aten::full.default", {&from_size<Fill::kArgument>, false}},
     {"aten::empty.memory_format", {&from_size<Fill::kEmpty>, false}},
     {"aten::empty_strided.default", {&empty_strided, false}},
+    {"aten::empty_permuted.default", {&empty_permuted, false}},
     {"aten::zeros_like.default", {&like<Fill::kZero>, false}},
     {"aten::ones_like.default", {&like<Fill::kOne>, false}},
     {"aten::full_like.default", {&like<Fill::kArgument>, false}},

@@ -183,12 +183,55 @@ Status linear(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// transformers::grouped_mm_fallback(Tensor input, Tensor weight, Tensor offs): the expert products
+// of transformers' mixture-of-experts layers (integrations/moe.py registers the op; its CPU path
+// for float32). input [S, in] holds the tokens sorted by expert, weight [E, in, out] the experts,
+// offs [E] the cumulative token counts: rows [offs[i-1], offs[i]) are multiplied by weight[i]; rows
+// past the last offset are zero, as in transformers' loop. offs must be non-decreasing within [0, S].
+Status grouped_mm_fallback(KernelContext& ctx) {
+  NRT_TRY(input, ctx.tensor("input", 0));
+  NRT_TRY(weight, ctx.tensor("weight", 1));
+  NRT_TRY(offs, ctx.tensor("offs", 2));
+  if (auto s = check_dtypes(ctx, {&*input, &*weight}); !s.ok()) return s;
+  if (input->dim() != 2 || weight->dim() != 3 || offs->dim() != 1 || input->sizes()[1] != weight->sizes()[1] ||
+      offs->sizes()[0] != weight->sizes()[0]) {
+    return ctx.error("input " + shape_string(input->sizes()) + ", weight " + shape_string(weight->sizes()) + " and offs " +
+                     shape_string(offs->sizes()) + " are not [S, in], [E, in, out] and [E]");
+  }
+  if (offs->dtype() != ScalarType::INT64 && offs->dtype() != ScalarType::INT32) {
+    return ctx.error("offs must be int32 or int64, got " + std::string(short_name(offs->dtype())));
+  }
+  const Tensor ends = contiguous_as(*offs, ScalarType::INT64);
+  const int64_t rows = input->sizes()[0], columns = weight->sizes()[2];
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, input->dtype(), {rows, columns}));
+  const ScalarType compute = product_dtype(input->dtype());
+  Tensor staging = slot->staging(compute);
+  fill_with(staging, ScalarValue::of_int(0));
+  const Tensor x = contiguous_as(*input, compute), w = contiguous_as(*weight, compute);
+  int64_t start = 0;
+  for (int64_t e = 0; e < ends.sizes()[0]; ++e) {
+    const int64_t end = ends.data<int64_t>()[e];
+    if (end < start || end > rows) {
+      return ctx.error("offs must be non-decreasing within [0, " + std::to_string(rows) + "], got " +
+                       std::to_string(end) + " after " + std::to_string(start));
+    }
+    if (end > start && columns > 0 && x.sizes()[1] > 0) {
+      product_2d(x.as_strided({end - start, x.sizes()[1]}, {x.sizes()[1], 1}, x.storage_offset() + start * x.sizes()[1]),
+                 matrix_at(w, {e}), staging.as_strided({end - start, columns}, {columns, 1}, staging.storage_offset() + start * columns));
+    }
+    start = end;
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
     {"aten::mm.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "mat2", ProductRanks::kMatrix); }, false}},
     {"aten::bmm.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "mat2", ProductRanks::kBatched); }, false}},
     {"aten::matmul.default", kCpu, {[](KernelContext& ctx) { return product(ctx, "self", "other", ProductRanks::kAny); }, false}},
     {"aten::addmm.default", kCpu, {[](KernelContext& ctx) { return add_product(ctx, false); }, false}},
+    {"transformers::grouped_mm_fallback.default", kCpu, {&grouped_mm_fallback, false}},
     {"aten::baddbmm.default", kCpu, {[](KernelContext& ctx) { return add_product(ctx, true); }, false}},
     {"aten::linear.default", kCpu, {&linear, false}},
 };
