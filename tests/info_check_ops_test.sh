@@ -10,6 +10,16 @@ source tests/check_support.sh
 
 "$BIN" info --check-ops testdata/mlp.nrt > /dev/null; check "mlp: every target supported, exit 0" [ $? -eq 0 ]
 
+# Every program of the torch corpus (three IRs of real architectures) but the one with a custom op
+# of the corpus's own has a kernel for every target.
+unsupported=""
+for program in testdata/torch/*/model.pt2; do
+  name=$(basename "$(dirname "$program")")
+  [ "$name" = custom_op_enums ] && continue
+  "$BIN" info --check-ops "$program" > /dev/null 2>&1 || unsupported="$unsupported $name"
+done
+check "every torch corpus program has a kernel for every target (missing in:$unsupported)" [ -z "$unsupported" ]
+
 # The torch corpus's custom op has no built-in kernel.
 "$BIN" convert testdata/torch/custom_op_enums/model.pt2 -o "$TMP/custom.nrt" 2> /dev/null
 check "custom_op_enums converts" [ -f "$TMP/custom.nrt" ]
