@@ -18,6 +18,7 @@
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/kernels/cpu/view_strides.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -87,9 +88,12 @@ int64_t extent(const Operand& o, const Labels& labels) {
   return n;
 }
 
-// `o` (compute dtype) reordered to `order` and copied contiguous, viewed as `shape`.
+// `o` (compute dtype) reordered to `order` and viewed as `shape`: in place where its strides allow
+// (GEMM reads transposed and strided matrices as they are), else copied contiguous first.
 Tensor gathered(const Operand& o, const Labels& order, const std::vector<int64_t>& shape) {
-  const Tensor t = contiguous_as(permuted(o.view, o.labels, order), o.view.dtype());
+  const Tensor p = permuted(o.view, o.labels, order);
+  if (auto strides = view_strides(p.sizes(), p.strides(), shape)) return p.as_strided(shape, *strides, p.storage_offset());
+  const Tensor t = contiguous_as(p, o.view.dtype());
   return t.as_strided(shape, Tensor::contiguous_strides(shape), t.storage_offset());
 }
 
@@ -122,8 +126,10 @@ Operand sum_out(const Operand& o, const Labels& summed) {
 }
 
 // a and b contracted over their shared labels no later operand or the output needs; labels of one
-// side only are kept (sum_out removed the rest).
-Operand contract(const Operand& a, const Operand& b, const Labels& needed) {
+// side only are kept (sum_out removed the rest). When the result's labels come out in the order
+// `final_order`, it is written into `final` (the output's staging) instead of a new tensor.
+Operand contract(const Operand& a, const Operand& b, const Labels& needed, const Labels& final_order,
+                 const Tensor& final) {
   Labels batch, contracted, left, right;
   for (int label : a.labels) {
     (has(b.labels, label) ? (has(needed, label) ? batch : contracted) : left).push_back(label);
@@ -142,12 +148,14 @@ Operand contract(const Operand& a, const Operand& b, const Labels& needed) {
   labels.insert(labels.end(), right.begin(), right.end());
   std::vector<int64_t> sizes;
   for (int label : labels) sizes.push_back(has(a.labels, label) ? extent(a, {label}) : extent(b, {label}));
-  const Tensor out = Tensor::empty(a.view.dtype(), sizes);
+  const bool in_place = labels == final_order && final.dtype() == a.view.dtype() && final.sizes() == sizes &&
+                        final.strides() == Tensor::contiguous_strides(sizes);
+  const Tensor out = in_place ? final : Tensor::empty(a.view.dtype(), sizes);
   if (k == 0) {
     fill_with(out, ScalarValue::of_int(0));  // an empty sum
   } else if (out.numel() > 0) {
     batched_product(gathered(a, a_order, {batches, m, k}), gathered(b, b_order, {batches, k, n}),
-                    out.as_strided({batches, m, n}, {m * n, n, 1}, 0), {batches});
+                    out.as_strided({batches, m, n}, {m * n, n, 1}, out.storage_offset()), {batches});
   }
   return {out, labels};
 }
@@ -291,16 +299,18 @@ Status einsum(KernelContext& ctx) {
     }
     return summed;
   };
+  const Tensor staging = slot->staging(compute);
   Operand result = operands[0];
   for (size_t i = 1; i < operands.size(); ++i) {
     const Labels needed = needed_after(i);
     result = sum_out(result, unneeded(result, needed, &operands[i]));
     const Operand next = sum_out(operands[i], unneeded(operands[i], needed, &result));
-    result = contract(result, next, needed);
+    // Only the last product may land in the output: its labels are then the output's.
+    result = contract(result, next, needed, i + 1 == operands.size() ? output : Labels{kEllipsis}, staging);
   }
   result = sum_out(result, unneeded(result, output, nullptr));
-  Tensor staging = slot->staging(compute);
-  copy_into(staging, permuted(result.view, result.labels, output));
+  const bool written = result.view.storage() == staging.storage() && result.view.storage_offset() == staging.storage_offset();
+  if (!written) copy_into(staging, permuted(result.view, result.labels, output));
   slot->commit();
   return Status::Ok();
 }
