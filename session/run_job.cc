@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -107,7 +108,15 @@ RunOutcome run_job(const RunJob& given) {
   if (Status s = apply_memory_budget(given.max_memory); !s) return failed({}, s.error());
   auto joined = exec::join_rank_world(given.world_name);
   if (!joined) return failed({}, joined.error());
-  const exec::RankWorld world = std::move(*joined);
+  exec::RankWorld joined_world = std::move(*joined);
+  // A stage past its deadline ends the job as every other abandonment does, after the flight
+  // recorder's dump once the session exists.
+  auto open_session = std::make_shared<std::atomic<const Session*>>(nullptr);
+  joined_world.on_stage_timeout = [abandon = given.abandon, open_session](const Error& error) {
+    if (const Session* session = open_session->load()) session->dump_flight_recorder("timeout");
+    abandon_job(abandon, error);
+  };
+  const exec::RankWorld world = std::move(joined_world);
   if (given.joined) given.joined(world);
   const RunJob job = for_rank(given, world.rank);
 
@@ -129,6 +138,10 @@ RunOutcome run_job(const RunJob& given) {
   auto opened = Session::open(job.file, world, options);
   if (!opened) return failed(world, opened.error());
   Session& session = **opened;
+  open_session->store(&session);
+  // The session goes before the world's copies do (a later collective, --json's report gathering,
+  // may still be under a deadline).
+  const auto forget_session = std::shared_ptr<void>(nullptr, [open_session](void*) { open_session->store(nullptr); });
 
   // Global outputs of a DTensor program are the same on every rank: into one directory, rank 0
   // writes them.
@@ -217,6 +230,12 @@ RunOutcome run_job(const RunJob& given) {
       entry.comparison = exec::compare_tensors(*tensor, *expected, exec::Tolerance{job.atol, job.rtol});
     }
     report.outputs.push_back(std::move(entry));
+  }
+
+  // The ranks end together (MPI_Finalize waits for every rank): a rank still running, or stuck,
+  // is waited for at most the stage deadline, never forever.
+  if (world.launched()) {
+    if (auto together = world.failed_ranks(true, "finishing the run"); !together) return failed(world, together.error());
   }
 
   RunOutcome outcome;

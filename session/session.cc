@@ -27,6 +27,15 @@ std::optional<Error> agree_on_program(const exec::RankWorld& world, const Progra
   return *mismatch;
 }
 
+// Collective: the ranks create the same process groups and issue the same collectives.
+std::optional<Error> agree_on_communication(const exec::RankWorld& world, const ProgramFile& file,
+                                            const SessionOptions& options) {
+  if (!world.launched()) return std::nullopt;
+  auto mismatch = exec::communication_mismatch(world, file.program());
+  if (!mismatch) abandon_job(options.abandon, mismatch.error());
+  return *mismatch;
+}
+
 std::optional<Error> load_kernel_libraries(const SessionOptions& options) {
   for (const auto& library : options.kernel_libraries) {
     auto loaded = exec::load_kernel_library(library, exec::KernelRegistry::global(), options.kernel_library_override);
@@ -38,7 +47,7 @@ std::optional<Error> load_kernel_libraries(const SessionOptions& options) {
 }
 
 // Writes the recorder's dump and logs where it went, or why it could not be written.
-void dump_flight_recorder(const exec::CollectiveTracing& tracing, const char* reason) {
+void write_recorder_dump(const exec::CollectiveTracing& tracing, const char* reason) {
   auto path = tracing.write_dump(reason);
   if (path) {
     spdlog::log(std::string_view(reason) == "exit" ? spdlog::level::info : spdlog::level::warn,
@@ -126,6 +135,9 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
     }
   }
   if (auto stop = agree_on_stage(world, problem, "sharding the program", options.abandon)) return *stop;
+  // Before any communicator: the groups each rank will create and the collectives it will issue,
+  // as the sharding pass left them.
+  if (auto stop = agree_on_communication(world, *file, options)) return *stop;
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;
@@ -134,7 +146,10 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   executor_options.seed = options.seed;
   exec::set_allow_tf32(options.allow_tf32);
   if (world.launched()) {
-    auto registry = exec::mpi_process_registry(file->program());
+    auto registry = [&] {
+      const auto watched = world.deadline("creating the process groups");
+      return exec::mpi_process_registry(file->program());
+    }();
     if (registry) {
       session->tracing_ = std::make_shared<exec::CollectiveTracing>(*hooks, world.rank, world.size);
       exec::CollectiveTracing* tracing = session->tracing_.get();  // outlives its watchdog, which it owns
@@ -142,10 +157,10 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
       // abandon, else the default), logging the timeout.
       tracing->watchdog =
           std::make_unique<exec::CollectiveWatchdog>([tracing, abandon = options.abandon](const Error& timeout) {
-            dump_flight_recorder(*tracing, "timeout");
+            write_recorder_dump(*tracing, "timeout");
             abandon_job(abandon, timeout);
           });
-      auto dump = [tracing](const char* reason) { dump_flight_recorder(*tracing, reason); };
+      auto dump = [tracing](const char* reason) { write_recorder_dump(*tracing, reason); };
       if (Status s = exec::dump_on_signals(dump, std::chrono::seconds(2)); !s) {
         spdlog::warn("no flight recorder dumps on signals: {}", s.error().to_string());
       }
@@ -168,10 +183,14 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
 
 Status Session::reserve_frames(size_t count) { return executor_->reserve_frames(count); }
 
+void Session::dump_flight_recorder(const char* reason) const {
+  if (tracing_ != nullptr) write_recorder_dump(*tracing_, reason);
+}
+
 Session::~Session() {
   if (tracing_ == nullptr) return;
   (void)exec::dump_on_signals({});  // the recorder goes away
-  if (tracing_->options.fr_dump_on_exit) dump_flight_recorder(*tracing_, "exit");
+  if (tracing_->options.fr_dump_on_exit) write_recorder_dump(*tracing_, "exit");
 }
 
 std::vector<exec::InputDescription> Session::inputs(InputsAre are) const {
@@ -193,7 +212,7 @@ Result<std::vector<exec::NamedOutput>> Session::run(const exec::NamedInputs& inp
   if (tracing_) tracing_->counts.reset();  // the counts are of the last run
   auto outputs = executor_->run(inputs);
   if (!outputs && tracing_ && is_collective_failure(outputs.error().code)) {
-    dump_flight_recorder(*tracing_, "collective failed");
+    write_recorder_dump(*tracing_, "collective failed");
   }
   return outputs;
 }

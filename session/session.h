@@ -100,6 +100,9 @@ class Session {
   const dist::ShardingResult* sharding() const { return sharding_ ? &*sharding_ : nullptr; }
   // This rank's collective tracing (counts, flight recorder); nullptr without a launcher.
   exec::CollectiveTracing* tracing() const { return tracing_.get(); }
+  // Writes the flight recorder's dump for `reason` and logs where it went (nothing without one):
+  // what a caller ending the job for a stage past its deadline leaves behind.
+  void dump_flight_recorder(const char* reason) const;
   // Makes the executor's frames up to `count`, so that as many runs at once allocate none.
   Status reserve_frames(size_t count);
   // Times every node of the following runs (nullptr: stop); see Executor::set_profile.

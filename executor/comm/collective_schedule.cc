@@ -4,12 +4,11 @@
 #include <string_view>
 
 #include "core/schema_enums.h"
+#include "executor/runtime/op_facts.h"
 #include "serializer/schema_access.h"
 
 namespace nrt::exec {
 namespace {
-
-constexpr std::string_view kCollectives = "_c10d_functional::";
 
 std::string string_arg(const fb::NamedArgument& named) {
   if (named.arg_type() != fb::Argument::StringArg) return "";
@@ -30,8 +29,21 @@ std::string tensor_dtype(const fb::Graph& graph, const fb::NamedArgument& named)
   return meta ? std::string(short_name(meta->dtype())) : "";
 }
 
+// A group a mesh defines, as "mesh <m> dim <d>": each rank of a 2-D mesh reduces over the group of
+// its own coordinate (mesh.tp.0 on ranks 0 and 1, mesh.tp.1 on 2 and 3), and they all issue the same
+// collective. Any other group by its name.
+std::string mesh_group(const fb::Program& program, const std::string& name) {
+  for (uint32_t g = 0; g < vector_size(program.process_groups()); ++g) {
+    const auto* group = program.process_groups()->Get(g);
+    if (group->name() && group->name()->str() == name && group->mesh() >= 0) {
+      return "mesh " + std::to_string(group->mesh()) + " dim " + std::to_string(group->mesh_dim());
+    }
+  }
+  return name;
+}
+
 std::string entry(const fb::Program& program, const fb::Graph& graph, const fb::Node& node, const std::string& target) {
-  std::string group, reduce, dtypes;
+  std::string group, reduce, dtypes, others;
   for (uint32_t i = 0; i < vector_size(node.inputs()); ++i) {
     const auto* named = node.inputs()->Get(i);
     const std::string_view name = named->name() ? named->name()->string_view() : std::string_view();
@@ -42,12 +54,15 @@ std::string entry(const fb::Program& program, const fb::Graph& graph, const fb::
       if (group.empty()) group = string_arg(*named);
     } else if (name == "reduce_op" || name == "reduceOp" || name == "op") {
       reduce = string_arg(*named);
+    } else if (named->arg_type() == fb::Argument::StringArg) {
+      others += " " + std::string(name) + "=" + string_arg(*named);  // e.g. a redistribution's from/to
     } else if (std::string dtype = tensor_dtype(graph, *named); !dtype.empty()) {
       dtypes += (dtypes.empty() ? "" : ",") + dtype;
     }
   }
-  std::string text = target + " group=" + (group.empty() ? "?" : group);
+  std::string text = target + " group=" + (group.empty() ? "?" : mesh_group(program, group));
   if (!reduce.empty()) text += " reduce=" + reduce;
+  text += others;
   if (!dtypes.empty()) text += " " + dtypes;
   return text;
 }
@@ -62,7 +77,8 @@ std::vector<std::string> collective_schedule(const fb::Program& program) {
       const auto* node = graph->nodes()->Get(n);
       if (node->op() >= vector_size(program.operators())) continue;
       const std::string target = operator_target(*program.operators()->Get(node->op()));
-      if (!target.starts_with(kCollectives) || target.starts_with("_c10d_functional::wait_tensor")) continue;
+      const OpFacts* facts = op_facts(target);
+      if (facts == nullptr || !facts->collective || facts->waits) continue;
       schedule.push_back(entry(program, *graph, *node, target));
     }
   }
@@ -86,6 +102,18 @@ std::string collective_schedule_line(const std::vector<std::string>& schedule) {
   std::snprintf(digest, sizeof digest, "%016llx", static_cast<unsigned long long>(hash));
   return std::to_string(schedule.size()) + " collective" + (schedule.size() == 1 ? "" : "s") + ", digest " + digest +
          (shown.empty() ? "" : ": " + shown);
+}
+
+std::string process_groups_line(const fb::Program& program) {
+  std::string line;
+  for (uint32_t g = 0; g < vector_size(program.process_groups()); ++g) {
+    const auto* group = program.process_groups()->Get(g);
+    line += (line.empty() ? "" : "; ") + (group->name() ? group->name()->str() : "?") + " ranks=[";
+    for (uint32_t r = 0; r < vector_size(group->ranks()); ++r) line += (r ? ", " : "") + std::to_string(group->ranks()->Get(r));
+    line += "]";
+    if (group->mesh() >= 0) line += " mesh=" + std::to_string(group->mesh()) + "/" + std::to_string(group->mesh_dim());
+  }
+  return line.empty() ? "none" : line;
 }
 
 }  // namespace nrt::exec

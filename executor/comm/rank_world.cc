@@ -1,8 +1,12 @@
 #include "executor/comm/rank_world.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 
+#include "executor/comm/collective_hooks.h"
 #include "executor/comm/collective_schedule.h"
 #include "executor/comm/mpi_process_group.h"
 #include "executor/comm/rank_agreement.h"
@@ -23,11 +27,29 @@ Result<RankWorld> join_rank_world(std::string group_name) {
   world.size = mpi->size;
   NRT_TRY(group, create_mpi_world_group(std::move(group_name)));
   world.group = std::move(*group);
+  // A bad value is the session's to report (every rank stops at its first agreement); until then
+  // the default holds.
+  if (auto hooks = collective_hooks_from_env()) world.stage_timeout = hooks->timeout;
   return world;
 }
 
-Result<std::vector<int>> RankWorld::failed_ranks(bool ok) const {
+std::unique_ptr<StageDeadline> RankWorld::deadline(std::string_view stage) const {
+  if (!launched()) return nullptr;
+  return std::make_unique<StageDeadline>(
+      stage_timeout, [error = stage_timeout_error(rank, std::string(stage), stage_timeout), handler = on_stage_timeout] {
+        if (handler) {
+          handler(error);
+        } else {
+          spdlog::error("{}", error.to_string());
+          std::fflush(stderr);
+          abort_mpi_world(2);
+        }
+      });
+}
+
+Result<std::vector<int>> RankWorld::failed_ranks(bool ok, std::string_view stage) const {
   if (!launched()) return ok ? std::vector<int>{} : std::vector<int>{rank};
+  const auto watched = deadline(stage);
   Tensor mine = Tensor::empty(ScalarType::UINT8, {1});
   mine.data<uint8_t>()[0] = ok ? 0 : 1;
   Tensor all = Tensor::empty(ScalarType::UINT8, {size});
@@ -39,8 +61,9 @@ Result<std::vector<int>> RankWorld::failed_ranks(bool ok) const {
   return failed;
 }
 
-Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text) const {
+Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text, std::string_view stage) const {
   if (!launched()) return std::vector<std::string>{text};
+  const auto watched = deadline(stage);
   // Lengths first, then every text padded to the longest (all_gather takes equal blocks).
   Tensor length = Tensor::empty(ScalarType::INT64, {1});
   length.data<int64_t>()[0] = static_cast<int64_t>(text.size());
@@ -61,7 +84,7 @@ Result<std::vector<std::string>> RankWorld::gather_texts(const std::string& text
 }
 
 Result<std::optional<Error>> failed_stage(const RankWorld& world, bool ok, std::string_view stage) {
-  NRT_TRY(failed, world.failed_ranks(ok));
+  NRT_TRY(failed, world.failed_ranks(ok, "agreeing after " + std::string(stage)));
   if (failed->empty()) return std::optional<Error>();
   return std::optional<Error>(make_error(ErrorCode::InvalidArgument, std::string("not running: rank") +
                                                                          (failed->size() > 1 ? "s " : " ") +
@@ -75,8 +98,18 @@ Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::
   const std::string text = per_rank_programs
                                ? collective_schedule_line(collective_schedule(program))
                                : "structure " + hash_structure(program, HashAlgorithm::kXxh3).program.to_string();
-  NRT_TRY(texts, world.gather_texts(text));
+  NRT_TRY(texts, world.gather_texts(text, "agreeing on the program"));
   auto disagreement = rank_disagreement(*texts, per_rank_programs ? "collective schedule" : "program");
+  if (!disagreement) return std::optional<Error>();
+  return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+}
+
+Result<std::optional<Error>> communication_mismatch(const RankWorld& world, const fb::Program& program) {
+  if (!world.launched()) return std::optional<Error>();
+  const std::string text = "process groups " + process_groups_line(program) + "; " +
+                           collective_schedule_line(collective_schedule(program));
+  NRT_TRY(texts, world.gather_texts(text, "agreeing on what each rank communicates"));
+  auto disagreement = rank_disagreement(*texts, "communication plan");
   if (!disagreement) return std::optional<Error>();
   return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
 }

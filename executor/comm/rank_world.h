@@ -7,6 +7,8 @@
 // here communicates: every collective below answers for this rank alone.
 #pragma once
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,6 +17,7 @@
 
 #include "executor/comm/process_group.h"
 #include "executor/comm/rank_agreement.h"  // rank_list
+#include "executor/comm/stage_deadline.h"
 #include "schema/nrt_generated.h"
 #include "core/error.h"
 
@@ -25,13 +28,21 @@ struct RankWorld {
   int size = 1;
   std::string launcher;                 // the environment variable that revealed it
   std::shared_ptr<ProcessGroup> group;  // null without a launcher
+  // Every collective below, and every stage a caller puts under `deadline`, must complete within
+  // this (NRT_COLLECTIVE_TIMEOUT_S, read when joining); past it `on_stage_timeout` gets the
+  // CollectiveTimeout naming the stage (unset: log it and end the job with MPI_Abort, exit 2).
+  std::chrono::milliseconds stage_timeout{600'000};
+  std::function<void(const Error&)> on_stage_timeout;
 
   bool launched() const { return group != nullptr; }
 
   // Collective: the ranks whose `ok` is false, the same list on every rank.
-  Result<std::vector<int>> failed_ranks(bool ok) const;
+  Result<std::vector<int>> failed_ranks(bool ok, std::string_view stage = "agreeing on failures") const;
   // Collective: every rank's text, in rank order, on every rank.
-  Result<std::vector<std::string>> gather_texts(const std::string& text) const;
+  Result<std::vector<std::string>> gather_texts(const std::string& text,
+                                                std::string_view stage = "gathering the ranks' texts") const;
+  // A deadline on `stage` for the scope of the returned object (none without a launcher).
+  std::unique_ptr<StageDeadline> deadline(std::string_view stage) const;
 };
 
 // Initialises MPI and the world group (named `group_name`) when a launcher started this process.
@@ -49,6 +60,14 @@ Result<std::optional<Error>> failed_stage(const RankWorld& world, bool ok, std::
 // which ranks hold which digest (executor/comm/rank_agreement.h).
 Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::Program& program,
                                               bool per_rank_programs);
+
+// Collective, after the sharding pass and before any communicator is created: every rank must
+// create the same process groups (names, ranks, meshes) and issue the same collectives
+// (executor/comm/collective_schedule.h) in the program it will run. Two DTensor programs of one
+// graph with other placements, or a DTensor program on one rank and a plain one on another, agree
+// on their files' schedules (the sharding pass inserts the collectives) but not here. Nullopt when
+// they agree, else the RankMismatch error naming who differs.
+Result<std::optional<Error>> communication_mismatch(const RankWorld& world, const fb::Program& program);
 
 // `text` with every "{rank}" replaced by `rank`.
 std::string with_rank(std::string text, int rank);
