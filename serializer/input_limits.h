@@ -21,4 +21,10 @@ inline constexpr uint64_t kMaxTorchJsonBytes = uint64_t{256} << 20;
 // .nrt.json text beyond this is refused before it is read (the binary form is for large programs).
 inline constexpr uint64_t kMaxNrtJsonBytes = uint64_t{1} << 30;
 
+// A device mesh holds at most this many ranks and dimensions. Planning a sharded run is linear in
+// the ranks times the dimensions for each dimension; beyond these a file is hostile, not a job (the
+// largest meshes run have a few dims and 10^5 ranks).
+inline constexpr uint64_t kMaxMeshRanks = uint64_t{1} << 20;
+inline constexpr uint32_t kMaxMeshDims = 16;
+
 }  // namespace nrt

@@ -79,6 +79,10 @@ Status check_meshes(const fb::Program& program, WorkBudget& budget) {
       return make_error(ErrorCode::FlatbufferInvalid, at + "its shape vector is not 8-byte aligned");
     }
     if (vector_size(mesh->shape()) == 0) return make_error(ErrorCode::InvalidMesh, at + "shape is empty");
+    if (vector_size(mesh->shape()) > kMaxMeshDims) {
+      return make_error(ErrorCode::InvalidMesh, at + "has " + std::to_string(vector_size(mesh->shape())) +
+                                                    " dimensions; at most " + std::to_string(kMaxMeshDims) + " are supported");
+    }
     uint64_t product = 1;
     for (uint32_t d = 0; d < vector_size(mesh->shape()); ++d) {
       const int64_t extent = mesh->shape()->Get(d);
@@ -87,6 +91,10 @@ Status check_meshes(const fb::Program& program, WorkBudget& budget) {
                                                       std::to_string(extent));
       }
     }
+    if (product > kMaxMeshRanks) {
+      return make_error(ErrorCode::InvalidMesh, at + "holds " + std::to_string(product) + " ranks; at most " +
+                                                    std::to_string(kMaxMeshRanks) + " are supported");
+    }
     if (product != vector_size(mesh->ranks())) {
       return make_error(ErrorCode::InvalidMesh, at + "shape holds " + std::to_string(product) + " ranks but " +
                                                     std::to_string(vector_size(mesh->ranks())) + " are listed");
@@ -94,6 +102,14 @@ Status check_meshes(const fb::Program& program, WorkBudget& budget) {
     if (vector_size(mesh->dim_names()) != 0 && vector_size(mesh->dim_names()) != vector_size(mesh->shape())) {
       return make_error(ErrorCode::InvalidMesh, at + std::to_string(vector_size(mesh->dim_names())) + " dim names for " +
                                                     std::to_string(vector_size(mesh->shape())) + " dimensions");
+    }
+    std::unordered_set<std::string_view> dim_names;
+    for (uint32_t d = 0; d < vector_size(mesh->dim_names()); ++d) {
+      const auto* name = mesh->dim_names()->Get(d);
+      // torch's DeviceMesh refuses repeated names: a placement by dim name would be ambiguous.
+      if (name != nullptr && name->size() > 0 && !dim_names.insert(name->string_view()).second) {
+        return make_error(ErrorCode::InvalidMesh, at + "dim name '" + name->str() + "' names two dimensions");
+      }
     }
     std::unordered_set<int32_t> seen;
     for (uint32_t r = 0; r < vector_size(mesh->ranks()); ++r) {

@@ -209,19 +209,20 @@ Result<std::vector<RedistributeStep>> plan_redistribute(const Placements& src, c
     return make_error(ErrorCode::InvalidArgument, "redistribute " + to_string(src) + " -> " + to_string(dst) +
                                                       ": the placements differ in length");
   }
-  for (size_t i = 0; i < src.size(); ++i) {
-    if (src[i].is_shard() && dst[i].is_partial()) {
-      return make_error(ErrorCode::InvalidArgument, "redistribute " + to_string(src) + " -> " + to_string(dst) +
-                                                        ": " + to_string(src[i]) + " -> " + to_string(dst[i]) +
-                                                        " on mesh dim " + std::to_string(i) +
-                                                        " is not a redistribution (a shard is not a partial sum)");
-    }
-  }
   size_t first = 0;
   while (first < src.size() && src[first] == dst[first]) ++first;
   std::vector<RedistributeStep> steps;
   Placements current = src;
   auto add = [&](size_t i, const Placement& to) {
+    // A shard becomes partial through the whole value: gathered, then kept on group rank 0 (torch's
+    // redistribute refuses Shard -> Partial; a rule wanting a partial operand, a bias beside a
+    // rowwise weight, gets it this way).
+    if (!current[i].is_replicate() && !current[i].is_partial() && to.is_partial()) {
+      RedistributeStep gather{static_cast<int64_t>(i), current[i], Placement::replicate(), current, current};
+      gather.after[i] = Placement::replicate();
+      current[i] = Placement::replicate();
+      steps.push_back(std::move(gather));
+    }
     RedistributeStep step{static_cast<int64_t>(i), current[i], to, current, current};
     step.after[i] = to;
     current[i] = to;

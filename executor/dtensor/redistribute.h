@@ -10,8 +10,9 @@
 //                            every rank): exact for every dtype, where torch's value/n rounds
 //   Shard(i) -> Shard(j)     all_to_all: each rank sends every other the part of its shard
 //                            that rank's new shard holds (exact sizes, no padding)
-//   anything else            through Replicate (Partial(a) -> Partial(b))
-//   Shard -> Partial         refused, as torch does
+//   anything else            through Replicate (Partial(a) -> Partial(b); Shard -> Partial,
+//                            which torch's redistribute refuses, but a rule wanting a partial
+//                            operand, a bias beside a rowwise weight, needs)
 //
 // E is the extent along d of the region the group holds together: what the mesh dims before
 // this one leave (shard_layout.h). On 2-D meshes plan_redistribute orders the steps: the mesh
@@ -40,8 +41,7 @@ struct RedistributeStep {
   Placements after;
 };
 
-// The steps from `src` to `dst` (same length); empty when they are equal. InvalidArgument for
-// Shard -> Partial.
+// The steps from `src` to `dst` (same length); empty when they are equal.
 Result<std::vector<RedistributeStep>> plan_redistribute(const Placements& src, const Placements& dst);
 
 // The collective a step issues: "all_gather", "all_reduce", "reduce_scatter", "all_to_all", or

@@ -7,7 +7,9 @@
 
 #include "executor/dtensor/schema_args.h"
 #include "executor/dtensor/schema_placements.h"
+#include "core/strict_json.h"
 #include "executor/dtensor/shard_layout.h"
+#include "serializer/input_limits.h"
 
 namespace nrt::dist {
 namespace {
@@ -44,12 +46,9 @@ Result<std::map<std::string, Placements>> parse_map(const nlohmann::json& root, 
 }  // namespace
 
 Result<ShardPlan> parse_shard_plan(const std::string& json_text) {
-  nlohmann::json root;
-  try {
-    root = nlohmann::json::parse(json_text);
-  } catch (const nlohmann::json::exception& e) {
-    return bad(std::string("not JSON: ") + e.what());
-  }
+  auto parsed = parse_strict_json(json_text);
+  if (!parsed) return bad(parsed.error().message);
+  const nlohmann::json root = std::move(*parsed);
   if (!root.is_object()) return bad("expected an object");
   for (const auto& [key, value] : root.items()) {
     if (key != "mesh" && key != "modules" && key != "parameters" && key != "inputs" && key != "outputs") {
@@ -60,6 +59,10 @@ Result<ShardPlan> parse_shard_plan(const std::string& json_text) {
   if (!root.contains("mesh") || !root["mesh"].is_object() || !root["mesh"].contains("shape") ||
       !root["mesh"]["shape"].is_array() || root["mesh"]["shape"].empty()) {
     return bad("\"mesh\" must be an object with a non-empty \"shape\" list");
+  }
+  if (root["mesh"]["shape"].size() > kMaxMeshDims) {
+    return bad("the mesh has " + std::to_string(root["mesh"]["shape"].size()) + " dims; at most " +
+               std::to_string(kMaxMeshDims) + " are supported");
   }
   int64_t size = 1;
   for (const auto& s : root["mesh"]["shape"]) {
@@ -75,6 +78,10 @@ Result<ShardPlan> parse_shard_plan(const std::string& json_text) {
     if (!names.is_array() || names.size() != plan.mesh_shape.size()) return bad("mesh dim_names: one name per mesh dim");
     for (const auto& n : names) {
       if (!n.is_string()) return bad("mesh dim_names must be strings");
+      // torch's DeviceMesh refuses repeated names too: a placement's dim would be ambiguous.
+      if (std::find(plan.dim_names.begin(), plan.dim_names.end(), n.get<std::string>()) != plan.dim_names.end()) {
+        return bad("mesh dim_names: \"" + n.get<std::string>() + "\" names two mesh dims");
+      }
       plan.dim_names.push_back(n.get<std::string>());
     }
   }

@@ -4,6 +4,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 #include "executor/dtensor/dtensor_ops.h"
 #include "executor/dtensor/redistribute.h"
@@ -45,7 +46,11 @@ class Pass {
     graph_->nodes.clear();
     NRT_RETURN_IF_ERROR(shard_inputs());
     read_wanted(nodes);
-    for (auto& node : nodes) NRT_RETURN_IF_ERROR(plan_node(std::move(node)));
+    for (auto& node : nodes) {
+      // An error names the node it arose at (planning fails only on what the verifier cannot see).
+      const std::string where = "graph '" + graph_->name + "' node '" + node->name + "' (" + target_of(p_, *node) + "): ";
+      if (Status s = plan_node(std::move(node)); !s) return make_error(s.error().code, where + s.error().message);
+    }
     NRT_RETURN_IF_ERROR(finish_outputs());
     // Every value is local now: the program is a plain one.
     for (auto& v : graph_->values) {
@@ -102,19 +107,28 @@ class Pass {
   }
 
   // One group per mesh dim and group, in the same order on every rank.
+  // Linear in the mesh: each dim's groups are found from their first member (coordinate 0 on the
+  // dim), named in row-major order of those members; names are checked against a set.
   void add_groups() {
     const Mesh& mesh = r_.mesh;
+    std::unordered_set<std::string> taken;
+    for (const auto& g : p_.process_groups) taken.insert(g->name);
+    std::vector<int64_t> stride(mesh.shape.size(), 1);  // row-major strides of the flat rank list
+    for (size_t d = mesh.shape.size(); d-- > 1;) stride[d - 1] = stride[d] * mesh.shape[d];
     for (int64_t d = 0; d < mesh.ndim(); ++d) {
-      const std::string dim_name =
-          static_cast<size_t>(d) < mesh.dim_names.size() ? mesh.dim_names[static_cast<size_t>(d)] : std::to_string(d);
-      std::map<std::vector<int32_t>, int> seen;
+      const auto dim = static_cast<size_t>(d);
+      const std::string dim_name = dim < mesh.dim_names.size() ? mesh.dim_names[dim] : std::to_string(d);
+      int index = 0;
       for (size_t flat = 0; flat < mesh.ranks.size(); ++flat) {
-        auto coordinate = *mesh.coordinate_of(mesh.ranks[flat]);
-        auto ranks = mesh.group_ranks(d, coordinate);
-        auto [it, added] = seen.emplace(ranks, static_cast<int>(seen.size()));
-        if (!added) continue;
+        if ((static_cast<int64_t>(flat) / stride[dim]) % mesh.shape[dim] != 0) continue;  // not a group's first
+        std::vector<int32_t> ranks;
+        for (int64_t i = 0; i < mesh.shape[dim]; ++i) ranks.push_back(mesh.ranks[flat + static_cast<size_t>(i * stride[dim])]);
         auto group = std::make_unique<fb::ProcessGroupT>();
-        group->name = unique_group_name(mesh.name + "." + dim_name + "." + std::to_string(it->second));
+        group->name = mesh.name + "." + dim_name + "." + std::to_string(index++);
+        for (int k = 1; taken.count(group->name); ++k) {
+          group->name = mesh.name + "." + dim_name + "." + std::to_string(index - 1) + "~" + std::to_string(k);
+        }
+        taken.insert(group->name);
         group->ranks = ranks;
         group->backend = "mpi";
         group->mesh = static_cast<int32_t>(mesh_index_);
@@ -123,15 +137,6 @@ class Pass {
         p_.process_groups.push_back(std::move(group));
       }
     }
-  }
-
-  std::string unique_group_name(std::string name) const {
-    auto taken = [&](const std::string& n) {
-      return std::any_of(p_.process_groups.begin(), p_.process_groups.end(), [&](const auto& g) { return g->name == n; });
-    };
-    std::string candidate = name;
-    for (int k = 1; taken(candidate); ++k) candidate = name + "~" + std::to_string(k);
-    return candidate;
   }
 
   // The operator of `target` ("namespace::name.overload", as target_of makes it), found or added.

@@ -1134,6 +1134,21 @@ std::vector<Case> distributed_cases() {
        ErrorCode::InvalidMesh,
        [] { return verify_mutated([](auto& p) { p.program.meshes[0]->dim_names = {"dp"}; }); },
        {"mesh 0 'dp_tp'", "1 dim names for 2 dimensions"}},
+      {"MeshDimNamesRepeated",  // torch's DeviceMesh refuses them: a placement by name is ambiguous
+       ErrorCode::InvalidMesh,
+       [] { return verify_mutated([](auto& p) { p.program.meshes[0]->dim_names = {"tp", "tp"}; }); },
+       {"mesh 0 'dp_tp'", "dim name 'tp' names two dimensions"}},
+      {"MeshTooManyDims",  // planning is linear in ranks x dims per dim: both are capped
+       ErrorCode::InvalidMesh,
+       [] { return verify_mutated([](auto& p) {
+              p.program.meshes[0]->shape = std::vector<int64_t>(17, 1);
+              p.program.meshes[0]->dim_names.clear();
+            }); },
+       {"mesh 0 'dp_tp'", "has 17 dimensions; at most 16 are supported"}},
+      {"MeshTooManyRanks",
+       ErrorCode::InvalidMesh,
+       [] { return verify_mutated([](auto& p) { p.program.meshes[0]->shape = {int64_t{1} << 21, 1}; }); },
+       {"mesh 0 'dp_tp'", "holds 2097152 ranks; at most 1048576 are supported"}},
       {"MeshRankRepeated",
        ErrorCode::InvalidMesh,
        [] { return verify_mutated([](auto& p) {

@@ -34,7 +34,10 @@ INPUT="x=$PWD/testdata/torch/mlp/input_0.npy"
 cd "$work" || exit 1
 
 
-for case in "mlp_tp 2" "mlp_tp3 3" "mlp_tp4 4" "mlp_dp_tp 4" "mlp_batch 3" "mlp_strided2 2" "mlp_fsdp_tp 4"; do
+# mlp_rowwise_sharded_bias: a rowwise weight beside a Shard(0) bias verifies, so it must run (the
+# linear wants the bias Partial: gathered, then kept on group rank 0).
+for case in "mlp_tp 2" "mlp_tp3 3" "mlp_tp4 4" "mlp_dp_tp 4" "mlp_batch 3" "mlp_strided2 2" "mlp_fsdp_tp 4" \
+            "mlp_rowwise_sharded_bias 2"; do
   set -- $case
   "$INSPECT" shard "$MODEL" --plan "$PLANS/$1.json" -o "$1.nrt" 2> "$1.shard.err"
   check "$1: nrt-inspect shard" [ $? -eq 0 ]
