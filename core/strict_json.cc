@@ -8,6 +8,10 @@
 namespace nrt {
 
 Result<nlohmann::json> parse_strict_json(std::string_view text, size_t max_depth) {
+  return parse_strict_json(text, JsonTake{}, max_depth);
+}
+
+Result<nlohmann::json> parse_strict_json(std::string_view text, const JsonTake& take, size_t max_depth) {
   using Event = nlohmann::json::parse_event_t;
   struct Level {
     bool object = false;
@@ -22,7 +26,7 @@ Result<nlohmann::json> parse_strict_json(std::string_view text, size_t max_depth
     if (levels.back().object) return pending_key;
     return levels.back().name + "[]";
   };
-  auto callback = [&](int /*depth*/, Event event, nlohmann::json& parsed) {
+  auto callback = [&](int depth, Event event, nlohmann::json& parsed) {
     if (problem) return false;
     switch (event) {
       case Event::object_start:
@@ -43,7 +47,8 @@ Result<nlohmann::json> parse_strict_json(std::string_view text, size_t max_depth
       case Event::value:
         break;
     }
-    return !problem;
+    if (problem) return false;
+    return take ? take(depth, event, parsed) : true;
   };
   nlohmann::json root;
   try {

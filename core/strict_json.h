@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
 #include <string_view>
 
 #include "core/error.h"
@@ -18,5 +19,12 @@ inline constexpr size_t kStrictJsonMaxDepth = 64;
 // InvalidArgument on malformed JSON ("not JSON: ..."), a repeated key ("key \"shape\" appears
 // twice in mesh") or nesting past `max_depth`.
 Result<nlohmann::json> parse_strict_json(std::string_view text, size_t max_depth = kStrictJsonMaxDepth);
+
+// The same, handing `take` each value as it is completed (nlohmann's parser callback: `depth` 0 is
+// the top level). A value `take` returns false for is left out of the document: a reader of a
+// long list converts each element and drops it, so the document never holds the list.
+using JsonTake = std::function<bool(int depth, nlohmann::json::parse_event_t event, nlohmann::json& value)>;
+Result<nlohmann::json> parse_strict_json(std::string_view text, const JsonTake& take,
+                                         size_t max_depth = kStrictJsonMaxDepth);
 
 }  // namespace nrt

@@ -27,23 +27,6 @@ RunOutcome failed(exec::RankWorld world, Error error) {
   return outcome;
 }
 
-// max_memory, else NRT_MAX_MEMORY, else the executor's default (the available memory). A bad
-// value is an error, never a silent default.
-Status apply_memory_budget(const std::string& max_memory) {
-  std::string text = max_memory;
-  std::string source = "--max-memory";
-  if (text.empty()) {
-    const char* variable = std::getenv("NRT_MAX_MEMORY");
-    if (variable == nullptr || variable[0] == '\0') return {};
-    text = variable;
-    source = "NRT_MAX_MEMORY";
-  }
-  auto bytes = exec::parse_memory_size(text);
-  if (!bytes) return make_error(bytes.error().code, source + ": " + bytes.error().message);
-  exec::set_memory_budget(*bytes);
-  return {};
-}
-
 // Collective: ranks writing into one directory would overwrite each other's outputs. The
 // directories are compared as resolved on each rank, so `--output-dir out$OMPI_COMM_WORLD_RANK`
 // (expanded by a shell per rank) is as good as `--output-dir 'out_{rank}'`.
@@ -105,7 +88,7 @@ RunJob for_rank(RunJob job, int rank) {
 }  // namespace
 
 RunOutcome run_job(const RunJob& given) {
-  if (Status s = apply_memory_budget(given.max_memory); !s) return failed({}, s.error());
+  if (Status s = exec::apply_memory_budget(given.max_memory); !s) return failed({}, s.error());
   auto joined = exec::join_rank_world(given.world_name);
   if (!joined) return failed({}, joined.error());
   exec::RankWorld joined_world = std::move(*joined);

@@ -2,15 +2,21 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <map>
+#include <optional>
 #include <type_traits>
 
 #include <nlohmann/json.hpp>
 
+#include "core/scalar_type.h"
+#include "core/strict_json.h"
 #include "serializer/atomic_file.h"
+#include "serializer/program_text.h"
 
 namespace nrt::exec {
 namespace {
@@ -153,6 +159,44 @@ Result<CollectiveRecord> record_from_json(const Json& j, size_t index) {
   return r;
 }
 
+// One record against the dump's world and the groups its earlier records described.
+Status check_record(const CollectiveRecord& r, size_t index, int world_size,
+                    std::map<std::string, std::pair<int, int>>& groups) {
+  const std::string where = "entry " + std::to_string(index) + " (process group '" + printable(r.pg_name) + "')";
+  if (r.pg_size < 1 || r.pg_size > world_size) {
+    return malformed(where + ": group size " + std::to_string(r.pg_size) + " in a world of " + std::to_string(world_size));
+  }
+  if (r.pg_rank < 0 || r.pg_rank >= r.pg_size) {
+    return malformed(where + ": group rank " + std::to_string(r.pg_rank) + " in a group of " + std::to_string(r.pg_size));
+  }
+  const auto [known, added] = groups.emplace(r.pg_name, std::make_pair(r.pg_size, r.pg_rank));
+  if (!added && known->second != std::make_pair(r.pg_size, r.pg_rank)) {
+    return malformed(where + ": group size " + std::to_string(r.pg_size) + " and rank " + std::to_string(r.pg_rank) +
+                     ", where an earlier entry had size " + std::to_string(known->second.first) + " and rank " +
+                     std::to_string(known->second.second));
+  }
+  if (r.collective_seq_id < 0 || r.p2p_seq_id < 0 || (r.collective_seq_id > 0) == (r.p2p_seq_id > 0)) {
+    return malformed(where + ": sequence numbers " + std::to_string(r.collective_seq_id) + " (collective) and " +
+                     std::to_string(r.p2p_seq_id) + " (point-to-point): exactly one is positive");
+  }
+  if (std::find(std::begin(kRecordedOps), std::end(kRecordedOps), r.op) == std::end(kRecordedOps)) {
+    return malformed(where + ": unknown op '" + printable(r.op) + "'");
+  }
+  for (const auto* sizes : {&r.input_sizes, &r.output_sizes}) {
+    for (const auto& shape : *sizes) {
+      for (int64_t extent : shape) {
+        if (extent < 0) return malformed(where + ": negative size " + std::to_string(extent));
+      }
+    }
+  }
+  for (const auto* dtypes : {&r.input_dtypes, &r.output_dtypes}) {
+    for (const auto& dtype : *dtypes) {
+      if (!scalar_type_from_short_name(dtype)) return malformed(where + ": unknown dtype '" + printable(dtype) + "'");
+    }
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 const char* collective_state_name(CollectiveState state) {
@@ -242,8 +286,33 @@ std::string to_json(const FlightRecorderDump& dump) {
 }
 
 Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return malformed("not JSON");
+  // Each entry is converted as soon as it is parsed and left out of the document: a dump of 10^6
+  // entries costs its records, not a JSON tree of them (several times the text).
+  std::vector<CollectiveRecord> records;
+  std::optional<Error> bad_entry;
+  std::string top_key;  // the top-level key whose value is being parsed
+  size_t elements = 0;  // of the top-level "entries"
+  auto take = [&](int depth, Json::parse_event_t event, Json& value) {
+    if (event == Json::parse_event_t::key && depth == 1) top_key = value.get<std::string>();
+    if (depth != 2 || top_key != "entries") return true;
+    if (event != Json::parse_event_t::object_end && event != Json::parse_event_t::array_end &&
+        event != Json::parse_event_t::value) {
+      return true;
+    }
+    const size_t index = elements++;
+    if (bad_entry) return false;
+    auto record = record_from_json(value, index);
+    if (record) {
+      records.push_back(std::move(*record));
+    } else {
+      bad_entry = record.error();
+    }
+    return false;
+  };
+  auto parsed = parse_strict_json(text, take);
+  if (!parsed) return malformed(parsed.error().message);
+  if (bad_entry) return *bad_entry;
+  const Json j = std::move(*parsed);
   if (!j.is_object()) return malformed("not a JSON object");
   std::string format;
   int version = 0;
@@ -268,10 +337,15 @@ Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& tex
   }
   auto entries = j.find("entries");
   if (entries == j.end() || !entries->is_array()) return malformed("missing array 'entries'");
-  for (size_t i = 0; i < entries->size(); ++i) {
-    NRT_TRY(record, record_from_json((*entries)[i], i));
-    dump.entries.push_back(std::move(*record));
+  if (dump.recorded < records.size()) {
+    return malformed("'recorded' is " + std::to_string(dump.recorded) + " but the dump holds " +
+                     std::to_string(records.size()) + " entries");
   }
+  std::map<std::string, std::pair<int, int>> groups;  // name -> (size, this rank's group rank)
+  for (size_t i = 0; i < records.size(); ++i) {
+    NRT_RETURN_IF_ERROR(check_record(records[i], i, dump.world_size, groups));
+  }
+  dump.entries = std::move(records);
   return dump;
 }
 

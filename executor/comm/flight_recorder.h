@@ -9,6 +9,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/error.h"
@@ -82,8 +83,17 @@ struct FlightRecorderDump {
   std::vector<CollectiveRecord> entries;
 };
 
+// The ops a TracedProcessGroup records (traced_process_group.cc): a dump naming another is not one
+// nrt wrote.
+inline constexpr std::string_view kRecordedOps[] = {"all_reduce",    "all_gather_into_tensor", "reduce_scatter_tensor",
+                                                    "all_to_all_single", "broadcast",          "barrier"};
+
 std::string to_json(const FlightRecorderDump& dump);
 // Parses a dump; a malformed one (or another format or version) is InvalidArgument naming what.
+// Every field is checked against the dump's own world: a group's size within the world and one per
+// group, this rank's group rank below it and one per group, sequence numbers positive (exactly one
+// of collective and point-to-point), sizes non-negative, ops and dtypes known, `recorded` at
+// least the entries held. Keys are unique and nesting bounded (core/strict_json.h).
 Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& text);
 
 // Writes the dump to `path` (through a temporary file renamed into place, so a reader never sees

@@ -6,12 +6,21 @@
 
 #include <nlohmann/json.hpp>
 
+#include "serializer/program_text.h"
+
 namespace nrt::exec {
 namespace {
 
+// Huge findings are summarized: the text shows the first ones and how many more; JSON lists more.
+constexpr size_t kFindingsShown = 20;
+constexpr size_t kFindingsListed = 1000;
+
+// "[0, 2]"; past 32 ranks the first 32 and how many more.
 std::string rank_list_text(const std::vector<int>& ranks) {
+  constexpr size_t kShown = 32;
   std::string out = "[";
-  for (size_t i = 0; i < ranks.size(); ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  for (size_t i = 0; i < ranks.size() && i < kShown; ++i) out += (i ? ", " : "") + std::to_string(ranks[i]);
+  if (ranks.size() > kShown) out += ", and " + std::to_string(ranks.size() - kShown) + " more";
   return out + "]";
 }
 
@@ -84,14 +93,18 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
     int size = 0;
     std::map<int64_t, std::map<int, const CollectiveRecord*>> by_seq;
     std::map<int, std::pair<int64_t, int64_t>> window;  // rank -> (first, last) seq recorded
+    std::map<int, std::pair<int, int>> member;          // rank -> (group size, group rank) it recorded
     int64_t incomplete = 0;
   };
   std::map<std::string, GroupState> groups;
+  size_t compared = 0;  // collective entries held by the dumps
   for (const auto& [rank, dump] : by_rank) {
     for (const auto& r : dump->entries) {
       if (r.collective_seq_id <= 0) continue;
+      ++compared;
       GroupState& g = groups[r.pg_name];
       g.size = std::max(g.size, r.pg_size);
+      g.member.emplace(rank, std::make_pair(r.pg_size, r.pg_rank));
       g.by_seq[r.collective_seq_id][rank] = &r;
       auto [it, added] = g.window.emplace(rank, std::make_pair(r.collective_seq_id, r.collective_seq_id));
       if (!added) {
@@ -102,10 +115,63 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
     }
   }
 
+  // Nothing to compare is no verdict: say what is missing.
+  if (compared == 0) {
+    std::vector<int> kept_none;  // recorded collectives, dumped none (NRT_FR_BUFFER_SIZE=0)
+    for (const auto& [rank, dump] : by_rank) {
+      if (dump->recorded > 0) kept_none.push_back(rank);
+    }
+    FlightRecorderFinding f;
+    f.kind = "nothing_recorded";
+    f.ranks = analysis.ranks;
+    f.message = kept_none.empty()
+                    ? "the dumps hold no collective: nothing to compare (no rank recorded one)"
+                    : "the dumps hold no collective: nothing to compare (ranks " + rank_list_text(kept_none) +
+                          " recorded collectives but kept none: NRT_FR_BUFFER_SIZE=0?)";
+    analysis.findings.push_back(std::move(f));
+  }
+
   std::vector<std::pair<int64_t, FlightRecorderFinding>> timed;  // (time created, finding)
   for (const auto& group_entry : groups) {
     const std::string& name = group_entry.first;  // not structured bindings: lambdas below capture them
     const GroupState& g = group_entry.second;
+    // The ranks must describe one group: one size, distinct group ranks, no more members than it holds.
+    {
+      std::map<int, std::vector<int>> by_size, by_group_rank;
+      for (const auto& [rank, described] : g.member) {
+        by_size[described.first].push_back(rank);
+        by_group_rank[described.second].push_back(rank);
+      }
+      std::string contradiction;
+      std::vector<int> at_fault;
+      if (by_size.size() > 1) {
+        for (const auto& [size, ranks] : by_size) {
+          contradiction += (contradiction.empty() ? "" : ", ") + std::string("size ") + std::to_string(size) +
+                           " on ranks " + rank_list_text(ranks);
+        }
+        at_fault = by_size.rbegin()->second;
+      } else {
+        for (const auto& [group_rank, ranks] : by_group_rank) {
+          if (ranks.size() < 2) continue;
+          contradiction = "ranks " + rank_list_text(ranks) + " all claim group rank " + std::to_string(group_rank);
+          at_fault = ranks;
+          break;
+        }
+        if (contradiction.empty() && static_cast<int>(g.member.size()) > g.size) {
+          contradiction = std::to_string(g.member.size()) + " ranks recorded it, but it holds " + std::to_string(g.size);
+          for (const auto& [rank, described] : g.member) at_fault.push_back(rank);
+        }
+      }
+      if (!contradiction.empty()) {
+        FlightRecorderFinding f;
+        f.kind = "inconsistent_group";
+        f.group = name;
+        f.ranks = at_fault;
+        f.message = "process group '" + printable(name) + "' is described inconsistently: " + contradiction;
+        analysis.findings.push_back(std::move(f));
+        continue;
+      }
+    }
     FlightRecorderGroupSummary summary{name, g.size, {}, g.incomplete};
     // Members: ranks that recorded the group; every dumped rank when it spans the world.
     std::set<int> members;
@@ -147,7 +213,8 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
         const std::string state = waiting.empty() ? "" : "; it never completed on ranks " + rank_list_text(waiting);
         finding("not_entered", absent, present,
                 "ranks " + rank_list_text(absent) + " never entered " + first.op + " SeqNum=" + std::to_string(seq) +
-                    " of process group '" + name + "'" + (first.node.empty() ? "" : " (node '" + first.node + "')") +
+                    " of process group '" + printable(name) + "'" +
+                    (first.node.empty() ? "" : " (node '" + printable(first.node) + "')") +
                     ", which ranks " + rank_list_text(present) + " entered" + state);
         continue;
       }
@@ -160,7 +227,7 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
           ops += (c > 1 ? ", " : "") + by_op[c].first;
         }
         finding("op_mismatch", minority, by_op[0].second,
-                "SeqNum=" + std::to_string(seq) + " of process group '" + name + "': ranks " + rank_list_text(minority) +
+                "SeqNum=" + std::to_string(seq) + " of process group '" + printable(name) + "': ranks " + rank_list_text(minority) +
                     " issued " + ops + " where ranks " + rank_list_text(by_op[0].second) + " issued " + by_op[0].first);
         continue;
       }
@@ -174,7 +241,7 @@ Result<FlightRecorderAnalysis> analyze_flight_recorder(const std::vector<FlightR
         const CollectiveRecord& norm = *records.at(by_key[0].second.front());
         const CollectiveRecord& odd = *records.at(minority.front());
         finding(kind, minority, by_key[0].second,
-                first.op + " SeqNum=" + std::to_string(seq) + " of process group '" + name + "': ranks " +
+                first.op + " SeqNum=" + std::to_string(seq) + " of process group '" + printable(name) + "': ranks " +
                     rank_list_text(minority) + " sent " + shapes_text(odd.input_sizes, odd.input_dtypes) + " -> " +
                     shapes_text(odd.output_sizes, odd.output_dtypes) + " where ranks " + rank_list_text(by_key[0].second) +
                     " sent " + shapes_text(norm.input_sizes, norm.input_dtypes) + " -> " +
@@ -197,7 +264,8 @@ std::string analysis_json(const FlightRecorderAnalysis& a) {
     groups.push_back({{"name", g.name}, {"size", g.size}, {"last_seq", last}, {"incomplete", g.incomplete}});
   }
   Json findings = Json::array();
-  for (const auto& f : a.findings) {
+  for (size_t i = 0; i < a.findings.size() && i < kFindingsListed; ++i) {
+    const auto& f = a.findings[i];
     findings.push_back({{"kind", f.kind}, {"group", f.group}, {"seq", f.seq}, {"op", f.op}, {"node", f.node},
                         {"ranks", f.ranks}, {"others", f.others}, {"message", f.message}});
   }
@@ -206,6 +274,7 @@ std::string analysis_json(const FlightRecorderAnalysis& a) {
          {"ranks", a.ranks},
          {"groups", groups},
          {"findings", findings},
+         {"findings_omitted", a.findings.size() > kFindingsListed ? a.findings.size() - kFindingsListed : 0},
          {"first_mismatch", a.findings.empty() ? Json(nullptr) : Json(a.findings.front().message)}};
   return j.dump(2) + "\n";
 }
@@ -219,7 +288,9 @@ std::string analysis_text(const FlightRecorderAnalysis& a) {
   }
   if (a.agree()) return out + "the dumps agree\n";
   out += "first mismatch: " + a.findings.front().message + "\n";
-  for (size_t i = 1; i < a.findings.size(); ++i) out += "  then: " + a.findings[i].message + "\n";
+  const size_t shown = std::min(a.findings.size(), kFindingsShown);
+  for (size_t i = 1; i < shown; ++i) out += "  then: " + a.findings[i].message + "\n";
+  if (shown < a.findings.size()) out += "  and " + std::to_string(a.findings.size() - shown) + " more\n";
   return out;
 }
 

@@ -1,7 +1,10 @@
 // Matches the flight recorder dumps of a job's ranks (executor/comm/flight_recorder.h) by process group
 // and collective sequence number and names what disagrees: ranks that never entered a collective
 // the others entered (a rank behind, or one that took another branch), ranks whose collective of
-// one sequence number differs in op, sizes or dtypes, ranks without a dump. What
+// one sequence number differs in op, sizes or dtypes, ranks without a dump, ranks that describe one
+// group differently (its size, or two claiming one group rank). The dumps agree only when there
+// was something to compare: dumps holding no collective (NRT_FR_BUFFER_SIZE=0) are a finding of
+// their own. Names from the dumps are printed escaped; huge findings are summarized. What
 // `nrt-inspect fr-analyze` prints (docs/COLLECTIVES.md).
 #pragma once
 
@@ -14,7 +17,8 @@
 namespace nrt::exec {
 
 struct FlightRecorderFinding {
-  std::string kind;          // "missing_dump", "not_entered", "op_mismatch", "size_mismatch", "dtype_mismatch"
+  std::string kind;          // "missing_dump", "nothing_recorded", "inconsistent_group", "not_entered",
+                             // "op_mismatch", "size_mismatch", "dtype_mismatch"
   std::string group;         // empty for missing_dump
   int64_t seq = 0;           // collective_seq_id; 0 for missing_dump
   std::string op;            // what the ranks that entered it issued

@@ -96,6 +96,21 @@ uint64_t memory_budget() {
 
 void set_memory_budget(uint64_t bytes) { g_limit.store(bytes == 0 ? 1 : bytes, std::memory_order_relaxed); }
 
+Status apply_memory_budget(const std::string& max_memory) {
+  std::string text = max_memory;
+  std::string source = "--max-memory";
+  if (text.empty()) {
+    const char* variable = std::getenv("NRT_MAX_MEMORY");
+    if (variable == nullptr || variable[0] == '\0') return {};
+    text = variable;
+    source = "NRT_MAX_MEMORY";
+  }
+  auto bytes = parse_memory_size(text);
+  if (!bytes) return make_error(bytes.error().code, source + ": " + bytes.error().message);
+  set_memory_budget(*bytes);
+  return {};
+}
+
 uint64_t memory_in_use() { return g_in_use.load(std::memory_order_relaxed); }
 
 void reserve_memory(uint64_t bytes) {

@@ -37,6 +37,10 @@ Result<uint64_t> parse_memory_size(std::string_view text);
 // The limit: set_memory_budget's, else available_memory_bytes() when first asked.
 uint64_t memory_budget();
 void set_memory_budget(uint64_t bytes);
+// Sets the budget from a tool's --max-memory value, else NRT_MAX_MEMORY, else leaves the default;
+// a malformed value is an error naming its source.
+Status apply_memory_budget(const std::string& max_memory);
+
 // Bytes nrt's own allocations hold now.
 uint64_t memory_in_use();
 

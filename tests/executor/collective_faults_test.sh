@@ -65,6 +65,20 @@ assert a["agree"] is False and a["findings"][0]["kind"] == "not_entered", a
 assert a["findings"][0]["ranks"] == [1] and a["findings"][0]["seq"] == 1, a'
 "$INSPECT" fr-analyze cond_fr_1.json cond_fr_1.json > /dev/null 2> twice.err
 check "two dumps of one rank are a usage error" [ $? -eq 2 ]
+NRT_MAX_MEMORY=1K "$INSPECT" fr-analyze cond_fr_0.json cond_fr_1.json > /dev/null 2> budget.err
+status=$?
+check "fr-analyze past the memory budget: exit 2 (exit $status)" [ "$status" -eq 2 ]
+check "... naming the dump and the budget" contains budget.err "NRT-E1008 MemoryBudgetExceeded: cond_fr_0.json: analysing the dumps"
+
+# The same job keeping no entries (NRT_FR_BUFFER_SIZE=0): its dumps are no verdict of "agree".
+NRT_FR_BUFFER_SIZE=0 NRT_COLLECTIVE_TIMEOUT_S=3 NRT_FR_DUMP_PREFIX="$work/empty_fr_" NRT_FR_DUMP_ON_EXIT=1 \
+  mpi 120 -np 2 "$RUN" "$COND" --input 'x=cond_{rank}.npy' > empty.out 2> empty.err
+check "the job without a flight recorder still ends (exit $?)" [ -s empty_fr_0.json ]
+"$INSPECT" fr-analyze empty_fr_0.json empty_fr_1.json > empty_analyze.out 2>&1
+status=$?
+check "fr-analyze of dumps holding nothing: exit 1, not 'agree' (exit $status)" [ "$status" -eq 1 ]
+check "... saying what is missing" contains empty_analyze.out "the dumps hold no collective: nothing to compare"
+
 echo '{"format": "nrt-flight-recorder", "version": 7}' > future.json
 "$INSPECT" fr-analyze future.json > /dev/null 2> future.err
 check "a dump of another version is refused (exit 2)" [ $? -eq 2 ]

@@ -143,6 +143,8 @@ TEST(FlightRecorder, MalformedDumpsAreRefusedNamingWhat) {
   expect_refused(R"({"format": "nrt-flight-recorder", "version": 9})", "version 9 is not supported");
   expect_refused(R"({"format": "nrt-flight-recorder", "version": 1, "rank": 0})", "missing field 'world_size'");
   FlightRecorderDump dump;
+  dump.world_size = 2;
+  dump.recorded = 1;
   dump.entries = {record("all_reduce", 1)};
   std::string text = to_json(dump);
   const auto at = text.find("\"completed\"");
@@ -162,6 +164,32 @@ TEST(FlightRecorder, MalformedDumpsAreRefusedNamingWhat) {
   expect_refused(R"({"format": "nrt-flight-recorder", "version": 1, "rank": 0, "world_size": 2000000000,
                      "reason": "", "dump_time_ns": 0, "recorded": 0, "entries": []})",
                  "world size 2000000000");
+
+  // Every field is checked against the dump's own world and groups (issue 25, class 2).
+  auto refused_with = [&](auto change, const std::string& says) {
+    FlightRecorderDump bad = dump;
+    change(bad);
+    expect_refused(to_json(bad), says);
+  };
+  refused_with([](auto& d) { d.entries[0].pg_size = 0; }, "group size 0 in a world of 2");
+  refused_with([](auto& d) { d.entries[0].pg_size = 1000; }, "group size 1000 in a world of 2");
+  refused_with([](auto& d) { d.entries[0].pg_rank = 7; }, "group rank 7 in a group of 2");
+  refused_with([](auto& d) { d.entries[0].collective_seq_id = 0; }, "exactly one is positive");
+  refused_with([](auto& d) { d.entries[0].collective_seq_id = -3; }, "sequence numbers -3 (collective)");
+  refused_with([](auto& d) { d.entries[0].input_sizes = {{3, -4}}; }, "negative size -4");
+  refused_with([](auto& d) { d.entries[0].op = "all_reduce\x1b[2K"; }, "unknown op 'all_reduce\\x1b[2K'");
+  refused_with([](auto& d) { d.entries[0].output_dtypes = {"f33"}; }, "unknown dtype 'f33'");
+  refused_with([](auto& d) { d.recorded = 0; }, "'recorded' is 0 but the dump holds 1 entries");
+  refused_with(
+      [](auto& d) {
+        d.recorded = 2;
+        d.entries.push_back(record("all_reduce", 2));
+        d.entries[1].pg_size = 1;
+      },
+      "entry 1 (process group 'world'): group size 1 and rank 0, where an earlier entry had size 2 and rank 0");
+  expect_refused(R"({"format": "nrt-flight-recorder", "format": "nrt-flight-recorder"})",
+                 "key \"format\" appears twice in the top level");
+  expect_refused(std::string(200, '[') + std::string(200, ']'), "nested deeper than 64 levels");
 }
 
 struct ScopedEnv {
@@ -555,12 +583,14 @@ TEST(TracedProcessGroup, RecordsTheProgramNodeThatIssuedTheCollective) {
   EXPECT_NE(failed.error().message.find("flat index 3"), std::string::npos) << failed.error().message;
 }
 
+// Rank `rank`'s dump; its entries are in groups spanning the world, so its group rank is `rank`.
 FlightRecorderDump dump_of(int rank, std::vector<CollectiveRecord> entries, int world = 2) {
   FlightRecorderDump d;
   d.rank = rank;
   d.world_size = world;
   d.reason = "exit";
   d.recorded = entries.size();
+  for (auto& e : entries) e.pg_rank = rank;
   d.entries = std::move(entries);
   return d;
 }
@@ -624,6 +654,55 @@ TEST(FlightRecorderAnalysis, NamesOpSizeAndDtypeMismatches) {
   ASSERT_FALSE(dtype->agree());
   EXPECT_EQ(dtype->findings[0].kind, "dtype_mismatch");
   EXPECT_NE(dtype->findings[0].message.find("bf16[3,4]"), std::string::npos) << dtype->findings[0].message;
+}
+
+// "Agree" only when there was something to compare (a job that timed out with
+// NRT_FR_BUFFER_SIZE=0 left dumps without entries).
+TEST(FlightRecorderAnalysis, DumpsWithNothingToCompareDoNotAgree) {
+  FlightRecorderDump kept_none = dump_of(0, {});
+  kept_none.recorded = 5;
+  auto a = analyze_flight_recorder({kept_none, dump_of(1, {})});
+  ASSERT_TRUE(a.ok());
+  ASSERT_FALSE(a->agree());
+  EXPECT_EQ(a->findings[0].kind, "nothing_recorded");
+  EXPECT_EQ(analysis_text(*a).find("the dumps agree"), std::string::npos);
+  EXPECT_NE(analysis_text(*a).find("ranks [0] recorded collectives but kept none"), std::string::npos) << analysis_text(*a);
+}
+
+// Ranks that describe one group differently contradict each other: no verdict of "agree".
+TEST(FlightRecorderAnalysis, RanksDescribingAGroupDifferentlyAreNamed) {
+  auto sizes = analyze_flight_recorder({dump_of(0, {in_group_of(3, record("all_reduce", 1))}, 3),
+                                        dump_of(1, {in_group_of(2, record("all_reduce", 1))}, 3),
+                                        dump_of(2, {in_group_of(3, record("all_reduce", 1))}, 3)});
+  ASSERT_TRUE(sizes.ok());
+  ASSERT_FALSE(sizes->agree());
+  EXPECT_EQ(sizes->findings[0].kind, "inconsistent_group");
+  EXPECT_EQ(sizes->findings[0].message,
+            "process group 'world' is described inconsistently: size 2 on ranks [1], size 3 on ranks [0, 2]");
+
+  FlightRecorderDump twin = dump_of(1, {record("all_reduce", 1)});
+  twin.entries[0].pg_rank = 0;
+  auto ranks = analyze_flight_recorder({dump_of(0, {record("all_reduce", 1)}), twin});
+  ASSERT_TRUE(ranks.ok());
+  ASSERT_FALSE(ranks->agree());
+  EXPECT_EQ(ranks->findings[0].message, "process group 'world' is described inconsistently: ranks [0, 1] all claim group rank 0");
+}
+
+// Names from a dump are printed escaped; many findings are summarized.
+TEST(FlightRecorderAnalysis, EscapesNamesAndSummarizesHugeFindings) {
+  std::vector<CollectiveRecord> many;
+  for (int64_t seq = 1; seq <= 100; ++seq) {
+    many.push_back(record("all_reduce", seq));
+    many.back().node = "node\x1b[2K\r";
+  }
+  auto a = analyze_flight_recorder({dump_of(0, many), dump_of(1, {})});
+  ASSERT_TRUE(a.ok());
+  ASSERT_FALSE(a->agree());
+  EXPECT_EQ(a->findings.size(), 100u);
+  const std::string text = analysis_text(*a);
+  EXPECT_EQ(text.find('\x1b'), std::string::npos) << "a terminal escape reached the output";
+  EXPECT_NE(text.find("(node 'node\\x1b[2K\\r')"), std::string::npos) << text;
+  EXPECT_NE(text.find("  and 80 more\n"), std::string::npos) << text;
 }
 
 TEST(FlightRecorderAnalysis, NamesRanksWithoutADumpAndRefusesMixedJobs) {
