@@ -11,7 +11,12 @@ namespace {
 
 spdlog::level::level_enum level_from_environment(spdlog::level::level_enum fallback) {
   const char* text = std::getenv("NRT_LOG_LEVEL");
-  if (text == nullptr || text[0] == '\0') return fallback;
+  if (text == nullptr) return fallback;
+  if (text[0] == '\0') {  // set but empty is a mistake, not the default in silence
+    spdlog::warn("NRT_LOG_LEVEL is set but empty (trace, debug, info, warn, error, critical, off); using {}",
+                 spdlog::level::to_string_view(fallback));
+    return fallback;
+  }
   // spdlog maps any unknown name to `off`; only the word itself may silence the log.
   const auto level = spdlog::level::from_str(text);
   if (level == spdlog::level::off && std::string_view(text) != "off") {

@@ -1,6 +1,7 @@
 #include "cli/run_command.h"
 
 #include <spdlog/spdlog.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <optional>
@@ -25,6 +26,7 @@ int exit_code(RunStatus status) {
     case RunStatus::kMismatch:
       return kRunMismatch;
     case RunStatus::kFailed:
+    case RunStatus::kInterrupted:
       return kRunFailed;
   }
   return kRunFailed;
@@ -49,9 +51,20 @@ int run_program_command(const RunOptions& options) {
     std::fflush(stderr);
     exec::abort_mpi_world(kRunFailed);
   };
+  // Repeated runs show their progress on a terminal, one line rewritten in place.
+  if (job.repeat > 1 && !options.quiet && ::isatty(STDERR_FILENO) == 1) {
+    job.progress = [](int done, int total, const std::vector<double>& times) {
+      std::fprintf(stderr, "\r\033[Knrt-run: %d of %d runs, last %.4f ms", done, total, times.back());
+      if (done == total) std::fprintf(stderr, "\r\033[K");
+      std::fflush(stderr);
+    };
+  }
   const RunOutcome outcome = run_job(job);
   const exec::RankWorld& world = outcome.world;
-  const int code = exit_code(outcome.status);
+  // Interrupted repeats exit as the signal would have (128 + its number) after their report.
+  const int code = outcome.status == RunStatus::kInterrupted ? 128 + outcome.report->interrupted_by
+                                                             : exit_code(outcome.status);
+  if (outcome.status == RunStatus::kInterrupted && job.progress) std::fprintf(stderr, "\n");
   if (outcome.error) spdlog::error("{}", outcome.error->to_string());
 
   // Rank 0 prints its text report, or every rank's JSON object in rank order (collective).

@@ -46,7 +46,9 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "machine's available memory); a plan or allocation past it fails with NRT-E1008")
       ->type_name("SIZE")
       ->check(memory_size());
-  app.add_option("--repeat", options.job.repeat, "Run N times and report the median time (default 1)")
+  app.add_option("--repeat", options.job.repeat, "Run N times and report the median time (default 1). On a terminal the runs done are shown as "
+                 "they go; SIGINT or SIGTERM stop the repeats after the run in progress and report the runs "
+                 "completed (no output written; exit 128 + the signal's number)")
       ->check(integer_in(1, 1'000'000));
   app.add_flag("--json", options.json,
                "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "

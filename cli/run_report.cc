@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <nlohmann/json.hpp>
 
 namespace nrt::cli {
@@ -33,6 +34,14 @@ std::string number(double v) {
   return buffer;
 }
 
+const char* signal_name(int number) {
+  switch (number) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    default: return "a signal";
+  }
+}
+
 }  // namespace
 
 void print_run_text(const RunReport& report, std::FILE* out) {
@@ -43,6 +52,10 @@ void print_run_text(const RunReport& report, std::FILE* out) {
                report.times_ms.size() == 1 ? "" : "s");
   if (report.times_ms.size() > 1) std::fprintf(out, " (min %.4f, max %.4f)", *min, *max);
   std::fprintf(out, "\n");
+  if (report.interrupted_by != 0) {
+    std::fprintf(out, "interrupted: %s after %zu of %d runs; no output was written or compared\n",
+                 signal_name(report.interrupted_by), report.times_ms.size(), report.repeat);
+  }
   std::fprintf(out, "memory: arena %llu bytes planned, naive sum %llu bytes (%s), live peak %llu bytes\n",
                static_cast<unsigned long long>(report.arena_bytes), static_cast<unsigned long long>(report.naive_bytes),
                percent(report.arena_bytes, report.naive_bytes).c_str(),
@@ -123,6 +136,8 @@ std::string run_json(const RunReport& report, int exit_code, std::optional<RankI
   j["graph"] = report.graph;
   j["device"] = report.device;
   j["runs"] = report.times_ms.size();
+  j["repeat"] = report.repeat;
+  j["interrupted_by"] = report.interrupted_by == 0 ? json(nullptr) : json(signal_name(report.interrupted_by));
   const auto [min, max] = std::minmax_element(report.times_ms.begin(), report.times_ms.end());
   j["time_ms"] = {{"median", report.median_ms()},
                   {"min", report.times_ms.empty() ? 0.0 : *min},

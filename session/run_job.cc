@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <optional>
 
 #include "executor/runtime/memory_budget.h"
 #include "io/npy.h"
@@ -14,6 +15,7 @@
 #include "io/run_inputs.h"
 #include "serializer/atomic_file.h"
 #include "serializer/program_text.h"
+#include "session/run_interruption.h"
 #include "session/session.h"
 
 namespace nrt {
@@ -168,6 +170,11 @@ RunOutcome run_job(const RunJob& given) {
     profile.emplace(!job.profile_trace.empty());
     session.set_profile(&*profile);
   }
+  report.repeat = job.repeat;
+  // Repeats are stopped, not killed, by SIGINT and SIGTERM: what was measured is reported.
+  std::optional<RunInterruption> interruption;
+  if (job.repeat > 1 && !world.launched()) interruption.emplace();
+  auto last_progress = std::chrono::steady_clock::now();
   for (int r = 0; r < job.repeat; ++r) {
     const auto start = std::chrono::steady_clock::now();
     auto result = session.run(inputs, InputsAre::kLocal);
@@ -178,6 +185,23 @@ RunOutcome run_job(const RunJob& given) {
     }
     report.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
     if (r + 1 == job.repeat) outputs = std::move(*result);
+    if (job.progress && job.repeat > 1 && (r + 1 == job.repeat || stop - last_progress >= std::chrono::milliseconds(500))) {
+      job.progress(r + 1, job.repeat, report.times_ms);
+      last_progress = stop;
+    }
+    if (interruption && interruption->signal() != 0) {
+      report.interrupted_by = interruption->signal();
+      if (job.progress) job.progress(r + 1, job.repeat, report.times_ms);
+      break;
+    }
+  }
+  interruption.reset();
+  if (report.interrupted_by != 0) {
+    RunOutcome outcome;
+    outcome.status = RunStatus::kInterrupted;
+    outcome.report = std::move(report);
+    outcome.world = world;
+    return outcome;
   }
   if (profile) {
     session.set_profile(nullptr);

@@ -40,6 +40,9 @@ struct RunJob {
   uint64_t seed = 0;                   // the seeded random ops' seed (SessionOptions::seed)
   bool profile = false;                // time per op target and per node
   std::string profile_trace;           // Chrome trace-event JSON of the last run
+  // Called during repeated runs, at most every half second and once when they end, with the runs
+  // completed so far and their times (a tool shows progress on a terminal).
+  std::function<void(int done, int total, const std::vector<double>& times_ms)> progress;
   std::string world_name = "nrt world";
   // Called once the world is joined, before anything else (e.g. to name the rank in log lines).
   std::function<void(const exec::RankWorld&)> joined;
@@ -48,7 +51,9 @@ struct RunJob {
   std::function<void(const Error&)> abandon;
 };
 
-enum class RunStatus { kOk, kMismatch, kFailed };
+// kInterrupted: SIGINT or SIGTERM stopped repeated runs (RunReport::interrupted_by) in a process
+// started without a launcher; the report holds the runs completed.
+enum class RunStatus { kOk, kMismatch, kFailed, kInterrupted };
 
 struct RunOutcome {
   RunStatus status = RunStatus::kOk;

@@ -28,6 +28,10 @@ struct RunReport {
   std::string graph;
   std::string device;
   std::vector<double> times_ms;  // one per run
+  int repeat = 1;                // runs asked for
+  // The signal that stopped the repeats (SIGINT, SIGTERM: session/run_interruption.h), or 0; when
+  // set, times_ms holds the runs completed and no output was written or compared.
+  int interrupted_by = 0;
   uint64_t arena_bytes = 0;
   uint64_t naive_bytes = 0;
   uint64_t live_peak_bytes = 0;

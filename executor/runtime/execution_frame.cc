@@ -8,13 +8,15 @@
 #include "executor/runtime/allocator.h"
 #include "executor/runtime/memory_budget.h"
 #include "executor/runtime/reduced_float.h"
+#include "core/number_text.h"
 #include "core/schema_enums.h"
 
 namespace nrt::exec {
 
-bool poison_requested_by_environment() {
+Result<bool> poison_requested_by_environment() {
   const char* value = std::getenv("NRT_POISON_FREED");
-  return value != nullptr && value[0] != '\0' && std::string_view(value) != "0";
+  if (value == nullptr) return false;
+  return parse_switch_text("NRT_POISON_FREED", value);
 }
 
 void poison_bytes(uint8_t* data, size_t bytes, ScalarType dtype) {

@@ -34,8 +34,9 @@ struct FrameOptions {
   bool poison_freed = false;
 };
 
-// True when NRT_POISON_FREED is set to something other than "" or "0".
-bool poison_requested_by_environment();
+// NRT_POISON_FREED read as every NRT_* switch is (core/number_text.h): unset is false, 0 or 1
+// otherwise; any other value (empty included) is an InvalidArgument naming the variable.
+Result<bool> poison_requested_by_environment();
 
 // Fills `bytes` bytes at `data` with the poison pattern of `dtype`.
 void poison_bytes(uint8_t* data, size_t bytes, ScalarType dtype);

@@ -76,8 +76,12 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   NRT_RETURN_IF_ERROR(executor->bind_subgraphs(bound));
   executor->plan_ = std::make_shared<const ExecutionPlan>(std::move(bound));
 
-  executor->frame_options_.poison_freed =
-      executor->options_.poison_freed.value_or(poison_requested_by_environment());
+  if (executor->options_.poison_freed) {
+    executor->frame_options_.poison_freed = *executor->options_.poison_freed;
+  } else {
+    NRT_TRY(poison, poison_requested_by_environment());
+    executor->frame_options_.poison_freed = *poison;
+  }
   NRT_RETURN_IF_ERROR(executor->bind_weights(*executor->plan_));
   executor->build_compact_nodes();
   for (const InputDescription& input : executor->user_inputs()) executor->user_input_names_.push_back(input.name);

@@ -359,6 +359,20 @@ TEST(ExecutorTest, PoisonModeFollowsTheEnvironmentByDefault) {
   EXPECT_FALSE(explicit_off->frame().poisoning());
 }
 
+// A malformed NRT_POISON_FREED (empty included) is an error naming it, never a silent default.
+TEST(ExecutorTest, PoisonSwitchIsReadAsEverySwitchIs) {
+  for (const char* bad : {"", "yes", "2", " 1"}) {
+    ASSERT_EQ(setenv("NRT_POISON_FREED", bad, 1), 0);
+    auto file = verify_in_memory(chain_program());
+    ASSERT_TRUE(file.ok());
+    auto loaded = Executor::load(std::move(*file));
+    ASSERT_FALSE(loaded.ok()) << "'" << bad << "' accepted";
+    EXPECT_EQ(loaded.error().code, ErrorCode::InvalidArgument);
+    EXPECT_NE(loaded.error().message.find("NRT_POISON_FREED"), std::string::npos) << loaded.error().message;
+  }
+  ASSERT_EQ(unsetenv("NRT_POISON_FREED"), 0);
+}
+
 // a = x + x; s = stash(a) (a copy of a; the kernel also remembers a itself); out =
 // read_stash(x) = x + a, reading a after its lifetime ended at node `s`.
 ProgramWithWeights read_after_lifetime_program() {
