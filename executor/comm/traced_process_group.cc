@@ -58,6 +58,7 @@ FlightRecorderDump CollectiveTracing::dump(std::string reason) const {
 
 Result<std::string> CollectiveTracing::write_dump(std::string reason) const {
   const std::string path = options.dump_path(rank);
+  std::lock_guard<std::mutex> lock(dump_mutex_);
   NRT_RETURN_IF_ERROR(write_flight_recorder_dump(dump(std::move(reason)), path));
   return path;
 }

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,8 +39,12 @@ struct CollectiveTracing {
 
   // The recorder's contents as a dump, with `reason`.
   FlightRecorderDump dump(std::string reason) const;
-  // Writes that dump to options.dump_path(rank); returns the path written.
+  // Writes that dump to options.dump_path(rank); returns the path written. Dumps are written one at
+  // a time (a timeout's and a signal's may come at once, for the same path).
   Result<std::string> write_dump(std::string reason) const;
+
+ private:
+  mutable std::mutex dump_mutex_;
 };
 
 class TracedProcessGroup final : public ProcessGroup {
