@@ -953,6 +953,29 @@ def linalg_cases():
     bs = randn(4, 10)
     case("mm_sliced_view", "aten::mm.default", [("self", a), ("mat2", View(bs, {"slice": [1, 0, 10, 2]}))],
          f32(d(a) @ d(bs)[:, ::2]))
+    # Products of one row or one column run through gemv: every layout of the matrix operand, a
+    # strided vector, beta != 0, and a zero-stride (expanded) vector that gemv cannot take.
+    one = randn(1, 4)
+    case("mm_one_row", "aten::mm.default", [("self", one), ("mat2", b)], f32(d(one) @ d(b)))
+    case("mm_one_row_transposed_matrix", "aten::mm.default", [("self", one), ("mat2", View(bt, {"permute": [1, 0]}))],
+         f32(d(one) @ d(bt).T))
+    wide = randn(1, 8)
+    case("mm_one_strided_row", "aten::mm.default", [("self", View(wide, {"slice": [1, 0, 8, 2]})), ("mat2", b)],
+         f32(d(wide)[:, ::2] @ d(b)))
+    col = randn(4, 1)
+    case("mm_one_column", "aten::mm.default", [("self", a), ("mat2", col)], f32(d(a) @ d(col)))
+    case("mm_one_column_transposed_matrix", "aten::mm.default", [("self", View(at, {"permute": [1, 0]})), ("mat2", col)],
+         f32(d(at).T @ d(col)))
+    e1 = randn(1, 1)
+    case("mm_one_expanded_column", "aten::mm.default", [("self", a), ("mat2", View(e1, {"expand": [4, 1]}))],
+         f32(d(a) @ np.broadcast_to(d(e1), (4, 1))))
+    lin_w, lin_b = randn(6, 4), randn(6)
+    case("linear_batch_one", "aten::linear.default", [("input", one), ("weight", lin_w), ("bias", lin_b)],
+         f32(d(one) @ d(lin_w).T + d(lin_b)))
+    bias_row = randn(1, 5)
+    case("addmm_one_row_beta", "aten::addmm.default",
+         [("self", bias_row), ("mat1", one), ("mat2", b), ("beta", F(0.5)), ("alpha", F(2.0))],
+         f32(0.5 * d(bias_row) + 2.0 * (d(one) @ d(b))))
     row = randn(1, 4)
     case("mm_expanded_rows", "aten::mm.default", [("self", View(row, {"expand": [3, 4]})), ("mat2", b)],
          f32(np.broadcast_to(d(row), (3, 4)) @ d(b)))

@@ -3,6 +3,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <type_traits>
 
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -56,6 +57,49 @@ void scale_in_place(const Tensor& c, T beta) {
   }
 }
 
+// c = alpha * matrix @ vector + beta * c through gemv, c contiguous: `matrix` is the product's
+// matrix operand as BLAS sees it ([rows, cols] of the product), `vector` its vector with a
+// positive element stride. OpenBLAS's gemm with one row or column runs at a third of gemv's speed
+// (batch-1 linear, 9216 -> 4096 in float32: 20.4 ms against 8.2 ms), so products of a vector take
+// this path.
+template <class T>
+void vector_product(const BlasMatrix& matrix, int64_t rows, int64_t cols, const T* vector, int64_t stride,
+                    const Tensor& c, double alpha, double beta) {
+  // BLAS scales y by beta; with beta 0 a NaN already in y must not survive (gemm.h's promise).
+  if (beta == 0.0) scale_in_place(c, T(0));
+  // The stored matrix is row-major [rows, cols], or its transpose [cols, rows].
+  const bool stored_transposed = matrix.transpose == CblasTrans;
+  const auto R = static_cast<blasint>(stored_transposed ? cols : rows);
+  const auto C = static_cast<blasint>(stored_transposed ? rows : cols);
+  if constexpr (std::is_same_v<T, double>) {
+    cblas_dgemv(CblasRowMajor, matrix.transpose, R, C, alpha, static_cast<const double*>(matrix.data),
+                static_cast<blasint>(matrix.leading), vector, static_cast<blasint>(stride), beta, c.data<double>(), 1);
+  } else {
+    cblas_sgemv(CblasRowMajor, matrix.transpose, R, C, static_cast<float>(alpha), static_cast<const float*>(matrix.data),
+                static_cast<blasint>(matrix.leading), vector, static_cast<blasint>(stride), static_cast<float>(beta),
+                c.data<float>(), 1);
+  }
+}
+
+// The vector products of gemm: a of one row (c = a @ b is b's transpose times a) or b of one
+// column. False when neither applies (or the vector's stride is not positive).
+template <class T>
+bool gemm_as_vector_product(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta) {
+  const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
+  if (m == 1 && n > 1 && a.strides()[1] > 0) {
+    BlasMatrix bt = blas_matrix(b);
+    // b^T as a [n, k] matrix: stored b row-major [k, n] is b^T transposed, and vice versa.
+    bt.transpose = bt.transpose == CblasTrans ? CblasNoTrans : CblasTrans;
+    vector_product<T>(bt, n, k, a.data<T>(), a.strides()[1], c, alpha, beta);
+    return true;
+  }
+  if (n == 1 && m > 1 && b.strides()[0] > 0) {
+    vector_product<T>(blas_matrix(a), m, k, b.data<T>(), b.strides()[0], c, alpha, beta);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta) {
@@ -65,6 +109,9 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   if (k == 0) {
     if (is_double) scale_in_place(c, beta);
     else scale_in_place(c, static_cast<float>(beta));
+    return;
+  }
+  if (is_double ? gemm_as_vector_product<double>(a, b, c, alpha, beta) : gemm_as_vector_product<float>(a, b, c, alpha, beta)) {
     return;
   }
   const BlasMatrix x = blas_matrix(a), y = blas_matrix(b);
