@@ -1263,6 +1263,25 @@ def conv_pool_cases():
           ("dilation", INTS([1])), ("transposed", B(True)), ("output_padding", INTS([0])), ("groups", I(1))],
          error="transposed")
     case("conv2d_channel_error", "aten::conv2d.default", [("input", x), ("weight", randn(4, 2, 3, 3))], error="do not fit")
+    # Depthwise (one input channel per group) runs directly: padding, stride, dilation, a channel
+    # multiplier, bias, 1-D, 3-D and a transposed input view.
+    xd = randn(2, 4, 7, 9)
+    wd = randn(4, 1, 3, 3)
+    case("conv2d_depthwise_pad_stride", "aten::conv2d.default",
+         [("input", xd), ("weight", wd), ("bias", b), ("stride", INTS([2, 1])), ("padding", INTS([1, 2])), ("groups", I(4))],
+         f32(conv2d_ref(d(xd), d(wd), d(b), (2, 1), (1, 2), (1, 2), (1, 1), 4)))
+    wm = randn(8, 1, 2, 3)
+    case("conv2d_depthwise_multiplier_dilation", "aten::conv2d.default",
+         [("input", View(xd, {"permute": [0, 1, 3, 2]})), ("weight", wm), ("bias", NONE), ("stride", INTS([1])),
+          ("padding", INTS([2, 1])), ("dilation", INTS([2, 3])), ("groups", I(4))],
+         f32(conv2d_ref(np.transpose(d(xd), (0, 1, 3, 2)), d(wm), None, (1, 1), (2, 1), (2, 1), (2, 3), 4)))
+    case("conv2d_depthwise_pad_past_kernel", "aten::conv2d.default",
+         [("input", xd[:, :, :2, :2]), ("weight", wd), ("padding", INTS([3])), ("stride", INTS([3])), ("groups", I(4))],
+         f32(conv2d_ref(d(xd[:, :, :2, :2]), d(wd), None, (3, 3), (3, 3), (3, 3), (1, 1), 4)))
+    x1d, w1d = randn(1, 3, 10), randn(3, 1, 4)
+    case("conv1d_depthwise_same", "aten::conv1d.padding",
+         [("input", x1d), ("weight", w1d), ("bias", NONE), ("padding", S("same")), ("groups", I(3))],
+         f32(conv2d_ref(d(x1d)[:, :, None, :], d(w1d)[:, :, None, :], None, (1, 1), (0, 1), (0, 2), (1, 1), 3)[:, :, 0, :]))
 
     p = randn(2, 2, 7, 8)
     v, i = max_pool_ref(d(p), (3, 3), (2, 2), (1, 1), (1, 1), False)
@@ -1880,6 +1899,10 @@ def video_einsum_cases():
          conv3d_ref(xd, wd, None, (2, 2, 2), (0, 0, 0), (1, 1, 1), 1), tol={"rtol": 1e-10, "atol": 1e-10})
     case("conv3d_padding_same_even_kernel", "aten::conv3d.padding", [("input", x), ("weight", w), ("bias", NONE), ("padding", S("same"))],
          f32(conv3d_ref(d(x), d(w), None, (1, 1, 1), ((1, 1), (0, 1), (1, 1)), (1, 1, 1), 1)))
+    wd3 = randn(3, 1, 2, 3, 2)
+    case("conv3d_depthwise", "aten::conv3d.default",
+         [("input", x[:1]), ("weight", wd3), ("bias", NONE), ("stride", INTS([1, 2, 1])), ("padding", INTS([1])), ("groups", I(3))],
+         f32(conv3d_ref(d(x[:1]), d(wd3), None, (1, 2, 1), (1, 1, 1), (1, 1, 1), 3)))
     case("conv3d_kernel_too_large", "aten::conv3d.default", [("input", x), ("weight", randn(2, 3, 6, 1, 1))],
          error="larger than")
 

@@ -1,7 +1,8 @@
 // Convolution (1-D, 2-D and 3-D) through im2col + BLAS, per batch element and group: the input
 // patches of one group form a [C/g * kd * kh * kw, od * oh * ow] matrix that the group's weights
 // [oc/g, C/g * kd * kh * kw] multiply. 1-D and 2-D run as 3-D with depth (and height) 1. Floating
-// dtypes only (float16/bfloat16 computed in float32). Transposed convolution is not supported.
+// dtypes only (float16/bfloat16 computed in float32). Depthwise convolutions (one input channel
+// per group) run directly instead. Transposed convolution is not supported.
 #include <algorithm>
 
 #include "executor/kernels/cpu/broadcast.h"
@@ -57,6 +58,64 @@ void im2col(const C* image, int64_t channels, const Extents& e, const ConvParams
   }
 }
 
+// Output positions [lo, hi) whose tap at kernel offset `k` reads inside an input of `extent`.
+std::pair<int64_t, int64_t> valid_outputs(int64_t extent, int64_t out, int64_t k, int64_t stride, int64_t pad,
+                                          int64_t dilation) {
+  const int64_t first = k * dilation - pad;  // input index of output 0's tap
+  const int64_t lo = first >= 0 ? 0 : (-first + stride - 1) / stride;
+  const int64_t hi = extent - 1 - first < 0 ? 0 : std::min(out, (extent - 1 - first) / stride + 1);
+  return {std::min(lo, hi), hi};
+}
+
+// Depthwise convolution (one input channel per group, as MobileNet's), computed directly: each
+// output plane accumulates its channel's taps along output rows, the padding handled by the range
+// of valid outputs rather than per element. im2col + GEMM would build a patch matrix per channel
+// for a product of one row, which is where mobile CNNs spent their time.
+template <class C>
+void depthwise_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                       const Extents& e, const Tensor& out) {
+  const int64_t batches = input.sizes()[0], channels = input.sizes()[1], out_channels = weight.sizes()[0];
+  const int64_t multiplier = out_channels / channels;
+  const int64_t in_volume = e.in[0] * e.in[1] * e.in[2], out_volume = e.out[0] * e.out[1] * e.out[2];
+  const int64_t taps = e.kernel[0] * e.kernel[1] * e.kernel[2];
+  const C* in = input.data<C>();
+  const C* w = weight.data<C>();
+  C* o = out.data<C>();
+  for (int64_t n = 0; n < batches; ++n) {
+    for (int64_t oc = 0; oc < out_channels; ++oc) {
+      const C* plane = in + (n * channels + oc / multiplier) * in_volume;
+      const C* kernel = w + oc * taps;
+      C* target = o + (n * out_channels + oc) * out_volume;
+      std::fill(target, target + out_volume, bias.defined() ? bias.data<C>()[oc] : C(0));
+      for (int64_t kz = 0; kz < e.kernel[0]; ++kz) {
+        const auto [z_lo, z_hi] = valid_outputs(e.in[0], e.out[0], kz, p.stride[0], p.pad_begin[0], p.dilation[0]);
+        for (int64_t ky = 0; ky < e.kernel[1]; ++ky) {
+          const auto [y_lo, y_hi] = valid_outputs(e.in[1], e.out[1], ky, p.stride[1], p.pad_begin[1], p.dilation[1]);
+          for (int64_t kx = 0; kx < e.kernel[2]; ++kx) {
+            const auto [x_lo, x_hi] = valid_outputs(e.in[2], e.out[2], kx, p.stride[2], p.pad_begin[2], p.dilation[2]);
+            const C tap = kernel[(kz * e.kernel[1] + ky) * e.kernel[2] + kx];
+            for (int64_t oz = z_lo; oz < z_hi; ++oz) {
+              const int64_t z = oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
+              for (int64_t oy = y_lo; oy < y_hi; ++oy) {
+                const int64_t y = oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
+                const C* line = plane + (z * e.in[1] + y) * e.in[2];
+                const int64_t first = kx * p.dilation[2] - p.pad_begin[2];  // input x of output 0
+                C* row = target + (oz * e.out[1] + oy) * e.out[2];
+                const int64_t step = p.stride[2];
+                if (step == 1) {
+                  for (int64_t ox = x_lo; ox < x_hi; ++ox) row[ox] += tap * line[ox + first];
+                } else {
+                  for (int64_t ox = x_lo; ox < x_hi; ++ox) row[ox] += tap * line[ox * step + first];
+                }
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 // input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
 // [N, OC, OD, OH, OW]; contiguous, compute dtype.
 template <class C>
@@ -74,6 +133,10 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
   }
   const int64_t volume = e.in[0] * e.in[1] * e.in[2];
   const int64_t group_channels = channels / p.groups, group_out = out_channels / p.groups;
+  if (group_channels == 1 && p.groups > 1) {
+    depthwise_forward<C>(input, weight, bias, p, e, out);
+    return;
+  }
   const int64_t patch = group_channels * e.kernel[0] * e.kernel[1] * e.kernel[2];
   const int64_t positions = e.out[0] * e.out[1] * e.out[2];
   Tensor columns = pointwise ? Tensor() : Tensor::empty(out.dtype(), {patch, positions});
