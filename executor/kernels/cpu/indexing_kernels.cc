@@ -284,19 +284,28 @@ Result<AdvancedIndex> plan_index(const KernelContext& ctx, const Tensor& self,
   return ai;
 }
 
-// Calls visit(self_region, result_region) for each position of the index block, in row-major
-// order: the views over the non-indexed dims of `self` at that position's indices and of
-// `result` (shaped ai.result_sizes) at that position.
-template <class Visit>
-void for_each_index_position(const AdvancedIndex& ai, const Tensor& self, const Tensor& result, Visit&& visit) {
-  std::vector<int64_t> rest_sizes, rest_strides, result_rest_strides;
+// The non-indexed dims of `self` and of `result` (shaped ai.result_sizes): what each position of
+// the index block copies.
+struct RestLayout {
+  std::vector<int64_t> sizes, self_strides, result_strides;
+};
+
+RestLayout rest_layout(const AdvancedIndex& ai, const Tensor& self, const Tensor& result) {
+  RestLayout rest;
   for (size_t d : ai.rest) {
-    rest_sizes.push_back(self.sizes()[d]);
-    rest_strides.push_back(self.strides()[d]);
+    rest.sizes.push_back(self.sizes()[d]);
+    rest.self_strides.push_back(self.strides()[d]);
   }
   for (size_t i = 0; i < ai.result_sizes.size(); ++i) {
-    if (i < ai.before || i >= ai.before + ai.index_shape.size()) result_rest_strides.push_back(result.strides()[i]);
+    if (i < ai.before || i >= ai.before + ai.index_shape.size()) rest.result_strides.push_back(result.strides()[i]);
   }
+  return rest;
+}
+
+// Calls visit(self_offset, result_offset) for each position of the index block, in row-major
+// order: the storage offsets of the position's region in `self` and in `result`.
+template <class Visit>
+void for_each_index_offset(const AdvancedIndex& ai, const Tensor& self, const Tensor& result, Visit&& visit) {
   const std::vector<int64_t> block_strides = Tensor::contiguous_strides(ai.index_shape);
   const int64_t positions = product(ai.index_shape);
   for (int64_t k = 0; k < positions; ++k) {
@@ -310,9 +319,20 @@ void for_each_index_position(const AdvancedIndex& ai, const Tensor& self, const 
       rem %= block_strides[i];
       result_offset += coordinate * result.strides()[ai.before + i];
     }
-    visit(self.as_strided(rest_sizes, rest_strides, self_offset),
-          result.as_strided(rest_sizes, result_rest_strides, result_offset));
+    visit(self_offset, result_offset);
   }
+}
+
+// Calls visit(self_region, result_region) for each position of the index block, in row-major
+// order: the views over the non-indexed dims of `self` at that position's indices and of
+// `result` at that position.
+template <class Visit>
+void for_each_index_position(const AdvancedIndex& ai, const Tensor& self, const Tensor& result, Visit&& visit) {
+  const RestLayout rest = rest_layout(ai, self, result);
+  for_each_index_offset(ai, self, result, [&](int64_t self_offset, int64_t result_offset) {
+    visit(self.as_strided(rest.sizes, rest.self_strides, self_offset),
+          result.as_strided(rest.sizes, rest.result_strides, result_offset));
+  });
 }
 
 // index.Tensor(Tensor self, Tensor?[] indices): advanced indexing with integer index tensors.
@@ -325,22 +345,27 @@ Status index_tensor(KernelContext& ctx) {
   return Status::Ok();
 }
 
-// dst += src element-wise (one dtype, one shape); integers wrap, bool is logical or.
+// d + v as index_put accumulates: integers wrap, bool is logical or, reduced floats in float.
+template <class T>
+T accumulated(T d, T v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return d || v;
+  } else if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;
+    return static_cast<T>(static_cast<U>(static_cast<U>(d) + static_cast<U>(v)));
+  } else {
+    return store<T>(load(d) + load(v));
+  }
+}
+
+// dst += src element-wise (one dtype, one shape).
 Status accumulate_into(const KernelContext& ctx, const Tensor& dst, const Tensor& src) {
   return dispatch_dtype<kAllDtypes>(ctx, dst.dtype(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     for_each_run<2>(dst.sizes(), {&dst, &src}, [](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
       for (int64_t i = 0; i < n; ++i) {
         auto* d = reinterpret_cast<T*>(p[0] + i * s[0]);
-        const T v = *reinterpret_cast<const T*>(p[1] + i * s[1]);
-        if constexpr (std::is_same_v<T, bool>) {
-          *d = *d || v;
-        } else if constexpr (std::is_integral_v<T>) {
-          using U = std::make_unsigned_t<T>;
-          *d = static_cast<T>(static_cast<U>(static_cast<U>(*d) + static_cast<U>(v)));
-        } else {
-          *d = store<T>(load(*d) + load(v));
-        }
+        *d = accumulated(*d, *reinterpret_cast<const T*>(p[1] + i * s[1]));
       }
     });
   });
@@ -370,6 +395,27 @@ Status index_put(KernelContext& ctx) {
   NRT_TRY(out, bind_output(ctx, 0, self->dtype(), self->sizes()));
   copy_into(*out, *self);
   const Tensor source = expand_to(*values, ai->result_sizes);
+  // Regions that are one contiguous run in both (rows of a matrix, the common case) are copied or
+  // added with plain loops; others through strided views.
+  const RestLayout rest = rest_layout(*ai, *out, source);
+  const std::vector<int64_t> contiguous = Tensor::contiguous_strides(rest.sizes);
+  if (rest.self_strides == contiguous && rest.result_strides == contiguous) {
+    const int64_t run = product(rest.sizes);
+    return dispatch_dtype<kAllDtypes>(ctx, out->dtype(), [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      T* target = out->data<T>() - out->storage_offset();
+      const T* value = source.data<T>() - source.storage_offset();
+      for_each_index_offset(*ai, *out, source, [&](int64_t target_offset, int64_t value_offset) {
+        T* d = target + target_offset;
+        const T* v = value + value_offset;
+        if (!*accumulate) {
+          std::copy(v, v + run, d);
+        } else {
+          for (int64_t i = 0; i < run; ++i) d[i] = accumulated(d[i], v[i]);
+        }
+      });
+    });
+  }
   Status status = Status::Ok();
   for_each_index_position(*ai, *out, source, [&](const Tensor& target, const Tensor& value) {
     if (!*accumulate) {
