@@ -73,12 +73,14 @@ check "... and writes its output" [ -s same_out_0/*.npy ]
 
 # Rank 1 still runs (10^6 repeats) when rank 0 reaches the end.
 started=$(date +%s)
-NRT_COLLECTIVE_TIMEOUT_S=3 mpi 120 -np 1 "$RUN" "$VIDEO" --random-inputs 1 : \
+NRT_COLLECTIVE_TIMEOUT_S=3 mpi 240 -np 1 "$RUN" "$VIDEO" --random-inputs 1 : \
   -np 1 "$RUN" "$VIDEO" --random-inputs 1 --repeat 1000000 > late.out 2> late.err
 status=$?
 elapsed=$(seconds_since "$started")
 check "a rank still running at the end: the job ends with exit 2, not the outer timeout (exit $status)" [ "$status" -eq 2 ]
-check "... within the 3 s deadline and the launch ($elapsed s)" [ "$elapsed" -lt 45 ]
+# The bound is loose: CI runs this beside other tests on 2 cores, where one launch took 45 s; the
+# outer timeout (240 s, exit 124) is what a deadline that never fired would hit.
+check "... within the 3 s deadline and the launch ($elapsed s)" [ "$elapsed" -lt 180 ]
 check "rank 0 names the stage it waited in" contains late.err \
   "rank 0: error: NRT-E1012 CollectiveTimeout: rank 0: 'finishing the run' did not complete within 3 s (NRT_COLLECTIVE_TIMEOUT_S)"
 
