@@ -358,16 +358,14 @@ T accumulated(T d, T v) {
   }
 }
 
-// dst += src element-wise (one dtype, one shape).
-Status accumulate_into(const KernelContext& ctx, const Tensor& dst, const Tensor& src) {
-  return dispatch_dtype<kAllDtypes>(ctx, dst.dtype(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    for_each_run<2>(dst.sizes(), {&dst, &src}, [](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
-      for (int64_t i = 0; i < n; ++i) {
-        auto* d = reinterpret_cast<T*>(p[0] + i * s[0]);
-        *d = accumulated(*d, *reinterpret_cast<const T*>(p[1] + i * s[1]));
-      }
-    });
+// dst += src element-wise (one shape).
+template <class T>
+void accumulate_into(const Tensor& dst, const Tensor& src) {
+  for_each_run<2>(dst.sizes(), {&dst, &src}, [](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      auto* d = reinterpret_cast<T*>(p[0] + i * s[0]);
+      *d = accumulated(*d, *reinterpret_cast<const T*>(p[1] + i * s[1]));
+    }
   });
 }
 
@@ -387,8 +385,7 @@ Status index_put(KernelContext& ctx) {
                      std::string(short_name(self->dtype())) + " must share one dtype");
   }
   NRT_TRY(ai, plan_index(ctx, *self, std::move(*indices), true));
-  if (!broadcast_shapes(ai->result_sizes, values->sizes()) ||
-      *broadcast_shapes(ai->result_sizes, values->sizes()) != ai->result_sizes) {
+  if (!broadcasts_to(values->sizes(), ai->result_sizes)) {
     return ctx.error("values " + shape_string(values->sizes()) + " do not broadcast to the indexed shape " +
                      shape_string(ai->result_sizes));
   }
@@ -399,32 +396,32 @@ Status index_put(KernelContext& ctx) {
   // added with plain loops; others through strided views.
   const RestLayout rest = rest_layout(*ai, *out, source);
   const std::vector<int64_t> contiguous = Tensor::contiguous_strides(rest.sizes);
-  if (rest.self_strides == contiguous && rest.result_strides == contiguous) {
-    const int64_t run = product(rest.sizes);
-    return dispatch_dtype<kAllDtypes>(ctx, out->dtype(), [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      T* target = out->data<T>() - out->storage_offset();
-      const T* value = source.data<T>() - source.storage_offset();
-      for_each_index_offset(*ai, *out, source, [&](int64_t target_offset, int64_t value_offset) {
-        T* d = target + target_offset;
-        const T* v = value + value_offset;
-        if (!*accumulate) {
-          std::copy(v, v + run, d);
+  const bool runs = rest.self_strides == contiguous && rest.result_strides == contiguous;
+  return dispatch_dtype<kAllDtypes>(ctx, out->dtype(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if (!runs) {
+      for_each_index_position(*ai, *out, source, [&](const Tensor& target, const Tensor& value) {
+        if (*accumulate) {
+          accumulate_into<T>(target, value);
         } else {
-          for (int64_t i = 0; i < run; ++i) d[i] = accumulated(d[i], v[i]);
+          copy_into(target, value);
         }
       });
-    });
-  }
-  Status status = Status::Ok();
-  for_each_index_position(*ai, *out, source, [&](const Tensor& target, const Tensor& value) {
-    if (!*accumulate) {
-      copy_into(target, value);
-    } else if (status.ok()) {
-      status = accumulate_into(ctx, target, value);
+      return;
     }
+    const int64_t run = product(rest.sizes);
+    T* target = out->data<T>() - out->storage_offset();
+    const T* value = source.data<T>() - source.storage_offset();
+    for_each_index_offset(*ai, *out, source, [&](int64_t target_offset, int64_t value_offset) {
+      T* d = target + target_offset;
+      const T* v = value + value_offset;
+      if (*accumulate) {
+        for (int64_t i = 0; i < run; ++i) d[i] = accumulated(d[i], v[i]);
+      } else {
+        std::copy(v, v + run, d);
+      }
+    });
   });
-  return status;
 }
 
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
