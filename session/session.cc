@@ -18,20 +18,9 @@ namespace {
 // nrt-run's "failed" status; a library caller that wants another passes its own abandon.
 constexpr int kAbandonExitCode = 2;
 
-// Collective: the ranks hold the same program (or, per-rank files, the same collective schedule).
-std::optional<Error> agree_on_program(const exec::RankWorld& world, const ProgramFile& file,
-                                      const SessionOptions& options) {
-  if (!world.launched()) return std::nullopt;
-  auto mismatch = exec::program_mismatch(world, file.program(), options.per_rank_program);
-  if (!mismatch) abandon_job(options.abandon, mismatch.error());
-  return *mismatch;
-}
-
-// Collective: the ranks create the same process groups and issue the same collectives.
-std::optional<Error> agree_on_communication(const exec::RankWorld& world, const ProgramFile& file,
-                                            const SessionOptions& options) {
-  if (!world.launched()) return std::nullopt;
-  auto mismatch = exec::communication_mismatch(world, file.program());
+// The verdict of an agreement collective (program_mismatch, communication_mismatch): the
+// mismatch every rank stops with, or nothing; a collective that itself failed ends the job.
+std::optional<Error> agreed(Result<std::optional<Error>> mismatch, const SessionOptions& options) {
   if (!mismatch) abandon_job(options.abandon, mismatch.error());
   return *mismatch;
 }
@@ -121,7 +110,7 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
     if (!file) problem = file.error();
   }
   if (auto stop = agree_on_stage(world, problem, "opening the program", options.abandon)) return *stop;
-  if (auto stop = agree_on_program(world, *file, options)) return *stop;
+  if (auto stop = agreed(exec::program_mismatch(world, file->program(), options.per_rank_program), options)) return *stop;
 
   // A DTensor program: this rank runs the sharding pass's program for it.
   if (dist::is_dtensor_program(file->program())) {
@@ -137,7 +126,7 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   if (auto stop = agree_on_stage(world, problem, "sharding the program", options.abandon)) return *stop;
   // Before any communicator: the groups each rank will create and the collectives it will issue,
   // as the sharding pass left them.
-  if (auto stop = agree_on_communication(world, *file, options)) return *stop;
+  if (auto stop = agreed(exec::communication_mismatch(world, file->program()), options)) return *stop;
 
   exec::ExecutorOptions executor_options;
   executor_options.graph = options.graph;

@@ -92,26 +92,34 @@ Result<std::optional<Error>> failed_stage(const RankWorld& world, bool ok, std::
                                                                          std::string(stage)));
 }
 
+namespace {
+
+// Collective: every rank's `text` compared during `stage`; nullopt when all are equal, else the
+// RankMismatch naming who holds which `what`.
+Result<std::optional<Error>> text_mismatch(const RankWorld& world, const std::string& text, std::string_view stage,
+                                           std::string_view what) {
+  NRT_TRY(texts, world.gather_texts(text, stage));
+  auto disagreement = rank_disagreement(*texts, what);
+  if (!disagreement) return std::optional<Error>();
+  return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+}
+
+}  // namespace
+
 Result<std::optional<Error>> program_mismatch(const RankWorld& world, const fb::Program& program,
                                               bool per_rank_programs) {
   if (!world.launched()) return std::optional<Error>();
   const std::string text = per_rank_programs
                                ? collective_schedule_line(collective_schedule(program))
                                : "structure " + hash_structure(program, HashAlgorithm::kXxh3).program.to_string();
-  NRT_TRY(texts, world.gather_texts(text, "agreeing on the program"));
-  auto disagreement = rank_disagreement(*texts, per_rank_programs ? "collective schedule" : "program");
-  if (!disagreement) return std::optional<Error>();
-  return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+  return text_mismatch(world, text, "agreeing on the program", per_rank_programs ? "collective schedule" : "program");
 }
 
 Result<std::optional<Error>> communication_mismatch(const RankWorld& world, const fb::Program& program) {
   if (!world.launched()) return std::optional<Error>();
   const std::string text = "process groups " + process_groups_line(program) + "; " +
                            collective_schedule_line(collective_schedule(program));
-  NRT_TRY(texts, world.gather_texts(text, "agreeing on what each rank communicates"));
-  auto disagreement = rank_disagreement(*texts, "communication plan");
-  if (!disagreement) return std::optional<Error>();
-  return std::optional<Error>(make_error(ErrorCode::RankMismatch, "not running: " + *disagreement));
+  return text_mismatch(world, text, "agreeing on what each rank communicates", "communication plan");
 }
 
 std::string with_rank(std::string text, int rank) {
