@@ -7,7 +7,10 @@ namespace nrt::dist {
 std::optional<std::vector<int64_t>> Mesh::coordinate_of(int32_t rank) const {
   auto it = std::find(ranks.begin(), ranks.end(), rank);
   if (it == ranks.end()) return std::nullopt;
-  int64_t flat = it - ranks.begin();
+  return coordinate_at(it - ranks.begin());
+}
+
+std::vector<int64_t> Mesh::coordinate_at(int64_t flat) const {
   std::vector<int64_t> coordinate(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {
     coordinate[d] = flat % shape[d];

@@ -27,6 +27,8 @@ struct Mesh {
   int64_t ndim() const { return static_cast<int64_t>(shape.size()); }
   // This rank's coordinate in the mesh; nullopt when the mesh does not hold it.
   std::optional<std::vector<int64_t>> coordinate_of(int32_t rank) const;
+  // The coordinate of position `flat` of `ranks` (row-major).
+  std::vector<int64_t> coordinate_at(int64_t flat) const;
   // The ranks of the group along mesh dim `dim` through `coordinate` (every coordinate fixed but
   // `dim`), in order of their coordinate along `dim`: torch's group for that mesh dim.
   std::vector<int32_t> group_ranks(int64_t dim, const std::vector<int64_t>& coordinate) const;

@@ -107,27 +107,25 @@ class Pass {
   }
 
   // One group per mesh dim and group, in the same order on every rank.
-  // Linear in the mesh: each dim's groups are found from their first member (coordinate 0 on the
-  // dim), named in row-major order of those members; names are checked against a set.
+  // Linear in the mesh: each dim's groups are made from their first members (coordinate 0 on the
+  // dim; every other rank's group is one of those), named in row-major order of them; names are
+  // checked against a set.
   void add_groups() {
     const Mesh& mesh = r_.mesh;
     std::unordered_set<std::string> taken;
     for (const auto& g : p_.process_groups) taken.insert(g->name);
-    std::vector<int64_t> stride(mesh.shape.size(), 1);  // row-major strides of the flat rank list
-    for (size_t d = mesh.shape.size(); d-- > 1;) stride[d - 1] = stride[d] * mesh.shape[d];
     for (int64_t d = 0; d < mesh.ndim(); ++d) {
       const auto dim = static_cast<size_t>(d);
       const std::string dim_name = dim < mesh.dim_names.size() ? mesh.dim_names[dim] : std::to_string(d);
       int index = 0;
       for (size_t flat = 0; flat < mesh.ranks.size(); ++flat) {
-        if ((static_cast<int64_t>(flat) / stride[dim]) % mesh.shape[dim] != 0) continue;  // not a group's first
-        std::vector<int32_t> ranks;
-        for (int64_t i = 0; i < mesh.shape[dim]; ++i) ranks.push_back(mesh.ranks[flat + static_cast<size_t>(i * stride[dim])]);
+        const std::vector<int64_t> coordinate = mesh.coordinate_at(static_cast<int64_t>(flat));
+        if (coordinate[dim] != 0) continue;
+        std::vector<int32_t> ranks = mesh.group_ranks(d, coordinate);
         auto group = std::make_unique<fb::ProcessGroupT>();
-        group->name = mesh.name + "." + dim_name + "." + std::to_string(index++);
-        for (int k = 1; taken.count(group->name); ++k) {
-          group->name = mesh.name + "." + dim_name + "." + std::to_string(index - 1) + "~" + std::to_string(k);
-        }
+        const std::string base = mesh.name + "." + dim_name + "." + std::to_string(index++);
+        group->name = base;
+        for (int k = 1; taken.count(group->name); ++k) group->name = base + "~" + std::to_string(k);
         taken.insert(group->name);
         group->ranks = ranks;
         group->backend = "mpi";
