@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/exit_status.h"
+#include "executor/dtensor/merge_rank_programs.h"
 #include "serializer/open_program.h"
 #include "serializer/program_text.h"
 
@@ -13,9 +14,16 @@ CLI::App* add_convert_command(CLI::App& app, ConvertCommand& command) {
   sub->footer(
       "Formats: nrt (.nrt), nrt.json (.nrt.json), pt2 (torch.export archive, .pt2), torch.json "
       "(ExportedProgram JSON, .json). The input format comes from --from, else the content, else the "
-      "name; the output format from --to, else the name. The program is verified before anything is "
+      "name; the output format from --to, else the name. Several inputs are the per-rank archives of one "
+      "DTensor program (nrt-inspect convert model_rank0.pt2 model_rank1.pt2 -o model.nrt): the graphs must be "
+      "equal apart from their weights, every mesh coordinate present once, and the shards must tile each global "
+      "tensor. The program is verified before anything is "
       "written; the output is replaced atomically.");
-  sub->add_option("input", command.in_path, "Input program file")->required();
+  sub->add_option("input", command.in_paths,
+                  "Input program file; several: the per-rank archives of one DTensor program (torch.export.save on "
+                  "each rank), merged into one program whose DTensor weights are global tensors")
+      ->required()
+      ->expected(1, -1);
   sub->add_option("-o,--output", command.out_path, "Output file, replaced atomically")->required();
   sub->add_option("--from", command.from, "Input format (default: from the content, then the name)")
       ->check(CLI::IsMember({"nrt", "nrt.json", "pt2", "torch.json"}));
@@ -27,6 +35,33 @@ CLI::App* add_convert_command(CLI::App& app, ConvertCommand& command) {
   return sub;
 }
 
+namespace {
+
+int fail(const Error& e) {
+  spdlog::error("{}", printable(e.to_string()));
+  return exit_status_for(e);
+}
+
+int merge_and_save(const ConvertCommand& command, const OpenOptions& open, const SaveOptions& save) {
+  std::vector<ProgramFile> files;
+  for (const auto& path : command.in_paths) {
+    auto file = open_program(path, open);
+    if (!file) return fail(file.error());
+    files.push_back(std::move(*file));
+  }
+  std::vector<dist::RankProgram> ranks;
+  for (size_t i = 0; i < files.size(); ++i) ranks.push_back({command.in_paths[i], &files[i]});
+  auto merged = dist::merge_rank_programs(ranks);
+  if (!merged) return fail(merged.error());
+  auto verified = verify_in_memory(std::move(*merged));
+  if (!verified) return fail(verified.error());
+  if (Status status = save_program(*verified, command.out_path, save); !status) return fail(status.error());
+  spdlog::info("merged {} per-rank archives into {}", files.size(), command.out_path);
+  return kExitOk;
+}
+
+}  // namespace
+
 int run_convert_command(const ConvertCommand& command) {
   OpenOptions open;
   SaveOptions save;
@@ -36,7 +71,8 @@ int run_convert_command(const ConvertCommand& command) {
   open.model = command.model;
   save.model = command.model;
   open.warn = [](const std::string& warning) { spdlog::warn("{}", printable(warning)); };
-  if (Status status = convert_program(command.in_path, command.out_path, open, save); !status) {
+  if (command.in_paths.size() > 1) return merge_and_save(command, open, save);
+  if (Status status = convert_program(command.in_paths[0], command.out_path, open, save); !status) {
     spdlog::error("{}", printable(status.error().to_string()));
     return exit_status_for(status.error());
   }

@@ -73,6 +73,10 @@ namespace nrt {
   X(WeightsConfigMismatch, 907, "a weight record disagrees with its weights config")             \
   X(UnknownValueName, 908, "a reference names a value the graph does not declare")               \
   X(LegacyTorchArchive, 909, "the archive is a legacy (before torch 2.6) torch.export archive") \
+  X(PickleGlobalRefused, 910, "a pickle names a global outside nrt's allowlist")                  \
+  X(PickleMalformed, 911, "a pickle is truncated or holds an opcode or shape nrt does not read")  \
+  X(PickleLimit, 912, "a pickle exceeds a bound: a length, nesting, memo, stack or value count")  \
+  X(PickleStorageInvalid, 913, "a pickle's persistent id names no storage record of its size")   \
   /* 10xx: execution */                                                                          \
   X(MissingKernel, 1001, "a target has no kernel for the device")                                \
   X(InputMismatch, 1002, "a run's inputs disagree with the graph's declared inputs")             \

@@ -1199,6 +1199,11 @@ def main():
         "model.pt2 to .nrt and back) with torch.export.load, run the saved inputs and compare with the "
         "saved outputs and with the original models/model.json",
     )
+    parser.add_argument(
+        "--dtensor",
+        action="store_true",
+        help="write the per-rank DTensor archives (scripts/dtensor_archives.py) into --out, on a gloo group on 127.0.0.1",
+    )
     zoo_options = parser.add_argument_group("zoo")
     zoo_options.add_argument("--zoo", action="store_true", help="export the zoo of real models into --zoo-dir and run nrt-run on each")
     zoo_options.add_argument("--zoo-dir", default="/tmp/zoo", help="scratch folder of the zoo (default /tmp/zoo)")
@@ -1224,6 +1229,11 @@ def main():
             run_zoo(args)
         sys.exit(commit_subset(args) if args.commit else 0)
     ensure_torch(args.install)
+    if args.dtensor:
+        import dtensor_archives
+
+        dtensor_archives.make(args.out, args.only)
+        sys.exit(0)
 
     zoo = build_zoo()  # also registers the corpus' custom op, which --check needs to load
     if args.check:

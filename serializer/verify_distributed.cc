@@ -6,16 +6,11 @@
 #include <vector>
 
 #include "serializer/schema_access.h"
+#include "serializer/coordinate_zero_shard.h"
 #include "serializer/verify_checks.h"
 
 namespace nrt::verify {
 namespace {
-
-// torch.chunk of `size` into `n`: the extent of chunk `index` (REFERENCE.md §4).
-int64_t chunk_extent(int64_t size, int64_t n, int64_t index) {
-  const int64_t c = (size + n - 1) / n;
-  return std::max<int64_t>(0, std::min(size, (index + 1) * c) - index * c);
-}
 
 std::string sizes_text(const std::vector<int64_t>& sizes) {
   std::string text = "[";
@@ -35,24 +30,16 @@ Status check_coordinate_zero_shard(const fb::Value& value, const fb::DeviceMesh&
     expected.push_back(spec->global_sizes()->Get(d)->literal());
     stored.push_back(local->Get(d)->literal());
   }
+  std::vector<fb::Placement> placements;
   for (uint32_t p = 0; p < vector_size(spec->placements()); ++p) {
     const auto* placement = spec->placements()->Get(p);
-    const int64_t n = mesh.shape()->Get(p);
-    int64_t& extent = expected[static_cast<size_t>(placement->dim())];
-    if (placement->kind() == fb::PlacementKind::SHARD) {
-      extent = chunk_extent(extent, n, 0);
-    } else if (placement->kind() == fb::PlacementKind::STRIDED_SHARD) {
-      // Coordinate 0 holds chunks 0, n, 2n, ... of the dim chunked n x split_factor ways.
+    if (placement->kind() == fb::PlacementKind::STRIDED_SHARD) {
       NRT_RETURN_IF_ERROR(budget.charge(static_cast<uint64_t>(placement->split_factor())));
-      int64_t total = 0;
-      for (int64_t j = 0; j < placement->split_factor(); ++j) {
-        const int64_t chunk = chunk_extent(extent, n * placement->split_factor(), j * n);
-        if (chunk == 0) break;  // chunks past the end: all empty
-        total += chunk;
-      }
-      extent = total;
     }
+    placements.push_back(*placement);
   }
+  const std::vector<int64_t> shape(mesh.shape()->begin(), mesh.shape()->end());
+  expected = coordinate_zero_shard_sizes(std::move(expected), placements, shape);
   if (expected != stored) {
     return make_error(ErrorCode::InvalidShape, what + " stores a local tensor of sizes " + sizes_text(stored) +
                                                    "; the shard of mesh coordinate (0, ..., 0) of its global sizes "

@@ -122,6 +122,18 @@ Status check_weights(const fb::Program& program, WorkBudget& budget) {
     // what a weight needs beyond them.
     NRT_RETURN_IF_ERROR(check_tensor_meta(weight->meta(), budget, what));
     NRT_RETURN_IF_ERROR(check_weight_view(program, w));
+    if (const auto* coordinate = weight->shard_coordinate(); coordinate != nullptr && coordinate->size() != 0) {
+      if (coordinate->size() > kMaxMeshDims) {
+        return make_error(ErrorCode::InvalidMesh, what() + " names a shard coordinate of " +
+                                                      std::to_string(coordinate->size()) + " dims (at most " +
+                                                      std::to_string(kMaxMeshDims) + ")");
+      }
+      for (int64_t c : *coordinate) {
+        if (c < 0 || static_cast<uint64_t>(c) >= kMaxMeshRanks) {
+          return make_error(ErrorCode::InvalidMesh, what() + " names shard coordinate entry " + std::to_string(c));
+        }
+      }
+    }
   }
   return {};
 }

@@ -112,6 +112,13 @@ WeightsDigests hash_weights(const ProgramFile& file, const WeightsHashOptions& o
     }
     dim(m->storage_offset());
     h.u64(canonical_storage[w->storage()]);
+    // A local shard's coordinate; hashed only where present, so digests of files without one
+    // stay as they were.
+    if (w->shard_coordinate() != nullptr && w->shard_coordinate()->size() != 0) {
+      h.str("shard_coordinate");
+      h.u64(w->shard_coordinate()->size());
+      for (int64_t c : *w->shard_coordinate()) h.i64(c);
+    }
   }
   h.u64(storage_order.size());
   for (uint32_t s : storage_order) h.digest(out.storages[s]);

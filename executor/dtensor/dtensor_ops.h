@@ -20,6 +20,8 @@ inline constexpr std::string_view kMaskedEmbeddingTarget = "nrt::masked_embeddin
 // Between a rank's local tensor and a DTensor (local_tensor_kernel.cc).
 inline constexpr std::string_view kFromLocalTarget = "nrt::from_local.default";
 inline constexpr std::string_view kToLocalTarget = "nrt::to_local.default";
+// torch's name for a DTensor's to_local() in an exported graph (with attr "_local_tensor").
+inline constexpr std::string_view kAccessInnerTensorTarget = "export::access_subclass_inner_tensor.default";
 // The copy defining a value already in the placements asked for.
 inline constexpr std::string_view kCloneTarget = "aten::clone.default";
 

@@ -37,6 +37,7 @@ class Pass {
     graph_ = p_.graphs[*graph_index].get();
     NRT_RETURN_IF_ERROR(bind_mesh());
     add_groups();
+    rebind_dim_groups();
     step_op_ = operator_index(kRedistributeStepTarget);
     state_.resize(graph_->values.size());
     declared_.resize(graph_->values.size());
@@ -133,6 +134,31 @@ class Pass {
         group->mesh_dim = static_cast<int32_t>(d);
         if (std::find(ranks.begin(), ranks.end(), options_.rank) != ranks.end()) group_names_.push_back(group->name);
         p_.process_groups.push_back(std::move(group));
+      }
+    }
+  }
+
+  // A process group the file ties to a dim of this mesh stands for that dim's group: torch names
+  // a mesh dim's group alike on every rank (a per-rank archive's collectives name it), and the file
+  // lists the group of coordinate 0. The graph's collectives on it run on this rank's group along
+  // the dim, one add_groups made.
+  void rebind_dim_groups() {
+    std::map<uint32_t, uint32_t> rebound;  // group -> this rank's group along its dim
+    for (uint32_t g = 0; g < p_.process_groups.size(); ++g) {
+      const auto& group = *p_.process_groups[g];
+      if (group.mesh != static_cast<int32_t>(mesh_index_) || group.mesh_dim < 0 ||
+          static_cast<size_t>(group.mesh_dim) >= group_names_.size() ||
+          group.name == group_names_[static_cast<size_t>(group.mesh_dim)]) {
+        continue;
+      }
+      for (uint32_t h = 0; h < p_.process_groups.size(); ++h) {
+        if (p_.process_groups[h]->name == group_names_[static_cast<size_t>(group.mesh_dim)]) rebound[g] = h;
+      }
+    }
+    if (rebound.empty()) return;
+    for (auto& node : graph_->nodes) {
+      for (auto& input : node->inputs) {
+        if (auto* arg = input->arg.AsProcessGroupArg(); arg && rebound.count(arg->group)) arg->group = rebound[arg->group];
       }
     }
   }
@@ -312,6 +338,11 @@ class Pass {
       } else if (kind == fb::InputKind::PARAMETER || kind == fb::InputKind::BUFFER ||
                  kind == fb::InputKind::TENSOR_CONSTANT) {
         NRT_TRY(region, shard_region(s.global, s.placements, r_.mesh.shape, r_.coordinate));
+        if (const fb::WeightTensorT* local = local_weight(it->second->target)) {
+          NRT_RETURN_IF_ERROR(bind_local_weight(*local, s, *region, v));
+          NRT_RETURN_IF_ERROR(set_local_meta(*graph_->values[v], s));
+          continue;
+        }
         if (!region->contiguous()) {
           NRT_RETURN_IF_ERROR(bind_whole_weight(*holder, *it->second, v, s));
           continue;
@@ -336,6 +367,42 @@ class Pass {
     PlannedNodeSharding planned{spec.target, "weight", "strided weight: copied", {replicated()}, s.placements, {}, {}, {}};
     NRT_TRY(done, convert(whole, s.placements, planned.steps, v));
     r_.nodes.push_back(std::move(planned));
+    return {};
+  }
+
+  // The weight of `fqn` when it holds one rank's local shard (a per-rank archive), else null.
+  const fb::WeightTensorT* local_weight(const std::string& fqn) const {
+    for (const auto& w : p_.weights) {
+      if (w->fqn == fqn) return w->shard_coordinate.empty() ? nullptr : w.get();
+    }
+    return nullptr;
+  }
+
+  // A per-rank archive's weight is already this rank's shard: it runs only at its coordinate, and
+  // its sizes must be the shard's.
+  Status bind_local_weight(const fb::WeightTensorT& w, const State& s, const ShardRegion& region, uint32_t v) {
+    auto text = [](const std::vector<int64_t>& c) {
+      std::string t;
+      for (int64_t x : c) t += (t.empty() ? "" : ", ") + std::to_string(x);
+      return "(" + t + ")";
+    };
+    if (w.shard_coordinate != r_.coordinate) {
+      return make_error(ErrorCode::InvalidArgument,
+                        where(v) + ": weight '" + w.fqn + "' holds the shard of mesh coordinate " +
+                            text(w.shard_coordinate) + ", but rank " + std::to_string(options_.rank) +
+                            " sits at " + text(r_.coordinate) +
+                            ": give each rank its own archive (FILE with {rank}), or merge the ranks' archives "
+                            "with nrt-inspect convert");
+    }
+    auto sizes = literal_sizes(w.meta->sizes);
+    for (const auto& p : s.placements) {
+      if (p.is_partial()) return make_error(ErrorCode::NotSupported, where(v) + ": a Partial weight does not run");
+    }
+    if (!sizes || *sizes != region.sizes) {
+      return make_error(ErrorCode::InvalidShape, where(v) + ": weight '" + w.fqn + "' holds a local shard of sizes " +
+                                                     text(sizes ? *sizes : std::vector<int64_t>{}) +
+                                                     " but this rank's shard is " + text(region.sizes));
+    }
     return {};
   }
 

@@ -664,6 +664,7 @@ constexpr ShardingEntry kEntries[] = {
     {.target = kRedistributeTarget, .planning = NodePlanning::kRedistribute},
     {.target = kFromLocalTarget, .planning = NodePlanning::kFromLocal},
     {.target = kToLocalTarget, .planning = NodePlanning::kToLocal},
+    {.target = kAccessInnerTensorTarget, .planning = NodePlanning::kToLocal},
 };
 
 }  // namespace

@@ -5,7 +5,9 @@
 
 #include "serializer/input_limits.h"
 #include "core/schema_enums.h"
+#include "serializer/torch_export/dtensor_parameters.h"
 #include "serializer/torch_export/payload_config.h"
+#include "serializer/torch_export/torch_saved_tensor.h"
 #include "serializer/torch_export/torch_error_codes.h"
 
 namespace nrt::torch_export {
@@ -130,13 +132,12 @@ class PayloadReader {
   Status add(std::string_view dir, const std::string& config, PayloadEntry entry) {
     const std::string record = std::string(dir) + entry.path_name;
     const std::string where = config + " entry '" + entry.fqn + "' (" + archive_.root() + "/" + record + ")";
-    if (entry.use_pickle || starts_with(entry.path_name, "custom_obj_") || starts_with(entry.path_name, "opaque_obj_")) {
-      return make_error(codes::kPickledPayload,
-                        where + ": a pickled payload (" +
-                            (entry.tensor_meta ? "a tensor subclass saved with torch.save"
-                                               : "a TorchBind or opaque custom object") +
-                            "); nrt reads raw tensor records only");
+    if (starts_with(entry.path_name, "custom_obj_") || starts_with(entry.path_name, "opaque_obj_") ||
+        (entry.use_pickle && !entry.tensor_meta)) {
+      return make_error(codes::kPickledPayload, where + ": a pickled TorchBind or opaque custom object; nrt reads "
+                                                        "tensors and DTensors only");
     }
+    if (entry.use_pickle) return add_pickled(dir, where, std::move(entry));
     if (!entry.tensor_meta) return make_error(codes::kWeightsConfigMismatch, where + ": no tensor_meta for a raw tensor");
     if (entry.path_name.empty() || entry.path_name.find('/') != std::string::npos) {
       return make_error(codes::kWeightsConfigMismatch, where + ": path_name '" + entry.path_name + "' is not a record name");
@@ -193,6 +194,59 @@ class PayloadReader {
     return {};
   }
 
+  // A tensor or DTensor saved by torch.save (torch_saved_tensor.h): its storage becomes one nrt
+  // storage, the weight its local tensor; a DTensor's spec is kept for apply_dtensor_parameters.
+  Status add_pickled(std::string_view dir, const std::string& where, PayloadEntry entry) {
+    const std::string record = std::string(dir) + entry.path_name;
+    if (entry.path_name.empty() || entry.path_name.find('/') != std::string::npos) {
+      return make_error(codes::kWeightsConfigMismatch, where + ": path_name '" + entry.path_name + "' is not a record name");
+    }
+    auto bytes = archive_.read(record);
+    if (!bytes) return make_error(bytes.error().code, where + ": " + bytes.error().message);
+    NRT_TRY(saved, read_saved_tensor(std::move(*bytes), where));
+    const fb::TensorMetaT& config = *entry.tensor_meta;
+    std::vector<int64_t> config_sizes;
+    for (const auto& d : config.sizes) config_sizes.push_back(d ? d->literal : 0);
+    std::vector<int64_t> local_sizes;
+    for (const auto& d : saved->meta.sizes) local_sizes.push_back(d->literal);
+    const std::vector<int64_t>& expected = saved->dtensor ? saved->dtensor->global_sizes : local_sizes;
+    if (config.dtype != saved->meta.dtype || config_sizes != expected) {
+      return make_error(codes::kWeightsConfigMismatch,
+                        where + ": the config's tensor_meta disagrees with the pickled " +
+                            (saved->dtensor ? "DTensor's global" : "tensor's") + " dtype or sizes");
+    }
+    if (!fqns_->emplace(entry.fqn, static_cast<uint32_t>(result_->program.program.weights.size())).second) {
+      return make_error(codes::kDuplicateName, where + ": another payload has the same name");
+    }
+    auto& program = result_->program;
+    const auto storage = static_cast<uint32_t>(program.storages.size());
+    program.storages.push_back(std::move(saved->storage));
+    program.program.storages.push_back(std::make_unique<fb::StorageT>());
+    auto weight = std::make_unique<fb::WeightTensorT>();
+    weight->fqn = entry.fqn;
+    weight->storage = storage;
+    weight->meta = std::make_unique<fb::TensorMetaT>(std::move(saved->meta));
+    weight->meta->device = std::move(config.device ? std::make_unique<fb::DeviceT>(*config.device) : nullptr);
+    weight->is_parameter = entry.is_param;
+    if (saved->dtensor) {
+      weight->shard_coordinate = saved->dtensor->coordinate;
+      if (!dtensor_parameters_.empty() && dtensor_parameters_.begin()->second.rank != saved->dtensor->rank) {
+        return make_error(codes::kWeightsConfigMismatch,
+                          where + ": saved by rank " + std::to_string(saved->dtensor->rank) + " but '" +
+                              dtensor_parameters_.begin()->first + "' by rank " +
+                              std::to_string(dtensor_parameters_.begin()->second.rank) + "; one archive holds one rank's shards");
+      }
+      dtensor_parameters_.emplace(entry.fqn, std::move(*saved->dtensor));
+    }
+    program.program.weights.push_back(std::move(weight));
+    return {};
+  }
+
+ public:
+  const DTensorParameters& dtensor_parameters() const { return dtensor_parameters_; }
+
+ private:
+  DTensorParameters dtensor_parameters_;
   const Pt2Reader& archive_;
   TorchImport* result_;
   std::unordered_map<std::string, uint32_t>* fqns_;
@@ -236,6 +290,11 @@ Result<TorchImport> import_pt2(const Pt2Reader& archive, const std::string& mode
     }
     NRT_RETURN_IF_ERROR(weights.read(kWeightsDir, m + "_weights_config.json"));
     NRT_RETURN_IF_ERROR(constants.read(kConstantsDir, m + "_constants_config.json"));
+  }
+  for (const PayloadReader* payloads : {&weights, &constants}) {
+    if (Status s = apply_dtensor_parameters(payloads->dtensor_parameters(), &result.program.program); !s) {
+      return make_error(s.error().code, archive.root() + ": " + s.error().message);
+    }
   }
 
   // What the archive holds beyond models and payloads is not part of an nrt program.

@@ -45,6 +45,13 @@ Status view(KernelContext& ctx, std::string_view size_name, bool may_copy) {
   return view_or_copy(ctx, *self, *size, may_copy);
 }
 
+// view_as(Tensor self, Tensor other): self viewed with other's sizes.
+Status view_as(KernelContext& ctx) {
+  NRT_TRY(self, ctx.tensor("self", 0));
+  NRT_TRY(other, ctx.tensor("other", 1));
+  return view_or_copy(ctx, *self, std::vector<int64_t>(other->sizes().begin(), other->sizes().end()), false);
+}
+
 // flatten.using_ints(Tensor self, int start_dim=0, int end_dim=-1)
 Status flatten(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
@@ -344,6 +351,7 @@ const NamedKernel kViewKernels[] = {
     {"aten::view.default", {[](KernelContext& ctx) { return view(ctx, "size", false); }, true}},
     {"aten::_unsafe_view.default", {[](KernelContext& ctx) { return view(ctx, "size", true); }, true}},
     {"aten::reshape.default", {[](KernelContext& ctx) { return view(ctx, "shape", true); }, true}},
+    {"aten::view_as.default", {&view_as, true}},
     {"aten::flatten.using_ints", {&flatten, true}},
     {"aten::unflatten.int", {&unflatten, true}},
     {"aten::contiguous.default", {&contiguous, true}},
