@@ -3,11 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <filesystem>
 
 #include "cli/exit_status.h"
 #include "executor/comm/flight_recorder_analysis.h"
+#include "executor/comm/flight_recorder_torch.h"
 #include "executor/runtime/memory_budget.h"
 #include "serializer/read_file.h"
 
@@ -21,13 +23,15 @@ CLI::App* add_fr_analyze_command(CLI::App& app, FrAnalyzeCommand& command) {
       "fr-analyze", "Match the flight recorder dumps of a job's ranks and name the first mismatch");
   sub->footer(
       "Dumps are what nrt-run writes to <NRT_FR_DUMP_PREFIX><rank>.json on a collective timeout, a failed "
-      "collective, SIGTERM or SIGUSR1, and at exit with NRT_FR_DUMP_ON_EXIT=1 (docs/COLLECTIVES.md). Entries "
+      "collective, SIGTERM or SIGUSR1, and at exit with NRT_FR_DUMP_ON_EXIT=1 (docs/COLLECTIVES.md); torch's "
+      "pickled dumps (<prefix><rank>, as torch's flight recorder and NRT_FR_DUMP_FORMAT=torch write them) are "
+      "read too, the rank from the name's trailing digits. Entries "
       "are matched by process group and sequence number: a rank that never entered a collective others "
       "entered, ops, sizes or dtypes that differ, ranks without a dump, ranks describing one group "
       "differently; dumps holding no collective are no verdict. Every field is checked against the dump's "
       "world. Reading is bounded by the memory budget (NRT_MAX_MEMORY, else the memory available). Exit 0 "
       "when the dumps agree, 1 when they do not or hold nothing to compare, 2 when one cannot be read.");
-  sub->add_option("dumps", command.paths, "Flight recorder dumps, one per rank (nrt_fr_trace_<rank>.json)")
+  sub->add_option("dumps", command.paths, "Flight recorder dumps, one per rank (nrt_fr_trace_<rank>.json, or torch's <prefix><rank>)")
       ->required();
   sub->add_flag("--json", command.json,
                 R"(Print {"agree", "world_size", "ranks", "groups", "findings", "first_mismatch"} as JSON)");
@@ -38,6 +42,23 @@ CLI::App* add_fr_analyze_command(CLI::App& app, FrAnalyzeCommand& command) {
 // parsed, and every dump's records after (measured: two dumps of 10^6 entries, 780 MB of text,
 // peak at 1.64 GB; records take about 1.5 times their text).
 uint64_t estimated_bytes(uint64_t texts_so_far, uint64_t largest_text) { return texts_so_far * 3 / 2 + largest_text; }
+
+// torch's dumps are pickles (protocol 2 and later start with PROTO, 0x80); nrt's are JSON.
+bool is_torch_dump(const std::string& bytes) { return !bytes.empty() && static_cast<uint8_t>(bytes[0]) == 0x80; }
+
+// A torch dump names its rank only in its file name, as torch's loader reads it: the trailing digits.
+Result<exec::FlightRecorderDump> torch_dump(const std::string& bytes, const std::string& path) {
+  const std::string name = std::filesystem::path(path).filename().string();
+  size_t digits = name.size();
+  while (digits > 0 && std::isdigit(static_cast<unsigned char>(name[digits - 1]))) --digits;
+  if (digits == name.size() || name.size() - digits > 7) {
+    return make_error(ErrorCode::InvalidArgument,
+                      "a torch flight-recorder dump is named <prefix><rank>; this name ends in no rank");
+  }
+  const int rank = std::stoi(name.substr(digits));
+  return exec::flight_recorder_dump_from_torch({reinterpret_cast<const uint8_t*>(bytes.data()), bytes.size()}, rank,
+                                               "torch dump of rank " + std::to_string(rank));
+}
 
 int run_fr_analyze_command(const FrAnalyzeCommand& command) {
   if (Status s = exec::apply_memory_budget(""); !s) {
@@ -69,7 +90,7 @@ int run_fr_analyze_command(const FrAnalyzeCommand& command) {
       spdlog::error("{}", text.error().to_string());
       return kExitUsage;
     }
-    auto dump = exec::flight_recorder_dump_from_json(*text);
+    auto dump = is_torch_dump(*text) ? torch_dump(*text, path) : exec::flight_recorder_dump_from_json(*text);
     if (!dump) {
       spdlog::error("{}: {}", path, dump.error().to_string());
       return kExitUsage;

@@ -12,7 +12,8 @@
 # Seeds: open_verify_fuzzer testdata/*.nrt, json_form_fuzzer testdata/*.nrt.json (both also the
 # verifier tests' sample program), execution_plan_fuzzer testdata/*.nrt.json and the torch corpus
 # converted to .nrt.json (when the gcc build's nrt-inspect exists), pt2_archive_fuzzer
-# testdata/torch/*/model.pt2, torch_json_fuzzer ../shared/conformance/torch_export/*.json; every
+# testdata/torch/*/model.pt2 and the per-rank DTensor archives, torch_pickle_fuzzer the torch.save
+# records (and their pickles) of those and testdata/torch/pickled_tensors, torch_json_fuzzer ../shared/conformance/torch_export/*.json; every
 # target also tests/fuzz/seeds/<target>/ (inputs a campaign found interesting).
 #
 # Usage: scripts/fuzz.sh [SECONDS]
@@ -68,7 +69,24 @@ if [ -x bazel-bin/cli/nrt-inspect ]; then
     bazel-bin/cli/nrt-inspect convert "$f" -o "$out/corpus/execution_plan_fuzzer/torch_$name.nrt.json" -q 2>/dev/null || true
   done
 fi
-seed pt2_archive_fuzzer testdata/torch/*/model.pt2
+seed pt2_archive_fuzzer testdata/torch/*/model.pt2 testdata/torch/dtensor_mlp/model_rank*.pt2
+seed torch_pickle_fuzzer testdata/torch/pickled_tensors/*.pt
+# The weight records of torch's per-rank DTensor archives (torch.save zips) and their pickles.
+python3 - "$out/corpus/torch_pickle_fuzzer" testdata/torch/dtensor_mlp*/model_rank0.pt2 <<'PY' || true
+import io, os, sys, zipfile
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    with zipfile.ZipFile(path) as archive:
+        for name in archive.namelist():
+            if "/data/weights/weight_" not in name:
+                continue
+            record = archive.read(name)
+            stem = os.path.join(out, path.replace("/", "_") + "_" + os.path.basename(name))
+            open(stem + ".zip", "wb").write(record)
+            with zipfile.ZipFile(io.BytesIO(record)) as saved:
+                pkl = next(n for n in saved.namelist() if n.endswith("data.pkl"))
+                open(stem + ".pkl", "wb").write(saved.read(pkl))
+PY
 seed torch_json_fuzzer ../shared/conformance/torch_export/*.json
 shopt -u nullglob
 if [ -x "$bin/make_fuzz_seeds" ]; then

@@ -1204,6 +1204,12 @@ def main():
         action="store_true",
         help="write the per-rank DTensor archives (scripts/dtensor_archives.py) into --out, on a gloo group on 127.0.0.1",
     )
+    parser.add_argument(
+        "--fr-dumps",
+        action="store_true",
+        help="run a diverging job under mpirun with NRT_FR_DUMP_FORMAT=torch, check that torchfrtrace names the "
+        "missing rank, and write the dumps and torch's report to testdata/fr_torch (scripts/torch_fr_dumps.py)",
+    )
     zoo_options = parser.add_argument_group("zoo")
     zoo_options.add_argument("--zoo", action="store_true", help="export the zoo of real models into --zoo-dir and run nrt-run on each")
     zoo_options.add_argument("--zoo-dir", default="/tmp/zoo", help="scratch folder of the zoo (default /tmp/zoo)")
@@ -1229,6 +1235,11 @@ def main():
             run_zoo(args)
         sys.exit(commit_subset(args) if args.commit else 0)
     ensure_torch(args.install)
+    if args.fr_dumps:
+        import torch_fr_dumps
+
+        repo = os.path.join(here, "..")
+        sys.exit(0 if torch_fr_dumps.make(repo, args.nrt_run, os.path.join(repo, "testdata", "fr_torch")) else 1)
     if args.dtensor:
         import dtensor_archives
 

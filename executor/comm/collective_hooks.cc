@@ -53,6 +53,17 @@ Result<CollectiveHooksOptions> collective_hooks_from_env() {
                         "NRT_FR_DUMP_PREFIX='" + prefix + "': its directory '" + directory + "' is not writable");
     }
   }
+  if (const char* text = std::getenv("NRT_FR_DUMP_FORMAT"); text != nullptr) {
+    const std::string format(text);
+    if (format == "nrt") {
+      options.fr_dump_format = FlightRecorderFormat::kNrt;
+    } else if (format == "torch") {
+      options.fr_dump_format = FlightRecorderFormat::kTorch;
+    } else {
+      return make_error(ErrorCode::InvalidArgument,
+                        "NRT_FR_DUMP_FORMAT='" + format.substr(0, 64) + "': nrt (JSON, the default) or torch (torch's pickle)");
+    }
+  }
   if (const char* text = std::getenv("NRT_COLLECTIVE_TIMEOUT_S"); text != nullptr) {
     // From the watchdog's 1 ms resolution to about 115 days.
     NRT_TRY(seconds, parse_number_text("NRT_COLLECTIVE_TIMEOUT_S", text, 0.001, 1e7));

@@ -285,6 +285,24 @@ std::string to_json(const FlightRecorderDump& dump) {
   return j.dump() + "\n";  // one line: a dump on SIGTERM races the launcher's SIGKILL
 }
 
+Status check_flight_recorder_dump(const FlightRecorderDump& dump) {
+  // Bounds keep an analysis of a hostile dump from listing billions of absent ranks.
+  constexpr int kMaxWorld = 1 << 20;
+  if (dump.world_size < 1 || dump.world_size > kMaxWorld || dump.rank < 0 || dump.rank >= dump.world_size) {
+    return malformed("rank " + std::to_string(dump.rank) + " of world size " + std::to_string(dump.world_size) +
+                     " is not a rank of a world of 1 to " + std::to_string(kMaxWorld) + " ranks");
+  }
+  if (dump.recorded < dump.entries.size()) {
+    return malformed("'recorded' is " + std::to_string(dump.recorded) + " but the dump holds " +
+                     std::to_string(dump.entries.size()) + " entries");
+  }
+  std::map<std::string, std::pair<int, int>> groups;  // name -> (size, this rank's group rank)
+  for (size_t i = 0; i < dump.entries.size(); ++i) {
+    NRT_RETURN_IF_ERROR(check_record(dump.entries[i], i, dump.world_size, groups));
+  }
+  return Status::Ok();
+}
+
 Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& text) {
   // Each entry is converted as soon as it is parsed and left out of the document: a dump of 10^6
   // entries costs its records, not a JSON tree of them (several times the text).
@@ -329,27 +347,15 @@ Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& tex
   NRT_RETURN_IF_ERROR(read(j, "reason", dump.reason, "the dump"));
   NRT_RETURN_IF_ERROR(read(j, "dump_time_ns", dump.dump_time_ns, "the dump"));
   NRT_RETURN_IF_ERROR(read(j, "recorded", dump.recorded, "the dump"));
-  // Bounds keep an analysis of a hostile dump from listing billions of absent ranks.
-  constexpr int kMaxWorld = 1 << 20;
-  if (dump.world_size < 1 || dump.world_size > kMaxWorld || dump.rank < 0 || dump.rank >= dump.world_size) {
-    return malformed("rank " + std::to_string(dump.rank) + " of world size " + std::to_string(dump.world_size) +
-                     " is not a rank of a world of 1 to " + std::to_string(kMaxWorld) + " ranks");
-  }
   auto entries = j.find("entries");
   if (entries == j.end() || !entries->is_array()) return malformed("missing array 'entries'");
-  if (dump.recorded < records.size()) {
-    return malformed("'recorded' is " + std::to_string(dump.recorded) + " but the dump holds " +
-                     std::to_string(records.size()) + " entries");
-  }
-  std::map<std::string, std::pair<int, int>> groups;  // name -> (size, this rank's group rank)
-  for (size_t i = 0; i < records.size(); ++i) {
-    NRT_RETURN_IF_ERROR(check_record(records[i], i, dump.world_size, groups));
-  }
   dump.entries = std::move(records);
+  NRT_RETURN_IF_ERROR(check_flight_recorder_dump(dump));
+
   return dump;
 }
 
-Status write_flight_recorder_dump(const FlightRecorderDump& dump, const std::string& path) {
+Status write_dump_file(const std::string& path, std::span<const uint8_t> bytes) {
   // The project's atomic write: a regular file or a new path only (a FIFO, a device or a
   // directory is refused, its temporary removed); a symbolic link is refused too, so that a dump
   // never lands where the link points.
@@ -358,10 +364,14 @@ Status write_flight_recorder_dump(const FlightRecorderDump& dump, const std::str
     return make_error(ErrorCode::IoWrite, "flight recorder dump " + path + " is a symbolic link; nrt writes dumps only to "
                                               "a regular file or a new path");
   }
-  const std::string text = to_json(dump);
-  Status written = write_file_atomically(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
+  Status written = write_file_atomically(path, bytes);
   if (!written) return make_error(written.error().code, "flight recorder dump: " + written.error().message);
   return Status::Ok();
+}
+
+Status write_flight_recorder_dump(const FlightRecorderDump& dump, const std::string& path) {
+  const std::string text = to_json(dump);
+  return write_dump_file(path, {reinterpret_cast<const uint8_t*>(text.data()), text.size()});
 }
 
 }  // namespace nrt::exec

@@ -6,8 +6,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +83,9 @@ struct FlightRecorderDump {
   int64_t dump_time_ns = 0;
   uint64_t recorded = 0;          // records ever added (more than entries when the ring wrapped)
   std::vector<CollectiveRecord> entries;
+  // Each traced group's members (world ranks, in group-rank order; empty when unknown). Written
+  // in torch's format only (its pg_config); nrt's JSON identifies groups by name and size.
+  std::map<std::string, std::vector<int>> groups;
 };
 
 // The ops a TracedProcessGroup records (traced_process_group.cc): a dump naming another is not one
@@ -96,8 +101,15 @@ std::string to_json(const FlightRecorderDump& dump);
 // least the entries held. Keys are unique and nesting bounded (core/strict_json.h).
 Result<FlightRecorderDump> flight_recorder_dump_from_json(const std::string& text);
 
-// Writes the dump to `path` (through a temporary file renamed into place, so a reader never sees
-// half a dump).
+// The checks flight_recorder_dump_from_json makes of a parsed dump: its rank within a world of 1
+// to 2^20, `recorded` at least the entries, and each entry against the world and its group.
+Status check_flight_recorder_dump(const FlightRecorderDump& dump);
+
+// Writes a dump's bytes to `path` (through a temporary file renamed into place, so a reader never
+// sees half a dump); a symbolic link is refused.
+Status write_dump_file(const std::string& path, std::span<const uint8_t> bytes);
+
+// Writes the dump to `path` as JSON (write_dump_file).
 Status write_flight_recorder_dump(const FlightRecorderDump& dump, const std::string& path);
 
 }  // namespace nrt::exec

@@ -217,8 +217,8 @@ class Staged {
 
 class MpiProcessGroup final : public ProcessGroup {
  public:
-  MpiProcessGroup(std::string name, MPI_Comm comm, int rank, int size)
-      : name_(std::move(name)), comm_(comm), rank_(rank), size_(size) {}
+  MpiProcessGroup(std::string name, MPI_Comm comm, int rank, int size, std::vector<int> world_ranks)
+      : name_(std::move(name)), comm_(comm), rank_(rank), size_(size), world_ranks_(std::move(world_ranks)) {}
   ~MpiProcessGroup() override {
     int finalized = 0;
     MPI_Finalized(&finalized);
@@ -231,6 +231,7 @@ class MpiProcessGroup final : public ProcessGroup {
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   std::string_view backend() const override { return "mpi"; }
+  std::vector<int> global_ranks() const override { return world_ranks_; }
 
   WorkResult all_reduce(Tensor& tensor, ReduceOp op) override;
   WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override;
@@ -276,6 +277,7 @@ class MpiProcessGroup final : public ProcessGroup {
   MPI_Comm comm_;
   int rank_;
   int size_;
+  std::vector<int> world_ranks_;
 };
 
 Result<WireType> MpiProcessGroup::check_tensor(const char* collective, const char* role, const Tensor& t) const {
@@ -543,7 +545,19 @@ Result<std::shared_ptr<ProcessGroup>> wrap_communicator(std::string name, MPI_Co
     MPI_Comm_free(&comm);
     return fail("MPI_Comm_size", rc);
   }
-  return std::shared_ptr<ProcessGroup>(std::make_shared<MpiProcessGroup>(std::move(name), comm, rank, size));
+  // The members' world ranks (for flight-recorder dumps); unknown if MPI cannot translate them.
+  std::vector<int> world_ranks;
+  MPI_Group group = MPI_GROUP_NULL, world = MPI_GROUP_NULL;
+  if (MPI_Comm_group(comm, &group) == MPI_SUCCESS && MPI_Comm_group(MPI_COMM_WORLD, &world) == MPI_SUCCESS) {
+    std::vector<int> members(static_cast<size_t>(size));
+    for (int i = 0; i < size; ++i) members[static_cast<size_t>(i)] = i;
+    world_ranks.resize(static_cast<size_t>(size));
+    if (MPI_Group_translate_ranks(group, size, members.data(), world, world_ranks.data()) != MPI_SUCCESS) world_ranks.clear();
+  }
+  if (group != MPI_GROUP_NULL) MPI_Group_free(&group);
+  if (world != MPI_GROUP_NULL) MPI_Group_free(&world);
+  return std::shared_ptr<ProcessGroup>(
+      std::make_shared<MpiProcessGroup>(std::move(name), comm, rank, size, std::move(world_ranks)));
 }
 
 }  // namespace

@@ -25,6 +25,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "executor/runtime/tensor.h"
 #include "core/error.h"
@@ -60,6 +61,9 @@ class ProcessGroup {
   virtual int rank() const = 0;  // this process's rank within the group
   virtual int size() const = 0;
   virtual std::string_view backend() const = 0;  // "single", "mpi", "nccl", ...
+  // The world ranks of the members, in group-rank order; empty when the backend cannot tell.
+  // (torch's flight-recorder dumps list each group's members: NRT_FR_DUMP_FORMAT=torch.)
+  virtual std::vector<int> global_ranks() const { return {}; }
 
   // In place: every rank ends with the reduction of all ranks' `tensor`.
   virtual WorkResult all_reduce(Tensor& tensor, ReduceOp op) = 0;

@@ -21,6 +21,7 @@ class SingleProcessGroup final : public ProcessGroup {
   int rank() const override { return 0; }
   int size() const override { return 1; }
   std::string_view backend() const override { return "single"; }
+  std::vector<int> global_ranks() const override { return {0}; }  // the one process is the world
 
   // Every collective completes when issued (completed_work).
   WorkResult all_reduce(Tensor& tensor, ReduceOp op) override;

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "core/scalar_type.h"
+#include "executor/comm/flight_recorder_torch.h"
 #include "executor/comm/nan_check.h"
 
 namespace nrt::exec {
@@ -45,8 +46,17 @@ std::vector<int64_t> sizes_of(const Tensor& t) { return t.defined() ? t.sizes() 
 
 }  // namespace
 
+void CollectiveTracing::add_group(const std::string& name, std::vector<int> ranks) {
+  std::lock_guard<std::mutex> lock(groups_mutex_);
+  groups_[name] = std::move(ranks);
+}
+
 FlightRecorderDump CollectiveTracing::dump(std::string reason) const {
   FlightRecorderDump d;
+  {
+    std::lock_guard<std::mutex> lock(groups_mutex_);
+    d.groups = groups_;
+  }
   d.rank = rank;
   d.world_size = size;
   d.reason = std::move(reason);
@@ -59,7 +69,11 @@ FlightRecorderDump CollectiveTracing::dump(std::string reason) const {
 Result<std::string> CollectiveTracing::write_dump(std::string reason) const {
   const std::string path = options.dump_path(rank);
   std::lock_guard<std::mutex> lock(dump_mutex_);
-  NRT_RETURN_IF_ERROR(write_flight_recorder_dump(dump(std::move(reason)), path));
+  if (options.fr_dump_format == FlightRecorderFormat::kTorch) {
+    NRT_RETURN_IF_ERROR(write_torch_flight_recorder_dump(dump(std::move(reason)), path));
+  } else {
+    NRT_RETURN_IF_ERROR(write_flight_recorder_dump(dump(std::move(reason)), path));
+  }
   return path;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,6 +38,9 @@ struct CollectiveTracing {
   std::unique_ptr<CollectiveWatchdog> watchdog;  // null: no watchdog
   CommunicationCounts counts;  // what this rank sent, per op and group
 
+  // A traced group's members (world ranks), for the dump's group table.
+  void add_group(const std::string& name, std::vector<int> ranks);
+
   // The recorder's contents as a dump, with `reason`.
   FlightRecorderDump dump(std::string reason) const;
   // Writes that dump to options.dump_path(rank); returns the path written. Dumps are written one at
@@ -45,17 +49,22 @@ struct CollectiveTracing {
 
  private:
   mutable std::mutex dump_mutex_;
+  mutable std::mutex groups_mutex_;
+  std::map<std::string, std::vector<int>> groups_;
 };
 
 class TracedProcessGroup final : public ProcessGroup {
  public:
   TracedProcessGroup(std::shared_ptr<ProcessGroup> inner, std::shared_ptr<CollectiveTracing> tracing)
-      : inner_(std::move(inner)), tracing_(std::move(tracing)) {}
+      : inner_(std::move(inner)), tracing_(std::move(tracing)) {
+    tracing_->add_group(inner_->name(), inner_->global_ranks());
+  }
 
   const std::string& name() const override { return inner_->name(); }
   int rank() const override { return inner_->rank(); }
   int size() const override { return inner_->size(); }
   std::string_view backend() const override { return inner_->backend(); }
+  std::vector<int> global_ranks() const override { return inner_->global_ranks(); }
 
   WorkResult all_reduce(Tensor& tensor, ReduceOp op) override;
   WorkResult all_gather_into_tensor(const Tensor& input, Tensor& output) override;

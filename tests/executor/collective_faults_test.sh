@@ -21,6 +21,7 @@ INSPECT="$PWD/cli/nrt-inspect"
 RUN="$PWD/cli/nrt-run"
 COND="$PWD/testdata/torch/cond_collective/model.pt2"
 COLLECTIVES="$PWD/testdata/torch/collectives/model.pt2"
+ROOT="$PWD"
 work=$(mktemp -d "${TEST_TMPDIR:-/tmp}/faults.XXXXXX")
 cd "$work" || exit 1
 
@@ -69,6 +70,43 @@ NRT_MAX_MEMORY=1K "$INSPECT" fr-analyze cond_fr_0.json cond_fr_1.json > /dev/nul
 status=$?
 check "fr-analyze past the memory budget: exit 2 (exit $status)" [ "$status" -eq 2 ]
 check "... naming the dump and the budget" contains budget.err "NRT-E1008 MemoryBudgetExceeded: cond_fr_0.json: analysing the dumps"
+
+# The same job with NRT_FR_DUMP_FORMAT=torch: torch's pickles at <prefix><rank>, which fr-analyze
+# reads and finds the same mismatch in.
+NRT_FR_DUMP_FORMAT=torch NRT_COLLECTIVE_TIMEOUT_S=3 NRT_FR_DUMP_PREFIX="$work/torch_fr_" NRT_FR_DUMP_ON_EXIT=1 \
+  mpi 120 -np 2 "$RUN" "$COND" --input 'x=cond_{rank}.npy' > torch_cond.out 2> torch_cond.err
+check "torch format: rank 0 dumped on the timeout to <prefix><rank>" contains torch_cond.err \
+  "flight recorder dump (timeout): $work/torch_fr_0"
+check "torch format: both ranks left a dump, no .json" [ -s torch_fr_0 ] && [ -s torch_fr_1 ] && [ ! -e torch_fr_0.json ]
+check "torch format: a pickle with torch's keys and entry fields" "$PYTHON" -c '
+import pickle
+d = pickle.load(open("torch_fr_0", "rb"))
+assert {"version", "pg_config", "pg_status", "entries"} <= set(d), d.keys()
+e = d["entries"][0]
+for key in ("record_id", "pg_id", "process_group", "collective_seq_id", "p2p_seq_id", "op_id", "profiling_name",
+            "input_sizes", "input_dtypes", "output_sizes", "output_dtypes", "time_created_ns", "duration_ms",
+            "timeout_ms", "state", "frames"):
+    assert key in e, key
+assert e["profiling_name"] == "mpi:all_reduce" and e["input_dtypes"] == ["Float"] and e["collective_seq_id"] == 1, e
+assert d["pg_config"]["0"]["ranks"] == "[0, 1]", d["pg_config"]'
+"$INSPECT" fr-analyze torch_fr_0 torch_fr_1 > torch_analyze.out 2> torch_analyze.err
+status=$?
+check "fr-analyze reads torch-format dumps: a mismatch (exit $status)" [ "$status" -eq 1 ]
+check "... naming rank 1 as from nrt's own dumps" contains torch_analyze.out \
+  "first mismatch: ranks [1] never entered all_reduce SeqNum=1 of process group '0' (node 'all_reduce'), which ranks [0] entered"
+# Committed dumps of that job with torch's own analyzer's report on them (scripts/torch_corpus.py
+# --fr-dumps): torch named rank 1 missing from collective 1; nrt's analysis names the same.
+FR_TORCH="$ROOT/testdata/fr_torch"
+check "torch's report names rank 1 missing from collective 1" \
+  bash -c "grep -qF 'missing ranks: {1}' '$FR_TORCH/torchfrtrace.txt' && grep -qF 'sequence number: 1' '$FR_TORCH/torchfrtrace.txt'"
+"$INSPECT" fr-analyze --json "$FR_TORCH/cond_fr_0" "$FR_TORCH/cond_fr_1" > committed.json
+check "fr-analyze of the committed dumps names what torch named" "$PYTHON" -c '
+import json; a = json.load(open("committed.json"))
+f = a["findings"][0]
+assert a["agree"] is False and f["kind"] == "not_entered" and f["ranks"] == [1] and f["seq"] == 1, a'
+NRT_FR_DUMP_FORMAT=json mpi 60 -np 2 "$RUN" "$COND" --input 'x=pos.npy' > bad_format.out 2> bad_format.err
+check "an unknown NRT_FR_DUMP_FORMAT stops the job (exit $?)" contains bad_format.err \
+  "NRT_FR_DUMP_FORMAT='json': nrt (JSON, the default) or torch (torch's pickle)"
 
 # The same job keeping no entries (NRT_FR_BUFFER_SIZE=0): its dumps are no verdict of "agree".
 NRT_FR_BUFFER_SIZE=0 NRT_COLLECTIVE_TIMEOUT_S=3 NRT_FR_DUMP_PREFIX="$work/empty_fr_" NRT_FR_DUMP_ON_EXIT=1 \

@@ -20,6 +20,7 @@
 #include "executor/runtime/executor.h"
 #include "executor/comm/flight_recorder.h"
 #include "executor/comm/flight_recorder_analysis.h"
+#include "executor/comm/flight_recorder_torch.h"
 #include "executor/comm/nan_check.h"
 #include "executor/comm/single_process_group.h"
 #include "executor/comm/traced_process_group.h"
@@ -101,6 +102,56 @@ TEST(FlightRecorder, DumpsRoundTripThroughJson) {
   EXPECT_EQ(back->entries[1].duration_ms, -1);
   EXPECT_EQ(back->entries[1].error, "Watchdog caught ...");
   EXPECT_EQ(to_json(*back), to_json(dump));
+}
+
+// torch's format: the pickle torch's analyzer reads, and back without loss (what torch has no
+// field for travels in nrt_* keys); the group table comes from the traced groups' members.
+TEST(FlightRecorder, DumpsRoundTripThroughTorchsPickle) {
+  FlightRecorderDump dump;
+  dump.rank = 1;
+  dump.world_size = 4;
+  dump.reason = "timeout";
+  dump.dump_time_ns = 123456789;
+  dump.recorded = 9;
+  dump.groups["world"] = {1, 3};  // a group of 2 in a world of 4: its members come from the table
+  CollectiveRecord r = record("reduce_scatter_tensor", 4);
+  r.pg_rank = 0;
+  r.node = "reduce_scatter_tensor_1";
+  r.output_sizes = {{1, 4}};
+  r.input_dtypes = {"bf16"};
+  r.output_dtypes = {"bf16"};
+  r.state = CollectiveState::kFailed;
+  r.error = "Watchdog caught ...";
+  r.time_started_ns = 2000;
+  r.timeout_ms = 600000;
+  CollectiveRecord first = record("all_reduce", 3);
+  first.duration_ms = 0.25;
+  first.time_started_ns = 1500;
+  first.time_completed_ns = 1750;
+  dump.entries = {first, r};
+  const auto bytes = flight_recorder_dump_to_torch(dump);
+  // torch's layout: a dict with its keys, the op under torch's name, c10 dtype names.
+  const std::string text(bytes.begin(), bytes.end());
+  for (const char* key : {"version", "pg_config", "pg_status", "entries", "profiling_name", "collective_seq_id",
+                          "mpi:_reduce_scatter_base", "BFloat16", "[1, 3]", "time_discovered_started_ns"}) {
+    EXPECT_NE(text.find(key), std::string::npos) << key;
+  }
+  auto back = flight_recorder_dump_from_torch(bytes, 1, "rank_1");
+  ASSERT_TRUE(back.ok()) << back.error().to_string();
+  EXPECT_EQ(to_json(*back), to_json(dump));
+  EXPECT_EQ(back->groups.at("world"), (std::vector<int>{1, 3}));
+  // The rank comes from the file name; a dump of a rank outside a group it recorded is refused.
+  auto wrong = flight_recorder_dump_from_torch(bytes, 0, "rank_0");
+  ASSERT_FALSE(wrong.ok());
+  EXPECT_NE(wrong.error().message.find("says rank 1"), std::string::npos) << wrong.error().message;
+  // A global in a dump is refused (torch's dumps hold none), and so is a truncated one.
+  auto truncated = flight_recorder_dump_from_torch(std::span(bytes).first(bytes.size() / 2), 1, "rank_1");
+  ASSERT_FALSE(truncated.ok());
+  EXPECT_EQ(truncated.error().code, ErrorCode::PickleMalformed);
+  const std::string global("\x80\x02" "cos\nsystem\n.", 14);
+  auto refused = flight_recorder_dump_from_torch({reinterpret_cast<const uint8_t*>(global.data()), global.size()}, 0, "x0");
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.error().code, ErrorCode::PickleGlobalRefused);
 }
 
 // A dump goes to a regular file or a new path only: never through a FIFO, a symbolic link or onto
