@@ -87,6 +87,56 @@ def rank_main(rank, world, port, case, folder):
         dist.destroy_process_group()
 
 
+def check_rank_main(rank, world, port, case, archives, results):
+    import numpy as np
+    import torch
+    import torch.distributed as dist
+    from torch.distributed.device_mesh import init_device_mesh
+
+    shape, names = CASES[case]
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    try:
+        init_device_mesh("cpu", shape, mesh_dim_names=names)  # the groups the graph's collectives name
+        ep = torch.export.load(os.path.join(archives, f"{case}_rank{rank}.pt2"))
+        folder = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testdata", "torch", case)
+        x = torch.from_numpy(np.load(os.path.join(folder, "input_0.npy")))
+        expected = torch.from_numpy(np.load(os.path.join(folder, "output_0.npy")))
+        with torch.no_grad():
+            y = ep.module()(x)
+        results[rank] = float((y - expected).abs().max())
+    except Exception as e:  # reported per rank
+        results[rank] = f"{type(e).__name__}: {e}"
+    finally:
+        dist.destroy_process_group()
+
+
+def check(archives, only=None):
+    """Loads ARCHIVES/<case>_rank<r>.pt2 (per-rank archives nrt wrote, e.g. `nrt-inspect convert
+    merged.nrt -o '<case>_rank{rank}.pt2'`) with torch.export.load on a gloo group of the mesh's size,
+    runs the case's input and compares every rank's output with torch's (output_0.npy)."""
+    import torch.multiprocessing as mp
+
+    ok = True
+    for case, (shape, _) in CASES.items():
+        if only and case not in only:
+            continue
+        if not os.path.exists(os.path.join(archives, f"{case}_rank0.pt2")):
+            print(f"{case}: no {case}_rank0.pt2 in {archives}: skipped")
+            continue
+        world = 1
+        for s in shape:
+            world *= s
+        results = mp.Manager().dict()
+        mp.spawn(check_rank_main, args=(world, free_port(), case, archives, results), nprocs=world)
+        for rank in range(world):
+            r = results.get(rank, "no result")
+            good = isinstance(r, float) and r <= 1e-5
+            ok &= good
+            print(f"{case} rank {rank}: {'max abs error %.2e' % r if isinstance(r, float) else r} {'ok' if good else 'FAILED'}")
+    return ok
+
+
 def save_plain_tensors(out_dir):
     """torch.save of plain tensors, the other form a `use_pickle` record takes: a parameter that
     views its storage at an offset with strides, and an int64 buffer."""

@@ -1202,7 +1202,9 @@ def main():
     parser.add_argument(
         "--dtensor",
         action="store_true",
-        help="write the per-rank DTensor archives (scripts/dtensor_archives.py) into --out, on a gloo group on 127.0.0.1",
+        help="write the per-rank DTensor archives (scripts/dtensor_archives.py) into --out, on a gloo group on "
+        "127.0.0.1; with --check DIR: load DIR/<case>_rank<r>.pt2 (archives nrt wrote) with torch.export.load on "
+        "a gloo group of the mesh's size and compare every rank's output with torch's",
     )
     parser.add_argument(
         "--fr-dumps",
@@ -1243,6 +1245,8 @@ def main():
     if args.dtensor:
         import dtensor_archives
 
+        if args.check:  # per-rank archives nrt wrote, loaded on a gloo group
+            sys.exit(0 if dtensor_archives.check(args.check, args.only) else 1)
         dtensor_archives.make(args.out, args.only)
         sys.exit(0)
 

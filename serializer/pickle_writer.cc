@@ -49,6 +49,19 @@ void PickleWriter::end_tuple() { put('t'); }
 void PickleWriter::end_list() { put('l'); }
 void PickleWriter::end_dict() { put('d'); }
 
+void PickleWriter::global(std::string_view module, std::string_view name) {
+  put('c');
+  bytes_.insert(bytes_.end(), module.begin(), module.end());
+  put('\n');
+  bytes_.insert(bytes_.end(), name.begin(), name.end());
+  put('\n');
+}
+
+void PickleWriter::reduce() { put('R'); }
+void PickleWriter::newobj() { put(0x81); }
+void PickleWriter::build() { put('b'); }
+void PickleWriter::persistent_id() { put('Q'); }
+
 std::vector<uint8_t> PickleWriter::finish() {
   put('.');
   return std::move(bytes_);

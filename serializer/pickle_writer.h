@@ -1,6 +1,7 @@
-// Writes Python pickles (protocol 2) of plain values: None, bools, ints, floats, strings, and
-// tuples, lists and dicts of them, as Python's pickle.load reads them. No globals, no memo: what
-// nrt writes for tools that read pickles (torch's flight-recorder analyzer).
+// Writes Python pickles (protocol 2) as Python's pickle.load reads them: None, bools, ints, floats,
+// strings, tuples, lists and dicts of them, and the object opcodes torch.save's pickles use
+// (GLOBAL, REDUCE, NEWOBJ, BUILD, BINPERSID). No memo: a value written twice is two values. What
+// nrt writes for torch (flight-recorder dumps, DTensor weight records).
 //
 //   PickleWriter w;
 //   w.begin();                  // a dict's, list's or tuple's items follow
@@ -30,6 +31,17 @@ class PickleWriter {
   void end_tuple();
   void end_list();
   void end_dict();
+
+  // A global by module and name (pushes the class or function).
+  void global(std::string_view module, std::string_view name);
+  // Pops args and callable, pushes callable(*args).
+  void reduce();
+  // Pops args and class, pushes cls.__new__(cls, *args).
+  void newobj();
+  // Pops a state, applies it to the object below it (its __setstate__ or __dict__.update).
+  void build();
+  // Pops a value: the persistent id of what the unpickler's persistent_load returns.
+  void persistent_id();
 
   // The pickle, STOP included. The writer is spent.
   std::vector<uint8_t> finish();

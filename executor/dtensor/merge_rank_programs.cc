@@ -1,5 +1,6 @@
 #include "executor/dtensor/merge_rank_programs.h"
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <set>
@@ -255,6 +256,86 @@ Result<ProgramWithWeights> merge_rank_programs(std::span<const RankProgram> rank
     weight->meta->strides = literal_dims(dense_strides(global_tensor->sizes));
     weight->meta->storage_offset.reset();
     weight->shard_coordinate.clear();
+  }
+  // torch's per-rank names of the mesh dims' groups (metadata each rank's import recorded).
+  for (size_t i = 1; i < programs.size(); ++i) {
+    for (const auto& kv : programs[i]->metadata) {
+      const bool known = std::any_of(out.program.metadata.begin(), out.program.metadata.end(),
+                                     [&](const auto& mine) { return mine->key == kv->key; });
+      if (!known) out.program.metadata.push_back(std::make_unique<fb::KeyValueT>(*kv));
+    }
+  }
+  drop_unused_storages(out);
+  return out;
+}
+
+Result<std::vector<int32_t>> dtensor_weight_ranks(const ProgramFile& file) {
+  const auto program = std::unique_ptr<fb::ProgramT>(file.program().UnPack());
+  for (const auto& weight : program->weights) {
+    const fb::DTensorSpecT* spec = spec_of_weight(*program, weight->fqn);
+    if (spec != nullptr && spec->mesh < program->meshes.size()) return program->meshes[spec->mesh]->ranks;
+  }
+  return make_error(ErrorCode::InvalidArgument, "the program has no DTensor weight: it has no per-rank form");
+}
+
+Result<ProgramWithWeights> rank_program(const ProgramFile& file, int32_t rank) {
+  ProgramWithWeights out;
+  out.program = std::move(*file.program().UnPack());
+  for (uint32_t s = 0; s < out.program.storages.size(); ++s) {
+    const auto bytes = file.storage_bytes(s);
+    out.storages.emplace_back(bytes.begin(), bytes.end());
+  }
+  const size_t stored = out.storages.size();
+  for (auto& weight : out.program.weights) {
+    const fb::DTensorSpecT* spec = spec_of_weight(out.program, weight->fqn);
+    if (spec == nullptr) continue;
+    if (!weight->shard_coordinate.empty()) {
+      return make_error(ErrorCode::InvalidArgument, "weight '" + weight->fqn + "' already holds one rank's shard");
+    }
+    if (spec->mesh >= out.program.meshes.size()) return make_error(ErrorCode::MeshIndexOutOfRange, "weight '" + weight->fqn + "'");
+    const Mesh mesh = mesh_from_schema(*out.program.meshes[spec->mesh], spec->mesh);
+    auto coordinate = mesh.coordinate_of(rank);
+    if (!coordinate) {
+      return make_error(ErrorCode::InvalidArgument, "mesh '" + mesh.name + "' does not hold rank " + std::to_string(rank));
+    }
+    auto global = literal_sizes(spec->global_sizes);
+    auto sizes = literal_sizes(weight->meta->sizes);
+    auto strides = literal_sizes(weight->meta->strides);
+    if (!global || !sizes || !strides || *sizes != *global) {
+      return make_error(ErrorCode::InvalidArgument, "weight '" + weight->fqn + "' is not stored as its global tensor");
+    }
+    Placements placements;
+    for (const auto& p : spec->placements) {
+      NRT_TRY(placement, from_schema(p));
+      placements.push_back(*placement);
+    }
+    NRT_TRY(region, shard_region(*global, placements, mesh.shape, *coordinate));
+    if (!region->contiguous()) {
+      return make_error(ErrorCode::NotSupported, "weight '" + weight->fqn + "': a _StridedShard shard has no per-rank form yet");
+    }
+    const size_t element = element_size(weight->meta->dtype);
+    const int64_t offset = weight->meta->storage_offset ? weight->meta->storage_offset->literal : 0;
+    const auto& source = out.storages[weight->storage];
+    std::vector<uint8_t> local;
+    // Element (i) of the shard is element (offsets + i) of the global view.
+    int64_t base = offset;
+    for (size_t d = 0; d < region->offsets.size(); ++d) {
+      if (region->sizes[d] > 0) base += region->offsets[d] * (*strides)[d];
+    }
+    for_each_element(region->sizes, *strides, base, [&](int64_t at, const std::vector<int64_t>&) {
+      const uint8_t* src = source.data() + static_cast<size_t>(at) * element;
+      local.insert(local.end(), src, src + element);
+    });
+    weight->storage = static_cast<uint32_t>(out.storages.size());
+    out.storages.push_back(std::move(local));
+    out.program.storages.push_back(std::make_unique<fb::StorageT>());
+    weight->meta->sizes = literal_dims(region->sizes);
+    weight->meta->strides = literal_dims(dense_strides(region->sizes));
+    weight->meta->storage_offset.reset();
+    weight->shard_coordinate = *coordinate;
+  }
+  if (out.storages.size() == stored) {
+    return make_error(ErrorCode::InvalidArgument, "the program has no DTensor weight: it has no per-rank form");
   }
   drop_unused_storages(out);
   return out;

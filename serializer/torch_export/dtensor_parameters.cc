@@ -34,6 +34,8 @@ std::vector<int32_t> coordinate_zero_group(const SavedDTensorSpec& spec, size_t 
 
 }  // namespace
 
+std::string dim_group_names_key(int64_t rank) { return "torch.dtensor/dim_group_names/rank" + std::to_string(rank); }
+
 uint32_t mesh_for(const SavedDTensorSpec& spec, fb::ProgramT* program) {
   const fb::DeviceType device = spec.device_type;
   for (uint32_t m = 0; m < program->meshes.size(); ++m) {
@@ -57,6 +59,19 @@ Status apply_dtensor_parameters(const DTensorParameters& parameters, fb::Program
   std::set<const fb::ProcessGroupT*> renamed;
   for (const auto& [fqn, spec] : parameters) {
     const uint32_t mesh = mesh_for(spec, program);
+    if (!spec.dim_group_names.empty()) {
+      std::string names;
+      for (const auto& n : spec.dim_group_names) names += (names.empty() ? "" : ",") + n;
+      const std::string key = dim_group_names_key(spec.rank);
+      const bool known = std::any_of(program->metadata.begin(), program->metadata.end(),
+                                     [&](const auto& kv) { return kv->key == key; });
+      if (!known) {
+        auto kv = std::make_unique<fb::KeyValueT>();
+        kv->key = key;
+        kv->value = names;
+        program->metadata.push_back(std::move(kv));
+      }
+    }
     // torch names each mesh dim's group alike on every rank: a collective naming it runs over
     // this rank's group along that dim.
     for (size_t d = 0; d < spec.dim_group_names.size(); ++d) {

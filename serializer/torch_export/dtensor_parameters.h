@@ -5,8 +5,10 @@
 // is added once to Program.meshes, and a process group the graph's collectives name that is one of
 // the mesh's dim groups (torch's `_dim_group_names`) is tied to that mesh dim, listing the group
 // of coordinate 0 along it; the sharding pass binds each rank to its own group along the dim.
-// The weights themselves (each rank's local shard, WeightTensor.shard_coordinate) are the
-// importer's.
+// torch's own names of the mesh dims' groups, which differ between ranks, are kept in the program's
+// metadata under dim_group_names_key(rank) ("4,3"-style, one per mesh dim), for writing each rank's
+// archive back. The weights themselves (each rank's local shard, WeightTensor.shard_coordinate) are
+// the importer's.
 #pragma once
 
 #include <map>
@@ -23,6 +25,9 @@ namespace nrt::torch_export {
 using DTensorParameters = std::map<std::string, SavedDTensorSpec>;
 
 Status apply_dtensor_parameters(const DTensorParameters& parameters, fb::ProgramT* program);
+
+// "torch.dtensor/dim_group_names/rank<r>".
+std::string dim_group_names_key(int64_t rank);
 
 // The index of a mesh equal to `spec`'s in `program` (added when there is none).
 uint32_t mesh_for(const SavedDTensorSpec& spec, fb::ProgramT* program);

@@ -1,11 +1,13 @@
 #include "serializer/torch_export/torch_saved_tensor.h"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <map>
 
 #include "core/schema_enums.h"
 #include "serializer/input_limits.h"
+#include "serializer/pickle_writer.h"
 #include "serializer/torch_export/pt2_archive.h"
 
 namespace nrt::torch_export {
@@ -461,7 +463,9 @@ class Interpreter {
     }
     if (auto groups = field(mesh, "_dim_group_names"); groups && p_.node(*groups).kind != Kind::kNone) {
       NRT_RETURN_IF_ERROR(strings(*groups, "the mesh's group names", &out.dim_group_names));
-      if (out.dim_group_names.size() != out.mesh_shape.size()) out.dim_group_names.clear();
+      const bool listable = std::none_of(out.dim_group_names.begin(), out.dim_group_names.end(),
+                                         [](const std::string& n) { return n.empty() || n.find(',') != std::string::npos; });
+      if (out.dim_group_names.size() != out.mesh_shape.size() || !listable) out.dim_group_names.clear();
     }
     NRT_TRY(rank_node, required(mesh, "_rank", "the DeviceMesh"));
     NRT_TRY(rank, integer(*rank_node, "the DeviceMesh's _rank"));
@@ -510,6 +514,273 @@ const pickle::Allowlist& torch_save_allowset() {
     return s;
   }();
   return set;
+}
+
+namespace {
+
+void split_global(std::string_view full, std::string_view* module, std::string_view* name) {
+  const size_t dot = full.rfind('.');
+  *module = full.substr(0, dot);
+  *name = full.substr(dot + 1);
+}
+
+void write_global(pickle::PickleWriter& w, std::string_view full) {
+  std::string_view module, name;
+  split_global(full, &module, &name);
+  w.global(module, name);
+}
+
+void int_tuple(pickle::PickleWriter& w, const std::vector<int64_t>& values) {
+  w.begin();
+  for (int64_t v : values) w.integer(v);
+  w.end_tuple();
+}
+
+std::string_view dtype_global(fb::ScalarType type, bool storage) {
+  for (const auto& d : kDtypes) {
+    if (d.type == type) return storage ? d.storage : d.dtype;
+  }
+  return {};
+}
+
+// _rebuild_tensor_v2(('storage', <T>Storage, key, 'cpu', numel), offset, sizes, strides, requires_grad, OrderedDict())
+void rebuild_tensor(pickle::PickleWriter& w, fb::ScalarType type, const std::string& key, int64_t numel, int64_t offset,
+                    const std::vector<int64_t>& sizes, const std::vector<int64_t>& strides, bool requires_grad) {
+  write_global(w, kRebuildTensor);
+  w.begin();
+  w.begin();
+  w.string("storage");
+  write_global(w, dtype_global(type, true));
+  w.string(key);
+  w.string("cpu");
+  w.integer(numel);
+  w.end_tuple();
+  w.persistent_id();
+  w.integer(offset);
+  int_tuple(w, sizes);
+  int_tuple(w, strides);
+  w.boolean(requires_grad);
+  w.global("collections", "OrderedDict");
+  w.begin();
+  w.end_tuple();
+  w.reduce();
+  w.end_tuple();
+  w.reduce();
+}
+
+// NEWOBJ of a class with no arguments, then BUILD with the dict the caller writes between.
+void new_object(pickle::PickleWriter& w, std::string_view cls) {
+  write_global(w, cls);
+  w.begin();
+  w.end_tuple();
+  w.newobj();
+  w.begin();  // the state dict's items follow; end with end_dict() and build()
+}
+
+std::vector<int64_t> literals(const std::vector<std::unique_ptr<fb::SymDimT>>& dims) {
+  std::vector<int64_t> out;
+  for (const auto& d : dims) out.push_back(d ? d->literal : 0);
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> write_saved_dtensor(const SavedTensor& tensor) {
+  if (!tensor.dtensor) return make_error(ErrorCode::InvalidArgument, "write_saved_dtensor: not a DTensor");
+  const SavedDTensorSpec& d = *tensor.dtensor;
+  const fb::ScalarType type = tensor.meta.dtype;
+  if (dtype_global(type, false).empty()) {
+    return make_error(ErrorCode::NotSupported, std::string("a DTensor of dtype ") + std::string(short_name(type)) +
+                                                   " has no torch.save storage class nrt writes");
+  }
+  const size_t element = element_size(type);
+  const auto sizes = literals(tensor.meta.sizes);
+  const auto strides = literals(tensor.meta.strides);
+  const int64_t offset = tensor.meta.storage_offset ? tensor.meta.storage_offset->literal : 0;
+  const size_t ndim = d.mesh_shape.size();
+  pickle::PickleWriter w;
+  write_global(w, kRebuildFromType);
+  w.begin();
+  write_global(w, kRebuildWrapperSubclass);
+  write_global(w, kDTensor);
+  w.begin();  // the wrapper's arguments
+  write_global(w, kDTensor);
+  write_global(w, dtype_global(type, false));
+  int_tuple(w, d.global_sizes);
+  int_tuple(w, d.global_strides);
+  w.integer(0);
+  w.global("torch.serialization", "_get_layout");
+  w.begin();
+  w.string("torch.strided");
+  w.end_tuple();
+  w.reduce();
+  w.global("torch", "device");
+  w.begin();
+  w.string(d.device_type == fb::DeviceType::CUDA ? "cuda" : "cpu");
+  w.end_tuple();
+  w.reduce();
+  w.boolean(tensor.meta.requires_grad);
+  w.end_tuple();
+  // The state: ({'_is_param': ...}, {'_local_tensor': ..., '_spec': ...})
+  w.begin();
+  w.begin();
+  w.string("_is_param");
+  w.boolean(tensor.meta.requires_grad);
+  w.end_dict();
+  w.begin();
+  w.string("_local_tensor");
+  rebuild_tensor(w, type, "0", static_cast<int64_t>(tensor.storage.size() / std::max<size_t>(element, 1)), offset, sizes,
+                 strides, tensor.meta.requires_grad);
+  w.string("_spec");
+  new_object(w, kDTensorSpec);
+  w.string("mesh");
+  new_object(w, kDeviceMesh);
+  w.string("_device_type");
+  w.string(d.device_type == fb::DeviceType::CUDA ? "cuda" : "cpu");
+  w.string("_layout");
+  new_object(w, kMeshLayout);
+  w.string("axes");
+  w.begin();
+  int64_t stride = 1;
+  std::vector<int64_t> strides_of(ndim, 1);
+  for (size_t k = ndim; k-- > 0;) {
+    strides_of[k] = stride;
+    stride *= d.mesh_shape[k];
+  }
+  for (size_t k = 0; k < ndim; ++k) {
+    new_object(w, kFlatLayout);
+    w.string("shape");
+    int_tuple(w, {d.mesh_shape[k]});
+    w.string("stride");
+    int_tuple(w, {strides_of[k]});
+    w.end_dict();
+    w.build();
+  }
+  w.end_tuple();
+  w.end_dict();
+  w.build();
+  w.string("_rank_map");
+  rebuild_tensor(w, fb::ScalarType::INT32, "1", static_cast<int64_t>(d.mesh_ranks.size()), 0,
+                 {static_cast<int64_t>(d.mesh_ranks.size())}, {1}, false);
+  w.string("_mesh_dim_names");
+  if (d.dim_names.empty()) {
+    w.none();
+  } else {
+    w.begin();
+    for (const auto& n : d.dim_names) w.string(n);
+    w.end_tuple();
+  }
+  w.string("_root_mesh");
+  w.none();
+  w.string("_preserve_rank_order");
+  w.boolean(false);
+  w.string("_flatten_rank_map");
+  w.begin();
+  for (int32_t r : d.mesh_ranks) w.integer(r);
+  w.end_tuple();
+  w.string("_thread_id");
+  w.none();
+  w.string("_flatten_mapping");
+  w.begin();
+  w.end_dict();
+  w.string("_dim_group_names");
+  w.begin();
+  for (const auto& n : d.dim_group_names) w.string(n);
+  w.end_list();
+  w.string("_rank");
+  w.integer(d.rank);
+  w.string("_coordinate_on_dim");
+  int_tuple(w, d.coordinate);
+  w.string("_hash");
+  w.none();
+  w.end_dict();
+  w.build();
+  w.string("placements");
+  w.begin();
+  for (const auto& p : d.placements) {
+    switch (p.kind()) {
+      case fb::PlacementKind::REPLICATE:
+        new_object(w, kReplicate);
+        break;
+      case fb::PlacementKind::SHARD:
+        new_object(w, kShard);
+        w.string("dim");
+        w.integer(p.dim());
+        break;
+      case fb::PlacementKind::STRIDED_SHARD:
+        new_object(w, kStridedShard);
+        w.string("dim");
+        w.integer(p.dim());
+        w.string("split_factor");
+        w.integer(p.split_factor());
+        break;
+      case fb::PlacementKind::PARTIAL: {
+        new_object(w, kPartial);
+        w.string("reduce_op");
+        static constexpr std::string_view kOps[] = {"sum", "avg", "product", "min", "max"};
+        const auto op = static_cast<size_t>(p.reduce_op());
+        w.string(op < std::size(kOps) ? kOps[op] : "sum");
+        break;
+      }
+    }
+    w.end_dict();
+    w.build();
+  }
+  w.end_tuple();
+  w.string("tensor_meta");
+  write_global(w, kTensorMeta);
+  w.begin();
+  w.global("torch", "Size");
+  w.begin();
+  int_tuple(w, d.global_sizes);
+  w.end_tuple();
+  w.reduce();
+  int_tuple(w, d.global_strides);
+  write_global(w, dtype_global(type, false));
+  w.end_tuple();
+  w.newobj();
+  // shard_order: per sharded tensor dim, the mesh dims sharding it in order.
+  w.string("shard_order");
+  w.begin();
+  std::map<int32_t, std::vector<int64_t>> order;
+  for (size_t k = 0; k < d.placements.size(); ++k) {
+    if (d.placements[k].kind() == fb::PlacementKind::SHARD) order[d.placements[k].dim()].push_back(static_cast<int64_t>(k));
+  }
+  for (const auto& [dim, mesh_dims] : order) {
+    w.global("torch.distributed.tensor._dtensor_spec", "ShardOrderEntry");
+    w.begin();
+    w.integer(dim);
+    int_tuple(w, mesh_dims);
+    w.end_tuple();
+    w.newobj();
+  }
+  w.end_tuple();
+  w.string("use_strided_shard_as_shard_order");
+  w.boolean(false);
+  w.string("_hash");
+  w.none();
+  w.end_dict();
+  w.build();
+  w.end_dict();  // the slots dict
+  w.end_tuple();  // the state pair
+  w.end_tuple();  // _rebuild_from_type_v2's arguments
+  w.reduce();
+  const std::vector<uint8_t> pkl = w.finish();
+
+  std::vector<uint8_t> rank_map(d.mesh_ranks.size() * 4);
+  std::memcpy(rank_map.data(), d.mesh_ranks.data(), rank_map.size());
+  const std::string format_version = "1", alignment = "64", byteorder = "little", version = "3\n";
+  auto text = [](const std::string& t) { return std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(t.data()), t.size()); };
+  const std::vector<Pt2Entry> entries = {
+      {"data.pkl", pkl},
+      {".format_version", text(format_version)},
+      {".storage_alignment", text(alignment)},
+      {"byteorder", text(byteorder)},
+      {"data/0", tensor.storage},
+      {"data/1", rank_map},
+      {"version", text(version)},
+  };
+  return write_pt2_archive("archive", entries);
 }
 
 Result<SavedTensor> read_saved_tensor(std::vector<uint8_t> zip_bytes, const std::string& what) {

@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,5 +54,11 @@ struct SavedTensor {
 
 // `what` names the record in messages.
 Result<SavedTensor> read_saved_tensor(std::vector<uint8_t> zip_bytes, const std::string& what);
+
+// The torch.save zip of a DTensor parameter, as torch.export.save writes one per rank:
+// `archive/data.pkl` (protocol 2, the globals of the allowlist only), the local tensor's storage
+// as `archive/data/0`, the mesh's rank map as `archive/data/1` (int32). `tensor.meta` views
+// `tensor.storage`; `tensor.dtensor` must be set. torch.export.load reads it back as a DTensor.
+Result<std::vector<uint8_t>> write_saved_dtensor(const SavedTensor& tensor);
 
 }  // namespace nrt::torch_export

@@ -29,13 +29,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const auto& name : reader->names()) (void)reader->read(name, 1 << 20);
   auto imported = nrt::torch_export::import_pt2(*reader);
   if (!imported) return 0;
-  // A per-rank DTensor archive's program does not export back to torch's JSON (docs/TORCH_EXPORT.md).
-  for (const auto& w : imported->program.program.weights) {
-    if (!w->shard_coordinate.empty()) return 0;
-  }
+  // A per-rank DTensor archive's program exports back as torch's per-rank archive, except where its
+  // dtype has no torch.save storage class nrt writes (a clean error, not a bug).
+  bool shards = false;
+  for (const auto& w : imported->program.program.weights) shards |= !w->shard_coordinate.empty();
   const auto bytes = serialized(imported->program);
   if (bytes.empty() || !nrt::ProgramFile::from_bytes(bytes)) return 0;
   auto archive = nrt::torch_export::export_pt2(imported->program, {});
+  if (!archive && shards) return 0;
   if (!archive) __builtin_trap();
   auto again_reader = nrt::torch_export::Pt2Reader::from_bytes(std::move(*archive));
   if (!again_reader) __builtin_trap();

@@ -35,6 +35,23 @@ for case in "dtensor_mlp 2" "dtensor_mlp_2d 4"; do
   "$INSPECT" info "$1.nrt" > "$1.info"
   mpi 90 -np "$2" "$RUN" "$1.nrt" --input "x=$dir/input_0.npy" --expect "$dir/expected" > "$1.merged.out" 2>&1
   check "$1: merged, every one of $2 ranks gives torch's answer" [ $? -eq 0 ]
+
+  # Back to torch's per-rank form: one archive per rank (scripts/torch_corpus.py --dtensor --check
+  # loads these in torch on a gloo group); they run per rank and merge back to the same program.
+  "$INSPECT" convert "$1.nrt" -o "${1}_back_rank{rank}.pt2" 2> "$1.split.err"
+  check "$1: the merged program splits into $2 per-rank archives" [ $? -eq 0 ] && [ -s "${1}_back_rank$(($2 - 1)).pt2" ]
+  mpi 90 -np "$2" "$RUN" "${1}_back_rank{rank}.pt2" --input "x=$dir/input_0.npy" --expect "$dir/expected" \
+    > "$1.back.out" 2>&1
+  check "$1: the archives nrt wrote run per rank with torch's answer" [ $? -eq 0 ]
+  back=()
+  for ((r = 0; r < $2; ++r)); do back+=("${1}_back_rank$r.pt2"); done
+  "$INSPECT" convert "${back[@]}" -o "$1.again.nrt" 2> /dev/null
+  "$INSPECT" diff "$1.nrt" "$1.again.nrt" > "$1.diff"
+  check "$1: split and merged again, the program is the same" contains "$1.diff" "same"
+  # One rank's archive through nrt and back: the same program (the pickled DTensors rewritten).
+  "$INSPECT" convert "$dir/model_rank1.pt2" -o "$1.rank1.pt2" 2> /dev/null
+  "$INSPECT" diff "$dir/model_rank1.pt2" "$1.rank1.pt2" > "$1.rank1.diff" 2> /dev/null
+  check "$1: rank 1's archive round-trips through nrt" contains "$1.rank1.diff" "same"
 done
 check "info: the 1-D merged program's global Shard(0) weight" contains dtensor_mlp.info \
   "%p_w1  dtensor<f32[3,5] global [6,5], mesh 0 [Shard(0)]>"
