@@ -77,7 +77,9 @@ NRT_FR_DUMP_FORMAT=torch NRT_COLLECTIVE_TIMEOUT_S=3 NRT_FR_DUMP_PREFIX="$work/to
   mpi 120 -np 2 "$RUN" "$COND" --input 'x=cond_{rank}.npy' > torch_cond.out 2> torch_cond.err
 check "torch format: rank 0 dumped on the timeout to <prefix><rank>" contains torch_cond.err \
   "flight recorder dump (timeout): $work/torch_fr_0"
-check "torch format: both ranks left a dump, no .json" [ -s torch_fr_0 ] && [ -s torch_fr_1 ] && [ ! -e torch_fr_0.json ]
+check "torch format: rank 0 left a dump" [ -s torch_fr_0 ]
+check "torch format: rank 1 left a dump" [ -s torch_fr_1 ]
+check "torch format: no .json dump" [ ! -e torch_fr_0.json ]
 check "torch format: a pickle with torch's keys and entry fields" "$PYTHON" -c '
 import pickle
 d = pickle.load(open("torch_fr_0", "rb"))

@@ -1083,6 +1083,9 @@ def view_cases():
     case("expand_as", "aten::expand_as.default", [("self", col), ("other", x)],
          np.broadcast_to(col, (2, 3, 4)))
     case("expand_as_error", "aten::expand_as.default", [("self", x), ("other", base)], error="fewer dimensions")
+    case("view_as", "aten::view_as.default", [("self", x), ("other", randn(6, 4))], x.reshape(6, 4))
+    case("view_as_itself", "aten::view_as.default", [("self", base), ("other", base)], base)
+    case("view_as_bad_numel_error", "aten::view_as.default", [("self", x), ("other", randn(5, 5))], error="invalid")
     case("unsqueeze_negative", "aten::unsqueeze.default", [("self", base), ("dim", I(-1))], base[:, :, None])
     case("unsqueeze_front", "aten::unsqueeze.default", [("self", base), ("dim", I(0))], base[None])
     s = randn(1, 3, 1, 2)

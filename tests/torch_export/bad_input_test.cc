@@ -284,8 +284,9 @@ std::vector<Case> cases() {
          return archive_with_weight("data/weights/weight_0", 24, payload("weight_0", meta));
        },
        codes::kWeightsConfigMismatch, {"need 412 bytes"}},
+      // A use_pickle record must be a torch.save zip (pickle_test covers the pickles inside).
       {"PickledWeight", "m.pt2", [] { return archive_with_weight("data/weights/weight_0", 24, payload("weight_0", test::tensor_meta({2, 3}), true)); },
-       codes::kPickledPayload, {"entry 'w'", "weight_0", "torch.save"}},
+       codes::kArchiveCorrupt, {"entry 'w'", "weight_0", "a torch.save zip"}},
       {"CustomObjectConstant", "m.pt2",
        [] {
          return archive({{"data/constants/model_constants_config.json",

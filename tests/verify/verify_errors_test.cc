@@ -1443,7 +1443,8 @@ INSTANTIATE_TEST_SUITE_P(All, VerifyErrorTest, ::testing::ValuesIn(all_cases()),
 bool reported_by_torch_import(std::string_view name) {
   static const std::set<std::string_view> names = {"TorchSchemaVersion", "UnmappedEnumValue", "ArchiveEntryMissing",
                                                    "ArchiveCorrupt",     "PickledPayload",    "WeightsConfigMismatch",
-                                                   "UnknownValueName",   "LegacyTorchArchive"};
+                                                   "UnknownValueName",   "LegacyTorchArchive", "PickleGlobalRefused",
+                                                   "PickleMalformed",    "PickleLimit",       "PickleStorageInvalid"};
   return names.count(name) > 0;
 }
 

@@ -39,7 +39,8 @@ for case in "dtensor_mlp 2" "dtensor_mlp_2d 4"; do
   # Back to torch's per-rank form: one archive per rank (scripts/torch_corpus.py --dtensor --check
   # loads these in torch on a gloo group); they run per rank and merge back to the same program.
   "$INSPECT" convert "$1.nrt" -o "${1}_back_rank{rank}.pt2" 2> "$1.split.err"
-  check "$1: the merged program splits into $2 per-rank archives" [ $? -eq 0 ] && [ -s "${1}_back_rank$(($2 - 1)).pt2" ]
+  check "$1: the merged program splits into per-rank archives" [ $? -eq 0 ]
+  check "$1: ... the last rank's among them" [ -s "${1}_back_rank$(($2 - 1)).pt2" ]
   mpi 90 -np "$2" "$RUN" "${1}_back_rank{rank}.pt2" --input "x=$dir/input_0.npy" --expect "$dir/expected" \
     > "$1.back.out" 2>&1
   check "$1: the archives nrt wrote run per rank with torch's answer" [ $? -eq 0 ]
@@ -73,7 +74,7 @@ check "a duplicate coordinate names both archives" contains duplicate.err "both 
 check "graphs that differ: exit 2" [ $? -eq 2 ]
 check "graphs that differ: the first difference is named" contains differ.err \
   "differs from $CORPUS/dtensor_mlp/model_rank0.pt2 apart from weights: graph 'model': input 0 type"
-check "no output is left by a refused merge" [ ! -e missing.nrt ] && [ ! -e duplicate.nrt ] && [ ! -e differ.nrt ]
+for refused in missing duplicate differ; do check "no output is left by the refused merge ($refused)" [ ! -e "$refused.nrt" ]; done
 
 # Shards that do not tile: rank 1's w1 cut to 2 of its 3 rows (through its .nrt.json form).
 one="$CORPUS/dtensor_mlp"
