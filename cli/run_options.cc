@@ -67,6 +67,12 @@ void add_run_options(CLI::App& app, RunOptions& options) {
   app.add_flag("--allow-tf32", options.job.allow_tf32,
                "float32 matrix products on CUDA may use TF32 tensor cores (10-bit mantissa inputs, as "
                "torch.backends.cuda.matmul.allow_tf32); off by default, so results stay float32-exact in their inputs");
+  app.add_option("--threads", options.job.threads,
+                 "Threads inside ops, 1 to 1024: large element-wise maps and per-channel convolutions split over N "
+                 "threads and the matrix products run on N OpenBLAS threads; results do not depend on N. Default: "
+                 "ops on one thread, OpenBLAS at its own default (OPENBLAS_NUM_THREADS, else one per core)")
+      ->type_name("N")
+      ->check(integer_in(1, 1024));
   app.add_flag("--poison-freed", options.job.poison_freed,
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
   app.add_flag("--profile", options.job.profile,

@@ -111,7 +111,7 @@ add 0 "$suite_failed"
 # One loaded program run from 8 threads at once, and the watchdog's thread beside traced groups,
 # under ThreadSanitizer (its own output tree: only these targets and their dependencies).
 step "TSan: threaded tests"
-TSAN_TESTS=(//tests/executor:concurrent_runs_test //tests/executor:collective_hooks_test)
+TSAN_TESTS=(//tests/executor:concurrent_runs_test //tests/executor:collective_hooks_test //tests/executor:intra_op_threads_test)
 # --symlink_prefix=/: bazel-bin stays the gcc tree's (the benchmark smokes below run from it).
 run_suite "TSan rerun" bazel -- --config=tsan --symlink_prefix=/ -- "${TSAN_TESTS[@]}"
 sanitizer_lines+=("TSan rerun of ${#TSAN_TESTS[@]} test targets: $suite_passed passed, $suite_failed failed, $suite_skipped skipped")

@@ -111,6 +111,7 @@ RunOutcome run_job(const RunJob& given) {
   options.local_outputs = job.local_outputs;
   if (job.poison_freed) options.poison_freed = true;
   options.allow_tf32 = job.allow_tf32;
+  options.threads = job.threads;
   options.seed = job.seed;
   auto device = parse_device(job.device);
   if (!device) return failed(world, device.error());

@@ -37,6 +37,7 @@ struct RunJob {
   bool poison_freed = false;
   std::string device = "cpu";          // cpu, cuda or cuda:N (core/device.h)
   bool allow_tf32 = false;
+  int threads = 0;                     // threads inside ops (SessionOptions::threads); 0: unset
   uint64_t seed = 0;                   // the seeded random ops' seed (SessionOptions::seed)
   bool profile = false;                // time per op target and per node
   std::string profile_trace;           // Chrome trace-event JSON of the last run

@@ -10,6 +10,7 @@
 #include "executor/comm/mpi_process_group.h"
 #include "executor/dtensor/sharded_program.h"
 #include "executor/runtime/kernel_library.h"
+#include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/matmul_precision.h"
 
 namespace nrt {
@@ -134,6 +135,7 @@ Result<std::unique_ptr<Session>> Session::start(Result<ProgramFile> file, const 
   executor_options.device = options.device;
   executor_options.seed = options.seed;
   exec::set_allow_tf32(options.allow_tf32);
+  if (options.threads > 0) exec::set_intra_op_threads(options.threads);
   if (world.launched()) {
     auto registry = [&] {
       const auto watched = world.deadline("creating the process groups");

@@ -51,6 +51,10 @@ struct SessionOptions {
   Device device;
   // float32 matrix products may use TF32 on the device (process-wide: executor/runtime/matmul_precision.h).
   bool allow_tf32 = false;
+  // Threads inside ops (process-wide: executor/runtime/intra_op_threads.h): 0 leaves them unset
+  // (ops on the calling thread, OpenBLAS at its own default), N splits large element-wise maps and
+  // per-channel convolutions over N threads and runs the GEMMs on N OpenBLAS threads.
+  int threads = 0;
   // The seed of the seeded random ops (rand, randn, randint, normal, bernoulli, dropout in
   // training): each node draws from fold_in(key(seed), its stream), every element from its own
   // index, so the values are the same on any schedule, sharding or rank count (docs/RANDOM.md).

@@ -5,11 +5,14 @@
 // layouts beyond the goldens' small ones.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
 
+#include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/kernel.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/element_conversion.h"
@@ -608,6 +611,54 @@ TEST(Promotion, ResultTypeWeighsTensorsZeroDimAndScalars) {
 }
 
 // --- BLAS at sizes and layouts beyond the goldens ---------------------------------------------------
+
+// With intra-op threads the kernels that split their work give the same bits as one thread, at
+// sizes that do split (intra_op_threads.h): an element-wise map, an activation, a convolution
+// through im2col, a depthwise one, max pooling and attention over heads.
+std::vector<double> every_value(const Tensor& t) {
+  EXPECT_TRUE(t.is_contiguous());
+  return values_of(t);
+}
+
+Tensor noise(std::vector<int64_t> sizes, uint32_t seed) {
+  Tensor t = Tensor::empty(ScalarType::FLOAT32, std::move(sizes));
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    p[i] = static_cast<float>(seed >> 8) / static_cast<float>(1 << 24) - 0.5f;
+  }
+  return t;
+}
+
+TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
+  const Tensor big = noise({1 << 18}, 1), other = noise({1 << 18}, 2);
+  const Tensor image = noise({1, 16, 64, 64}, 3), weight = noise({32, 16, 3, 3}, 4), depthwise = noise({16, 1, 3, 3}, 5);
+  const Tensor q = noise({1, 8, 64, 32}, 6), k = noise({1, 8, 64, 32}, 7), v = noise({1, 8, 64, 32}, 8);
+  std::vector<Call> calls = {
+      {"aten::mul.Tensor", {{"self", big}, {"other", other}}, {}},
+      {"aten::gelu.default", {{"self", big}}, {}},
+      {"aten::conv2d.default", {{"input", image}, {"weight", weight}, {"bias", RuntimeValue{}}, {"stride", std::vector<int64_t>{1, 1}},
+                                {"padding", std::vector<int64_t>{1, 1}}}, {}},
+      {"aten::conv2d.default", {{"input", image}, {"weight", depthwise}, {"bias", RuntimeValue{}}, {"stride", std::vector<int64_t>{2, 2}},
+                                {"padding", std::vector<int64_t>{1, 1}}, {"dilation", std::vector<int64_t>{1, 1}}, {"groups", int64_t{16}}}, {}},
+      {"aten::max_pool2d.default", {{"self", image}, {"kernel_size", std::vector<int64_t>{3, 3}}, {"stride", std::vector<int64_t>{2, 2}},
+                                    {"padding", std::vector<int64_t>{1, 1}}}, {}},
+      {"aten::scaled_dot_product_attention.default", {{"query", q}, {"key", k}, {"value", v}}, {}},
+  };
+  for (auto& call : calls) {
+    SCOPED_TRACE(call.target);
+    set_intra_op_threads(1);
+    Call one = call;
+    ASSERT_TRUE(one.run().ok());
+    set_intra_op_threads(3);
+    Call three = call;
+    ASSERT_TRUE(three.run().ok());
+    const auto a = every_value(one.out()), b = every_value(three.out());
+    ASSERT_EQ(a.size(), b.size());
+    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0);  // bits, NaNs included
+  }
+  set_intra_op_threads(0);
+}
 
 std::vector<double> reference_product(const Tensor& a, const Tensor& b) {
   const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 
+#include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -157,27 +158,41 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
     lse_slot = *s;
     lse = lse_slot->staging(compute);
   }
-  Tensor scores = Tensor::empty(compute, {L, S});
   const int64_t batches = product(*batch);
-  std::vector<int64_t> index(batch->size(), 0);
-  for (int64_t b = 0; b < batches; ++b) {
-    const Tensor qm = batch_matrix(qx, index), km = batch_matrix(kx, index), vm = batch_matrix(vx, index);
-    const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
-    gemm(qm, kt, scores, scale, 0.0);
-    const Tensor mask_matrix = bias.defined() ? batch_matrix(bias, index) : Tensor();
-    if (compute == ScalarType::FLOAT64) {
-      masked_softmax_rows(scores.data<double>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
-                          lse.defined() ? lse.data<double>() + b * L : nullptr);
-    } else {
-      masked_softmax_rows(scores.data<float>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
-                          lse.defined() ? lse.data<float>() + b * L : nullptr);
+  // Each (batch, head) matrix is independent: with intra-op threads, heads are split over them,
+  // each chunk with its own scores buffer, and every product inside on one BLAS thread.
+  auto heads = [&](int64_t begin, int64_t end) {
+    Tensor scores = Tensor::empty(compute, {L, S});
+    std::vector<int64_t> index(batch->size(), 0);
+    for (int64_t rest = begin, d = static_cast<int64_t>(batch->size()) - 1; d >= 0; --d) {
+      index[static_cast<size_t>(d)] = rest % (*batch)[static_cast<size_t>(d)];
+      rest /= (*batch)[static_cast<size_t>(d)];
     }
-    const Tensor out = staging.as_strided({L, Ev}, {Ev, 1}, staging.storage_offset() + b * L * Ev);
-    gemm(scores, vm, out, 1.0, 0.0);
-    for (size_t d = batch->size(); d-- > 0;) {
-      if (++index[d] < (*batch)[d]) break;
-      index[d] = 0;
+    for (int64_t b = begin; b < end; ++b) {
+      const Tensor qm = batch_matrix(qx, index), km = batch_matrix(kx, index), vm = batch_matrix(vx, index);
+      const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
+      gemm(qm, kt, scores, scale, 0.0);
+      const Tensor mask_matrix = bias.defined() ? batch_matrix(bias, index) : Tensor();
+      if (compute == ScalarType::FLOAT64) {
+        masked_softmax_rows(scores.data<double>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
+                            lse.defined() ? lse.data<double>() + b * L : nullptr);
+      } else {
+        masked_softmax_rows(scores.data<float>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
+                            lse.defined() ? lse.data<float>() + b * L : nullptr);
+      }
+      const Tensor out = staging.as_strided({L, Ev}, {Ev, 1}, staging.storage_offset() + b * L * Ev);
+      gemm(scores, vm, out, 1.0, 0.0);
+      for (size_t d = batch->size(); d-- > 0;) {
+        if (++index[d] < (*batch)[d]) break;
+        index[d] = 0;
+      }
     }
+  };
+  if (intra_op_threads() > 1 && batches > 1) {
+    OneBlasThreadPerProduct one_thread;
+    parallel_for(batches, 1, heads);
+  } else {
+    heads(0, batches);
   }
   slot->commit();
   if (lse_slot) lse_slot->commit();

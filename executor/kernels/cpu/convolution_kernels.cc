@@ -8,6 +8,7 @@
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 
@@ -29,35 +30,6 @@ struct Extents {
   int64_t in[kSpatial], kernel[kSpatial], out[kSpatial];
 };
 
-template <class C>
-void im2col(const C* image, int64_t channels, const Extents& e, const ConvParams& p, C* columns) {
-  const int64_t positions = e.out[0] * e.out[1] * e.out[2];
-  C* row = columns;
-  for (int64_t c = 0; c < channels; ++c) {
-    const C* volume = image + c * e.in[0] * e.in[1] * e.in[2];
-    for (int64_t kz = 0; kz < e.kernel[0]; ++kz) {
-      for (int64_t ky = 0; ky < e.kernel[1]; ++ky) {
-        for (int64_t kx = 0; kx < e.kernel[2]; ++kx, row += positions) {
-          C* cell = row;
-          for (int64_t oz = 0; oz < e.out[0]; ++oz) {
-            const int64_t z = oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
-            const bool z_inside = z >= 0 && z < e.in[0];
-            for (int64_t oy = 0; oy < e.out[1]; ++oy) {
-              const int64_t y = oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
-              const bool inside = z_inside && y >= 0 && y < e.in[1];
-              const C* line = volume + (z * e.in[1] + y) * e.in[2];
-              for (int64_t ox = 0; ox < e.out[2]; ++ox, ++cell) {
-                const int64_t x = ox * p.stride[2] - p.pad_begin[2] + kx * p.dilation[2];
-                *cell = (inside && x >= 0 && x < e.in[2]) ? line[x] : C(0);
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
 // Output positions [lo, hi) whose tap at kernel offset `k` reads inside an input of `extent`.
 std::pair<int64_t, int64_t> valid_outputs(int64_t extent, int64_t out, int64_t k, int64_t stride, int64_t pad,
                                           int64_t dilation) {
@@ -65,6 +37,44 @@ std::pair<int64_t, int64_t> valid_outputs(int64_t extent, int64_t out, int64_t k
   const int64_t lo = first >= 0 ? 0 : (-first + stride - 1) / stride;
   const int64_t hi = extent - 1 - first < 0 ? 0 : std::min(out, (extent - 1 - first) / stride + 1);
   return {std::min(lo, hi), hi};
+}
+
+// The column matrix [channels * taps, positions]: row (c, kz, ky, kx) holds, per output position,
+// the input its tap reads (0 in the padding). Rows are independent: they are filled in parallel
+// over the intra-op threads, each row line by line, the valid outputs of a line found once
+// (valid_outputs) and copied as one run at stride 1.
+template <class C>
+void im2col(const C* image, int64_t channels, const Extents& e, const ConvParams& p, C* columns) {
+  const int64_t positions = e.out[0] * e.out[1] * e.out[2];
+  const int64_t taps = e.kernel[0] * e.kernel[1] * e.kernel[2];
+  const int64_t rows = channels * taps;
+  parallel_for(rows, std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(positions, 1)), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t c = r / taps, tap = r % taps;
+      const int64_t kz = tap / (e.kernel[1] * e.kernel[2]), ky = tap / e.kernel[2] % e.kernel[1], kx = tap % e.kernel[2];
+      const C* volume = image + c * e.in[0] * e.in[1] * e.in[2];
+      C* row = columns + r * positions;
+      std::fill(row, row + positions, C(0));
+      const auto [z_lo, z_hi] = valid_outputs(e.in[0], e.out[0], kz, p.stride[0], p.pad_begin[0], p.dilation[0]);
+      const auto [y_lo, y_hi] = valid_outputs(e.in[1], e.out[1], ky, p.stride[1], p.pad_begin[1], p.dilation[1]);
+      const auto [x_lo, x_hi] = valid_outputs(e.in[2], e.out[2], kx, p.stride[2], p.pad_begin[2], p.dilation[2]);
+      const int64_t first = kx * p.dilation[2] - p.pad_begin[2];  // input x of output 0
+      const int64_t step = p.stride[2];
+      for (int64_t oz = z_lo; oz < z_hi; ++oz) {
+        const int64_t z = oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
+        for (int64_t oy = y_lo; oy < y_hi; ++oy) {
+          const int64_t y = oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
+          const C* line = volume + (z * e.in[1] + y) * e.in[2];
+          C* cell = row + (oz * e.out[1] + oy) * e.out[2];
+          if (step == 1) {
+            std::copy(line + x_lo + first, line + x_hi + first, cell + x_lo);
+          } else {
+            for (int64_t ox = x_lo; ox < x_hi; ++ox) cell[ox] = line[ox * step + first];
+          }
+        }
+      }
+    }
+  });
 }
 
 // Depthwise convolution (one input channel per group, as MobileNet's), computed directly: each
@@ -81,39 +91,43 @@ void depthwise_forward(const Tensor& input, const Tensor& weight, const Tensor& 
   const C* in = input.data<C>();
   const C* w = weight.data<C>();
   C* o = out.data<C>();
-  for (int64_t n = 0; n < batches; ++n) {
-    for (int64_t oc = 0; oc < out_channels; ++oc) {
-      const C* plane = in + (n * channels + oc / multiplier) * in_volume;
-      const C* kernel = w + oc * taps;
-      C* target = o + (n * out_channels + oc) * out_volume;
-      std::fill(target, target + out_volume, bias.defined() ? bias.data<C>()[oc] : C(0));
-      for (int64_t kz = 0; kz < e.kernel[0]; ++kz) {
-        const auto [z_lo, z_hi] = valid_outputs(e.in[0], e.out[0], kz, p.stride[0], p.pad_begin[0], p.dilation[0]);
-        for (int64_t ky = 0; ky < e.kernel[1]; ++ky) {
-          const auto [y_lo, y_hi] = valid_outputs(e.in[1], e.out[1], ky, p.stride[1], p.pad_begin[1], p.dilation[1]);
-          for (int64_t kx = 0; kx < e.kernel[2]; ++kx) {
-            const auto [x_lo, x_hi] = valid_outputs(e.in[2], e.out[2], kx, p.stride[2], p.pad_begin[2], p.dilation[2]);
-            const C tap = kernel[(kz * e.kernel[1] + ky) * e.kernel[2] + kx];
-            for (int64_t oz = z_lo; oz < z_hi; ++oz) {
-              const int64_t z = oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
-              for (int64_t oy = y_lo; oy < y_hi; ++oy) {
-                const int64_t y = oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
-                const C* line = plane + (z * e.in[1] + y) * e.in[2];
-                const int64_t first = kx * p.dilation[2] - p.pad_begin[2];  // input x of output 0
-                C* row = target + (oz * e.out[1] + oy) * e.out[2];
-                const int64_t step = p.stride[2];
-                if (step == 1) {
-                  for (int64_t ox = x_lo; ox < x_hi; ++ox) row[ox] += tap * line[ox + first];
-                } else {
-                  for (int64_t ox = x_lo; ox < x_hi; ++ox) row[ox] += tap * line[ox * step + first];
-                }
+  // Output planes are independent: split over the intra-op threads.
+  auto plane_of = [&](int64_t index) {
+    const int64_t n = index / out_channels, oc = index % out_channels;
+    const C* plane = in + (n * channels + oc / multiplier) * in_volume;
+    const C* kernel = w + oc * taps;
+    C* target = o + (n * out_channels + oc) * out_volume;
+    std::fill(target, target + out_volume, bias.defined() ? bias.data<C>()[oc] : C(0));
+    for (int64_t kz = 0; kz < e.kernel[0]; ++kz) {
+      const auto [z_lo, z_hi] = valid_outputs(e.in[0], e.out[0], kz, p.stride[0], p.pad_begin[0], p.dilation[0]);
+      for (int64_t ky = 0; ky < e.kernel[1]; ++ky) {
+        const auto [y_lo, y_hi] = valid_outputs(e.in[1], e.out[1], ky, p.stride[1], p.pad_begin[1], p.dilation[1]);
+        for (int64_t kx = 0; kx < e.kernel[2]; ++kx) {
+          const auto [x_lo, x_hi] = valid_outputs(e.in[2], e.out[2], kx, p.stride[2], p.pad_begin[2], p.dilation[2]);
+          const C tap = kernel[(kz * e.kernel[1] + ky) * e.kernel[2] + kx];
+          for (int64_t oz = z_lo; oz < z_hi; ++oz) {
+            const int64_t z = oz * p.stride[0] - p.pad_begin[0] + kz * p.dilation[0];
+            for (int64_t oy = y_lo; oy < y_hi; ++oy) {
+              const int64_t y = oy * p.stride[1] - p.pad_begin[1] + ky * p.dilation[1];
+              const C* line = plane + (z * e.in[1] + y) * e.in[2];
+              const int64_t first = kx * p.dilation[2] - p.pad_begin[2];  // input x of output 0
+              C* row = target + (oz * e.out[1] + oy) * e.out[2];
+              const int64_t step = p.stride[2];
+              if (step == 1) {
+                for (int64_t ox = x_lo; ox < x_hi; ++ox) row[ox] += tap * line[ox + first];
+              } else {
+                for (int64_t ox = x_lo; ox < x_hi; ++ox) row[ox] += tap * line[ox * step + first];
               }
             }
           }
         }
       }
     }
-  }
+  };
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(out_volume * taps, 1));
+  parallel_for(batches * out_channels, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t index = begin; index < end; ++index) plane_of(index);
+  });
 }
 
 // input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out

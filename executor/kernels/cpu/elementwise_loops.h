@@ -2,7 +2,8 @@
 // out along that shape (elementwise_operands.h builds them broadcast and in the storage types
 // named here), or tensors of exactly that shape. `f` receives compute_t values and returns the
 // output's compute type; loads and stores convert Half/BFloat16. Runs whose operands are all
-// contiguous, or contiguous with stride-0 (scalar) inputs, get tight loops the compiler vectorises.
+// contiguous, or contiguous with stride-0 (scalar) inputs, get tight loops the compiler vectorises;
+// a large flat map is split over the intra-op threads (for_each_run_parallel).
 #pragma once
 
 #include "executor/kernels/cpu/element_conversion.h"
@@ -14,7 +15,7 @@ namespace nrt::exec::cpu {
 template <class Out, class In, class F>
 void map_unary(const Tensor& out, const LoopOperand& in, F f) {
   const LoopOperand o = LoopOperand::of(out);
-  for_each_run<2>(out.sizes(), {&o, &in}, [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s,
+  for_each_run_parallel<2>(out.sizes(), {&o, &in}, [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s,
                                              int64_t n) {
     Out* y = reinterpret_cast<Out*>(p[0]);
     const In* a = reinterpret_cast<const In*>(p[1]);
@@ -36,7 +37,7 @@ void map_unary(const Tensor& out, const Tensor& in, F f) {
 template <class Out, class A, class B, class F>
 void map_binary(const Tensor& out, const LoopOperand& a, const LoopOperand& b, F f) {
   const LoopOperand o = LoopOperand::of(out);
-  for_each_run<3>(out.sizes(), {&o, &a, &b}, [&](const std::array<uint8_t*, 3>& p, const std::array<int64_t, 3>& s,
+  for_each_run_parallel<3>(out.sizes(), {&o, &a, &b}, [&](const std::array<uint8_t*, 3>& p, const std::array<int64_t, 3>& s,
                                                  int64_t n) {
     Out* y = reinterpret_cast<Out*>(p[0]);
     const A* x = reinterpret_cast<const A*>(p[1]);
@@ -66,7 +67,7 @@ void map_binary(const Tensor& out, const Tensor& a, const Tensor& b, F f) {
 template <class Out, class A, class B, class C, class F>
 void map_ternary(const Tensor& out, const LoopOperand& a, const LoopOperand& b, const LoopOperand& c, F f) {
   const LoopOperand o = LoopOperand::of(out);
-  for_each_run<4>(out.sizes(), {&o, &a, &b, &c},
+  for_each_run_parallel<4>(out.sizes(), {&o, &a, &b, &c},
                   [&](const std::array<uint8_t*, 4>& p, const std::array<int64_t, 4>& s, int64_t n) {
                     for (int64_t i = 0; i < n; ++i) {
                       *reinterpret_cast<Out*>(p[0] + i * s[0]) =

@@ -1,6 +1,7 @@
 #include "executor/kernels/cpu/float_activation_loops.h"
 
 #include "executor/kernels/cpu/float_activation_loops_body.h"
+#include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
 
@@ -12,11 +13,14 @@ void float_activation_baseline(FloatActivation op, float* y, const float* x, int
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (avx2) {
-    detail::float_activation_avx2(op, y, x, n);
-  } else {
-    detail::float_activation_baseline(op, y, x, n);
-  }
+  // Elements are independent: large activations split over the intra-op threads.
+  parallel_for(n, int64_t{1} << 14, [&](int64_t begin, int64_t end) {
+    if (avx2) {
+      detail::float_activation_avx2(op, y + begin, x + begin, end - begin);
+    } else {
+      detail::float_activation_baseline(op, y + begin, x + begin, end - begin);
+    }
+  });
 }
 
 }  // namespace nrt::exec::cpu

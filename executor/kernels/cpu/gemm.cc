@@ -3,10 +3,12 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <atomic>
 #include <type_traits>
 
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -100,11 +102,36 @@ bool gemm_as_vector_product(const Tensor& a, const Tensor& b, const Tensor& c, d
   return false;
 }
 
+// OpenBLAS runs on intra_op_threads() threads once a run set them (nrt-run --threads N); unset,
+// it keeps its own default (OPENBLAS_NUM_THREADS, else one per core). Inside a
+// OneBlasThreadPerProduct scope it runs on one.
+std::atomic<int> g_applied{0};
+std::atomic<int> g_single_scopes{0};
+
+void apply_blas_threads() {
+  const int wanted = g_single_scopes.load(std::memory_order_relaxed) > 0 ? 1 : intra_op_threads();
+  if (wanted > 0 && g_applied.load(std::memory_order_relaxed) != wanted) {
+    openblas_set_num_threads(wanted);
+    g_applied.store(wanted, std::memory_order_relaxed);
+  }
+}
+
 }  // namespace
+
+OneBlasThreadPerProduct::OneBlasThreadPerProduct() {
+  g_single_scopes.fetch_add(1);
+  apply_blas_threads();
+}
+
+OneBlasThreadPerProduct::~OneBlasThreadPerProduct() {
+  g_single_scopes.fetch_sub(1);
+  apply_blas_threads();
+}
 
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta) {
   const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
   if (m == 0 || n == 0) return;
+  apply_blas_threads();
   const bool is_double = c.dtype() == ScalarType::FLOAT64;
   if (k == 0) {
     if (is_double) scale_in_place(c, beta);

@@ -11,6 +11,17 @@ namespace nrt::exec::cpu {
 // all float64. With beta == 0, c's previous contents are ignored (NaN included).
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta);
 
+// While alive, gemm runs on one OpenBLAS thread: for kernels that split many small products over
+// the intra-op threads themselves (attention per head), where OpenBLAS's own threads inside each
+// would contend with them. Restores the intra-op thread count after.
+class OneBlasThreadPerProduct {
+ public:
+  OneBlasThreadPerProduct();
+  ~OneBlasThreadPerProduct();
+  OneBlasThreadPerProduct(const OneBlasThreadPerProduct&) = delete;
+  OneBlasThreadPerProduct& operator=(const OneBlasThreadPerProduct&) = delete;
+};
+
 // The same for integer dtypes (a, b and c of one integral dtype, c contiguous), computed exactly
 // with wrap-around; alpha and beta are 1 and 0.
 void integer_gemm(const Tensor& a, const Tensor& b, const Tensor& c);

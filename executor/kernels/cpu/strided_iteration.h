@@ -13,6 +13,7 @@
 
 #include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/loop_operand.h"
+#include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/tensor.h"
 
 namespace nrt::exec::cpu {
@@ -99,6 +100,36 @@ void for_each_run(std::span<const int64_t> sizes, const std::array<const LoopOpe
   for (size_t i = 0; i < N; ++i) byte_strides[i] = operands[i]->byte_strides();
   const RunLayout<N> layout = coalesce_runs<N>(sizes, byte_strides);
   for_each_run_in(layout, pointers, loop);
+}
+
+// for_each_run for maps whose runs are independent (each output element depends only on the
+// inputs at its position): a single flat run of many elements is split over the intra-op threads
+// (intra_op_threads.h), each thread taking one contiguous part. Reductions, which rely on the
+// visiting order, use for_each_run.
+inline constexpr int64_t kParallelMapGrain = 1 << 15;
+
+template <size_t N, class Loop>
+void for_each_run_parallel(std::span<const int64_t> sizes, const std::array<const LoopOperand*, N>& operands,
+                           Loop&& loop) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  bool flat = intra_op_threads() > 1 && n >= 2 * kParallelMapGrain;
+  std::array<uint8_t*, N> pointers;
+  std::array<int64_t, N> flat_strides;
+  for (size_t i = 0; flat && i < N; ++i) {
+    pointers[i] = operands[i]->data();
+    flat_strides[i] = operands[i]->flat_stride();
+    flat = flat_strides[i] >= 0;
+  }
+  if (!flat) {
+    for_each_run<N>(sizes, operands, loop);
+    return;
+  }
+  parallel_for(n, kParallelMapGrain, [&](int64_t begin, int64_t end) {
+    std::array<uint8_t*, N> at;
+    for (size_t i = 0; i < N; ++i) at[i] = pointers[i] + begin * flat_strides[i];
+    loop(at, flat_strides, end - begin);
+  });
 }
 
 // Tensors whose sizes are all `sizes`.

@@ -1,0 +1,24 @@
+// Threads inside ops: process-wide, as torch.set_num_threads is (nrt-run --threads N,
+// SessionOptions::threads). Unset (0), ops run on the calling thread and OpenBLAS keeps its own
+// default; set to N, element-wise maps over large tensors and per-channel convolutions split their
+// work over N threads (the caller and N - 1 pool workers), and the GEMMs run on N OpenBLAS threads.
+// Work is split into contiguous chunks, each element computed by exactly one thread in the same
+// order as serially, so results do not depend on N.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+namespace nrt::exec {
+
+// 0: unset; 1 to 1024. Starts or stops pool workers.
+void set_intra_op_threads(int threads);
+int intra_op_threads();
+
+// Calls fn(begin, end) for contiguous chunks covering [0, n), at most intra_op_threads() of them
+// and none under `grain` elements (one chunk, on the caller, when n < 2 * grain or threads <= 1).
+// Returns when every chunk is done. A call made while the pool runs another (a second program on
+// another thread, or from inside a chunk) runs serially on its caller.
+void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t begin, int64_t end)>& fn);
+
+}  // namespace nrt::exec
