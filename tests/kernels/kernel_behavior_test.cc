@@ -174,7 +174,7 @@ TEST(Views, AsStridedViewsTheStorageFromItsOffset) {
 
 // Both builds of the float activation loops agree with double-precision references within a
 // few ulp (relative), over the whole float range, NaN and infinities included.
-TEST(FloatActivations, BaselineAndAvx2MatchTheReferences) {
+TEST(FloatActivations, BaselineAvx2AndAvx512MatchTheReferences) {
   std::vector<float> x;
   for (float v = -120.0f; v <= 120.0f; v += 0.0137f) x.push_back(v);
   for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 1e-8f, std::numeric_limits<float>::infinity(),
@@ -189,9 +189,12 @@ TEST(FloatActivations, BaselineAndAvx2MatchTheReferences) {
       {FloatActivation::kGelu, +gelu},
   };
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   for (const auto& [op, reference] : ops) {
-    for (auto* build : {&detail::float_activation_baseline, &detail::float_activation_avx2}) {
-      if (build == &detail::float_activation_avx2 && !avx2) continue;  // this CPU cannot run it
+    for (auto* build : {&detail::float_activation_baseline, &detail::float_activation_avx2,
+                        &detail::float_activation_avx512}) {
+      if (build == &detail::float_activation_avx2 && !avx2) continue;      // this CPU cannot run it
+      if (build == &detail::float_activation_avx512 && !avx512) continue;  // nor this
       std::vector<float> y(x.size());
       build(op, y.data(), x.data(), static_cast<int64_t>(x.size()));
       for (size_t i = 0; i < x.size(); ++i) {

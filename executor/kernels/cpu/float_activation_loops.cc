@@ -13,9 +13,12 @@ void float_activation_baseline(FloatActivation op, float* y, const float* x, int
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n) {
   static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   // Elements are independent: large activations split over the intra-op threads.
   parallel_for(n, int64_t{1} << 14, [&](int64_t begin, int64_t end) {
-    if (avx2) {
+    if (avx512) {
+      detail::float_activation_avx512(op, y + begin, x + begin, end - begin);
+    } else if (avx2) {
       detail::float_activation_avx2(op, y + begin, x + begin, end - begin);
     } else {
       detail::float_activation_baseline(op, y + begin, x + begin, end - begin);

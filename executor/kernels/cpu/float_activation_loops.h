@@ -16,6 +16,7 @@ void run_float_activation(FloatActivation op, float* y, const float* x, int64_t 
 namespace detail {
 void float_activation_baseline(FloatActivation op, float* y, const float* x, int64_t n);
 void float_activation_avx2(FloatActivation op, float* y, const float* x, int64_t n);
+void float_activation_avx512(FloatActivation op, float* y, const float* x, int64_t n);
 }  // namespace detail
 
 }  // namespace nrt::exec::cpu
