@@ -241,7 +241,7 @@ Result<ProgramWithWeights> merge_rank_programs(std::span<const RankProgram> rank
   // The merged program: the first archive's, each DTensor weight replaced by its global tensor in
   // a storage of its own (the local shards' storages are dropped when nothing else views them).
   ProgramWithWeights out;
-  out.program = std::move(*ranks[0].file->program().UnPack());
+  out.program = std::move(*std::unique_ptr<fb::ProgramT>(ranks[0].file->program().UnPack()));
   for (uint32_t s = 0; s < out.program.storages.size(); ++s) {
     const auto bytes = ranks[0].file->storage_bytes(s);
     out.storages.emplace_back(bytes.begin(), bytes.end());
@@ -280,7 +280,7 @@ Result<std::vector<int32_t>> dtensor_weight_ranks(const ProgramFile& file) {
 
 Result<ProgramWithWeights> rank_program(const ProgramFile& file, int32_t rank) {
   ProgramWithWeights out;
-  out.program = std::move(*file.program().UnPack());
+  out.program = std::move(*std::unique_ptr<fb::ProgramT>(file.program().UnPack()));
   for (uint32_t s = 0; s < out.program.storages.size(); ++s) {
     const auto bytes = file.storage_bytes(s);
     out.storages.emplace_back(bytes.begin(), bytes.end());

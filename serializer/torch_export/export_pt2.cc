@@ -81,7 +81,7 @@ Result<std::optional<RankView>> rank_view(const fb::ProgramT& original) {
   flatbuffers::FlatBufferBuilder builder;
   fb::FinishProgramBuffer(builder, fb::Program::Pack(builder, &original));
   RankView view;
-  view.program = std::move(*fb::GetProgram(builder.GetBufferPointer())->UnPack());
+  view.program = std::move(*std::unique_ptr<fb::ProgramT>(fb::GetProgram(builder.GetBufferPointer())->UnPack()));
   fb::ProgramT& p = view.program;
   std::optional<uint32_t> mesh_index;
   int64_t rank = -1;

@@ -148,7 +148,8 @@ TEST(FlightRecorder, DumpsRoundTripThroughTorchsPickle) {
   auto truncated = flight_recorder_dump_from_torch(std::span(bytes).first(bytes.size() / 2), 1, "rank_1");
   ASSERT_FALSE(truncated.ok());
   EXPECT_EQ(truncated.error().code, ErrorCode::PickleMalformed);
-  const std::string global("\x80\x02" "cos\nsystem\n.", 14);
+  static constexpr char kGlobal[] = "\x80\x02" "cos\nsystem\n.";
+  const std::string global(kGlobal, sizeof kGlobal - 1);
   auto refused = flight_recorder_dump_from_torch({reinterpret_cast<const uint8_t*>(global.data()), global.size()}, 0, "x0");
   ASSERT_FALSE(refused.ok());
   EXPECT_EQ(refused.error().code, ErrorCode::PickleGlobalRefused);

@@ -24,6 +24,12 @@ using pickle::Kind;
 
 std::vector<uint8_t> bytes_of(const std::string& s) { return {s.begin(), s.end()}; }
 
+// A string of every byte of a literal, NULs included (its length counted by the compiler).
+template <size_t N>
+std::string literal(const char (&bytes)[N]) {
+  return std::string(bytes, N - 1);
+}
+
 std::vector<uint8_t> from_hex(const std::string& hex) {
   std::vector<uint8_t> out;
   for (size_t i = 0; i + 1 < hex.size(); i += 2) out.push_back(static_cast<uint8_t>(std::stoi(hex.substr(i, 2), nullptr, 16)));
@@ -79,7 +85,7 @@ TEST(PickleReader, ReadsProtocolFiveValues) {
 
 TEST(PickleReader, AListHoldingItselfIsACycleOfIndicesNotALeak) {
   // ] q\x00 h\x00 a .  : l = []; l.append(l)
-  auto p = read(bytes_of(std::string("\x80\x02]q\x00h\x00" "a.", 9)));
+  auto p = read(bytes_of(literal("\x80\x02]q\x00h\x00" "a.")));
   ASSERT_TRUE(p.ok()) << p.error().to_string();
   const auto& list = p->node(p->root());
   ASSERT_EQ(list.items.size(), 1u);
@@ -87,13 +93,13 @@ TEST(PickleReader, AListHoldingItselfIsACycleOfIndicesNotALeak) {
 }
 
 TEST(PickleReader, RefusesAGlobalOffTheAllowlistNamingIt) {
-  auto p = read(bytes_of(std::string("\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00ls\x85R.", 25)),
+  auto p = read(bytes_of(literal("\x80\x02" "cos\nsystem\nX\x02\x00\x00\x00ls\x85R.")),
                 torch_export::torch_save_allowset());
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::PickleGlobalRefused);
   EXPECT_NE(p.error().message.find("'os.system'"), std::string::npos) << p.error().message;
   // STACK_GLOBAL too.
-  auto q = read(bytes_of(std::string("\x80\x04\x8c\x08" "builtins\x8c\x04" "eval\x93.", 19)),
+  auto q = read(bytes_of(literal("\x80\x04\x8c\x08" "builtins\x8c\x04" "eval\x93.")),
                 torch_export::torch_save_allowset());
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().code, ErrorCode::PickleGlobalRefused);
@@ -103,14 +109,14 @@ TEST(PickleReader, RefusesAGlobalOffTheAllowlistNamingIt) {
 TEST(PickleReader, RefusesAnOversizedLength) {
   // BINUNICODE8 declaring 2^40 bytes: refused before anything is allocated.
   std::string b("\x80\x04\x8d", 3);
-  b += std::string("\x00\x00\x00\x00\x00\x01\x00\x00", 8);
+  b += literal("\x00\x00\x00\x00\x00\x01\x00\x00");
   b += "abc.";
   auto p = read(bytes_of(b));
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::PickleLimit);
   EXPECT_NE(p.error().message.find("1099511627776"), std::string::npos) << p.error().message;
   // Within the cap but past the end: truncated.
-  auto q = read(bytes_of(std::string("\x80\x02X\x10\x00\x00\x00" "abc.", 11)));
+  auto q = read(bytes_of(literal("\x80\x02X\x10\x00\x00\x00" "abc.")));
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().code, ErrorCode::PickleMalformed);
 }
@@ -148,18 +154,18 @@ TEST(PickleReader, BoundsValuesMemoAndStack) {
   ASSERT_FALSE(p.ok());
   EXPECT_EQ(p.error().code, ErrorCode::PickleLimit);
   // BINGET of a memo entry never stored.
-  auto q = read(bytes_of(std::string("\x80\x02h\x05.", 5)));
+  auto q = read(bytes_of(literal("\x80\x02h\x05.")));
   ASSERT_FALSE(q.ok());
   EXPECT_EQ(q.error().code, ErrorCode::PickleMalformed);
   // Values left on the stack at STOP.
-  auto r = read(bytes_of(std::string("\x80\x02NN.", 5)));
+  auto r = read(bytes_of(literal("\x80\x02NN.")));
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().code, ErrorCode::PickleMalformed);
   // Text opcodes of protocol 0 and out-of-band buffers are not read.
-  auto s = read(bytes_of(std::string("\x80\x02I1\n.", 6)));
+  auto s = read(bytes_of(literal("\x80\x02I1\n.")));
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.error().code, ErrorCode::PickleMalformed);
-  auto t = read(bytes_of(std::string("\x80\x05\x97.", 4)));
+  auto t = read(bytes_of(literal("\x80\x05\x97.")));
   ASSERT_FALSE(t.ok());
   EXPECT_EQ(t.error().code, ErrorCode::PickleMalformed);
 }
