@@ -180,7 +180,17 @@ check "within the timeout ($elapsed s)" [ "$elapsed" -lt 60 ]
 NRT_FR_DUMP_PREFIX="$work/term_fr_" mpi 120 -np 2 "$RUN" "$COLLECTIVES" --random-inputs 1 --repeat 1000000 \
   --output-dir 'term_out_{rank}' > term.out 2> term.err &
 job=$!
-sleep 4
+# Signal only once both ranks are past loading and in their repeat loop (each has used 2 s of CPU):
+# on a loaded machine a fixed sleep could signal them before their dump handler exists.
+for _ in $(seq 90); do
+  busy=0
+  for pid in $(pgrep -f 'nrt-run .*term_out_'); do
+    seconds=$(ps -o times= -p "$pid" 2> /dev/null | tr -d ' ')
+    [ -n "$seconds" ] && [ "$seconds" -ge 2 ] && busy=$((busy + 1))
+  done
+  [ "$busy" -ge 2 ] && break
+  sleep 1
+done
 pkill -TERM -f '^mpirun .*term_out_'
 wait "$job"
 check "rank 0 dumped on SIGTERM" [ -s term_fr_0.json ]
