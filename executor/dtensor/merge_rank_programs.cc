@@ -14,12 +14,6 @@
 namespace nrt::dist {
 namespace {
 
-std::string coordinate_text(const std::vector<int64_t>& c) {
-  std::string t;
-  for (int64_t x : c) t += (t.empty() ? "" : ", ") + std::to_string(x);
-  return "(" + t + ")";
-}
-
 std::string sizes_text(const std::vector<int64_t>& s) {
   std::string t;
   for (int64_t x : s) t += (t.empty() ? "" : ", ") + std::to_string(x);
@@ -106,11 +100,7 @@ Result<GlobalTensor> assemble(const std::string& fqn, std::span<const RankProgra
   if (spec == nullptr) return make_error(ErrorCode::InvalidArgument, ranks[0].name + ": weight '" + fqn + "' is read by no DTensor input");
   auto global = literal_sizes(spec->global_sizes);
   if (!global) return make_error(ErrorCode::NotSupported, "weight '" + fqn + "': symbolic global sizes");
-  Placements placements;
-  for (const auto& p : spec->placements) {
-    NRT_TRY(placement, from_schema(p));
-    placements.push_back(*placement);
-  }
+  NRT_TRY(placements, from_schema(spec->placements));
   GlobalTensor out{*global, {}};
   int64_t numel = 1;
   for (int64_t s : *global) numel *= s;
@@ -125,7 +115,7 @@ Result<GlobalTensor> assemble(const std::string& fqn, std::span<const RankProgra
     if (local == nullptr || local->shard_coordinate.empty()) {
       return make_error(ErrorCode::InvalidArgument, ranks[i].name + ": weight '" + fqn + "' is not a DTensor shard there");
     }
-    NRT_TRY(region, shard_region(*global, placements, mesh.shape, coordinates[i]));
+    NRT_TRY(region, shard_region(*global, *placements, mesh.shape, coordinates[i]));
     if (!region->contiguous()) {
       return make_error(ErrorCode::NotSupported, "weight '" + fqn + "': merging _StridedShard shards is not supported");
     }
@@ -238,24 +228,31 @@ Result<ProgramWithWeights> merge_rank_programs(std::span<const RankProgram> rank
     return make_error(ErrorCode::InvalidArgument, "an archive's coordinate lies outside mesh '" + mesh.name + "'");
   }
 
+  // Every DTensor weight's global tensor, assembled from the archives' shards.
+  std::vector<std::optional<GlobalTensor>> globals(base.weights.size());
+  for (size_t w = 0; w < base.weights.size(); ++w) {
+    if (base.weights[w]->shard_coordinate.empty()) continue;
+    NRT_TRY(global_tensor, assemble(base.weights[w]->fqn, ranks, programs, coordinates, mesh));
+    globals[w] = std::move(*global_tensor);
+  }
   // The merged program: the first archive's, each DTensor weight replaced by its global tensor in
   // a storage of its own (the local shards' storages are dropped when nothing else views them).
   ProgramWithWeights out;
-  out.program = std::move(*std::unique_ptr<fb::ProgramT>(ranks[0].file->program().UnPack()));
+  out.program = std::move(*programs[0]);
   for (uint32_t s = 0; s < out.program.storages.size(); ++s) {
     const auto bytes = ranks[0].file->storage_bytes(s);
     out.storages.emplace_back(bytes.begin(), bytes.end());
   }
-  for (auto& weight : out.program.weights) {
-    if (weight->shard_coordinate.empty()) continue;
-    NRT_TRY(global_tensor, assemble(weight->fqn, ranks, programs, coordinates, mesh));
-    weight->storage = static_cast<uint32_t>(out.storages.size());
-    out.storages.push_back(std::move(global_tensor->bytes));
+  for (size_t w = 0; w < out.program.weights.size(); ++w) {
+    if (!globals[w]) continue;
+    auto& weight = *out.program.weights[w];
+    weight.storage = static_cast<uint32_t>(out.storages.size());
+    out.storages.push_back(std::move(globals[w]->bytes));
     out.program.storages.push_back(std::make_unique<fb::StorageT>());
-    weight->meta->sizes = literal_dims(global_tensor->sizes);
-    weight->meta->strides = literal_dims(dense_strides(global_tensor->sizes));
-    weight->meta->storage_offset.reset();
-    weight->shard_coordinate.clear();
+    weight.meta->sizes = literal_dims(globals[w]->sizes);
+    weight.meta->strides = literal_dims(dense_strides(globals[w]->sizes));
+    weight.meta->storage_offset.reset();
+    weight.shard_coordinate.clear();
   }
   // torch's per-rank names of the mesh dims' groups (metadata each rank's import recorded).
   for (size_t i = 1; i < programs.size(); ++i) {
@@ -304,12 +301,8 @@ Result<ProgramWithWeights> rank_program(const ProgramFile& file, int32_t rank) {
     if (!global || !sizes || !strides || *sizes != *global) {
       return make_error(ErrorCode::InvalidArgument, "weight '" + weight->fqn + "' is not stored as its global tensor");
     }
-    Placements placements;
-    for (const auto& p : spec->placements) {
-      NRT_TRY(placement, from_schema(p));
-      placements.push_back(*placement);
-    }
-    NRT_TRY(region, shard_region(*global, placements, mesh.shape, *coordinate));
+    NRT_TRY(placements, from_schema(spec->placements));
+    NRT_TRY(region, shard_region(*global, *placements, mesh.shape, *coordinate));
     if (!region->contiguous()) {
       return make_error(ErrorCode::NotSupported, "weight '" + weight->fqn + "': a _StridedShard shard has no per-rank form yet");
     }

@@ -25,6 +25,15 @@ Result<Placement> from_schema(const fb::Placement& p) {
   return make_error(ErrorCode::UnknownEnumValue, "placement: unknown kind");
 }
 
+Result<Placements> from_schema(const std::vector<fb::Placement>& placements) {
+  Placements out;
+  for (const auto& p : placements) {
+    NRT_TRY(placement, from_schema(p));
+    out.push_back(*placement);
+  }
+  return out;
+}
+
 fb::Placement to_schema(const Placement& p) {
   fb::PlacementKind kind = fb::PlacementKind::REPLICATE;
   switch (p.kind) {

@@ -10,6 +10,12 @@ std::optional<std::vector<int64_t>> Mesh::coordinate_of(int32_t rank) const {
   return coordinate_at(it - ranks.begin());
 }
 
+std::string coordinate_text(const std::vector<int64_t>& coordinate) {
+  std::string text;
+  for (int64_t x : coordinate) text += (text.empty() ? "" : ", ") + std::to_string(x);
+  return "(" + text + ")";
+}
+
 std::vector<int64_t> Mesh::coordinate_at(int64_t flat) const {
   std::vector<int64_t> coordinate(shape.size());
   for (size_t d = shape.size(); d-- > 0;) {

@@ -36,6 +36,9 @@ struct Mesh {
   std::optional<int64_t> dim_named(const std::string& name) const;
 };
 
+// A mesh coordinate as messages print it: "(0, 1)".
+std::string coordinate_text(const std::vector<int64_t>& coordinate);
+
 struct ChunkRange {
   int64_t offset = 0;
   int64_t size = 0;

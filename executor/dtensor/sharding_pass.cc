@@ -195,14 +195,10 @@ class Pass {
     for (uint32_t v = 0; v < graph_->values.size(); ++v) {
       const auto& value = *graph_->values[v];
       if (value.kind != fb::ValueKind::DTENSOR || !value.dtensor) continue;
-      Placements placements;
-      for (const auto& fp : value.dtensor->placements) {
-        NRT_TRY(p, from_schema(fp));
-        placements.push_back(*p);
-      }
+      NRT_TRY(placements, from_schema(value.dtensor->placements));
       NRT_TRY(global, global_sizes(v));
-      NRT_RETURN_IF_ERROR(check_placements(placements, static_cast<int64_t>(global->size()), r_.mesh.ndim(), where(v)));
-      declared_[v] = State{placements, *global};
+      NRT_RETURN_IF_ERROR(check_placements(*placements, static_cast<int64_t>(global->size()), r_.mesh.ndim(), where(v)));
+      declared_[v] = State{*placements, *global};
     }
     return {};
   }
@@ -381,16 +377,11 @@ class Pass {
   // A per-rank archive's weight is already this rank's shard: it runs only at its coordinate, and
   // its sizes must be the shard's.
   Status bind_local_weight(const fb::WeightTensorT& w, const State& s, const ShardRegion& region, uint32_t v) {
-    auto text = [](const std::vector<int64_t>& c) {
-      std::string t;
-      for (int64_t x : c) t += (t.empty() ? "" : ", ") + std::to_string(x);
-      return "(" + t + ")";
-    };
     if (w.shard_coordinate != r_.coordinate) {
       return make_error(ErrorCode::InvalidArgument,
                         where(v) + ": weight '" + w.fqn + "' holds the shard of mesh coordinate " +
-                            text(w.shard_coordinate) + ", but rank " + std::to_string(options_.rank) +
-                            " sits at " + text(r_.coordinate) +
+                            coordinate_text(w.shard_coordinate) + ", but rank " + std::to_string(options_.rank) +
+                            " sits at " + coordinate_text(r_.coordinate) +
                             ": give each rank its own archive (FILE with {rank}), or merge the ranks' archives "
                             "with nrt-inspect convert");
     }
@@ -400,8 +391,8 @@ class Pass {
     }
     if (!sizes || *sizes != region.sizes) {
       return make_error(ErrorCode::InvalidShape, where(v) + ": weight '" + w.fqn + "' holds a local shard of sizes " +
-                                                     text(sizes ? *sizes : std::vector<int64_t>{}) +
-                                                     " but this rank's shard is " + text(region.sizes));
+                                                     coordinate_text(sizes ? *sizes : std::vector<int64_t>{}) +
+                                                     " but this rank's shard is " + coordinate_text(region.sizes));
     }
     return {};
   }

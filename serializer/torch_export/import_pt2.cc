@@ -137,11 +137,11 @@ class PayloadReader {
       return make_error(codes::kPickledPayload, where + ": a pickled TorchBind or opaque custom object; nrt reads "
                                                         "tensors and DTensors only");
     }
-    if (entry.use_pickle) return add_pickled(dir, where, std::move(entry));
     if (!entry.tensor_meta) return make_error(codes::kWeightsConfigMismatch, where + ": no tensor_meta for a raw tensor");
     if (entry.path_name.empty() || entry.path_name.find('/') != std::string::npos) {
       return make_error(codes::kWeightsConfigMismatch, where + ": path_name '" + entry.path_name + "' is not a record name");
     }
+    if (entry.use_pickle) return add_pickled(record, where, std::move(entry));
     auto& program = result_->program;
     uint32_t storage = 0;
     const uint64_t reach = reach_[record];
@@ -196,11 +196,7 @@ class PayloadReader {
 
   // A tensor or DTensor saved by torch.save (torch_saved_tensor.h): its storage becomes one nrt
   // storage, the weight its local tensor; a DTensor's spec is kept for apply_dtensor_parameters.
-  Status add_pickled(std::string_view dir, const std::string& where, PayloadEntry entry) {
-    const std::string record = std::string(dir) + entry.path_name;
-    if (entry.path_name.empty() || entry.path_name.find('/') != std::string::npos) {
-      return make_error(codes::kWeightsConfigMismatch, where + ": path_name '" + entry.path_name + "' is not a record name");
-    }
+  Status add_pickled(const std::string& record, const std::string& where, PayloadEntry entry) {
     auto bytes = archive_.read(record);
     if (!bytes) return make_error(bytes.error().code, where + ": " + bytes.error().message);
     NRT_TRY(saved, read_saved_tensor(std::move(*bytes), where));
@@ -226,7 +222,7 @@ class PayloadReader {
     weight->fqn = entry.fqn;
     weight->storage = storage;
     weight->meta = std::make_unique<fb::TensorMetaT>(std::move(saved->meta));
-    weight->meta->device = std::move(config.device ? std::make_unique<fb::DeviceT>(*config.device) : nullptr);
+    if (config.device) weight->meta->device = std::make_unique<fb::DeviceT>(*config.device);
     weight->is_parameter = entry.is_param;
     if (saved->dtensor) {
       weight->shard_coordinate = saved->dtensor->coordinate;
