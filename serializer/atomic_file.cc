@@ -40,7 +40,7 @@ int create_temporary(const std::string& path, std::string* temp) {
 
 }  // namespace
 
-Result<AtomicFile> AtomicFile::create(const std::string& path) {
+Result<AtomicFile> AtomicFile::create(const std::string& path, OnSignal on_signal) {
   // Only a regular file is replaced: renaming over a FIFO or a device (/dev/null as root) would
   // destroy it. A replaced file keeps its permission bits.
   struct stat target {};
@@ -57,7 +57,7 @@ Result<AtomicFile> AtomicFile::create(const std::string& path) {
   if (fd < 0) {
     return make_error(ErrorCode::IoWrite, "cannot create a temporary file next to '" + path + "': " + std::strerror(errno));
   }
-  const int cleanup = register_temporary_file(temp);
+  const int cleanup = on_signal == OnSignal::kRemoveTemporary ? register_temporary_file(temp) : -1;
   if (exists && ::fchmod(fd, target.st_mode & 07777) != 0) {
     const int err = errno;
     unregister_temporary_file(cleanup);
@@ -108,8 +108,8 @@ Status AtomicFile::commit() {
   return {};
 }
 
-Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes) {
-  NRT_TRY(file, AtomicFile::create(path));
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes, OnSignal on_signal) {
+  NRT_TRY(file, AtomicFile::create(path, on_signal));
   NRT_RETURN_IF_ERROR(file->write(bytes));
   return file->commit();
 }

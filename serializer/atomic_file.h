@@ -4,6 +4,10 @@
 // SIGTERM or SIGHUP meanwhile (serializer/signal_cleanup.h). Only a regular file (or a new
 // path) is replaced, and a replaced file keeps its permission bits; a new one gets 0666 less
 // the umask, like any file a program creates.
+//
+// OnSignal::kKeepTemporary opts a write out of that removal: a write that a signal's own handler
+// completes (a flight-recorder dump while SIGTERM asks for the same dump) must not lose its
+// temporary file under the rename. Such a temporary outlives only a SIGKILL, as any would.
 #pragma once
 
 #include <cstdint>
@@ -14,9 +18,11 @@
 
 namespace nrt {
 
+enum class OnSignal { kRemoveTemporary, kKeepTemporary };
+
 class AtomicFile {
  public:
-  static Result<AtomicFile> create(const std::string& path);
+  static Result<AtomicFile> create(const std::string& path, OnSignal on_signal = OnSignal::kRemoveTemporary);
   AtomicFile(AtomicFile&& other) noexcept;
   AtomicFile& operator=(AtomicFile&&) = delete;
   AtomicFile(const AtomicFile&) = delete;
@@ -35,6 +41,7 @@ class AtomicFile {
 };
 
 // Convenience: the whole file from one buffer.
-Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes);
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes,
+                             OnSignal on_signal = OnSignal::kRemoveTemporary);
 
 }  // namespace nrt

@@ -1,6 +1,7 @@
 // Writes that replace an output: only a regular file or a new path is replaced (never a FIFO, a
 // directory or a socket), a replaced file keeps its mode, a new one gets 0666 less the umask,
-// and SIGINT, SIGTERM or SIGHUP during the write leave no temporary file behind.
+// and SIGINT, SIGTERM or SIGHUP during the write leave no temporary file behind (unless the write
+// opted out, as a flight-recorder dump does).
 #include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -107,6 +108,27 @@ TEST(AtomicWrite, AnIgnoredSignalStaysIgnored) {
       },
       ::testing::ExitedWithCode(6), "");
   EXPECT_EQ(test::list_dir(dir), std::vector<std::string>{"out.nrt"});
+}
+
+void return_from_signal(int) {}
+
+// A flight-recorder dump under way when SIGTERM comes: the signal removes the other output's
+// temporary, a handler installed before it runs and returns, and the kept write still lands.
+TEST(AtomicWrite, AKeptTemporarySurvivesTheSignalAndCommits) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  const std::string dir = test::scratch_dir("atomic_signal_kept");
+  EXPECT_EXIT(
+      {
+        ::signal(SIGTERM, return_from_signal);  // as the dump-on-signal handler does
+        auto removed = AtomicFile::create(dir + "/out.nrt");
+        auto kept = AtomicFile::create(dir + "/dump.json", OnSignal::kKeepTemporary);
+        if (!removed || !kept || !kept->write(bytes_of("dump"))) _exit(3);
+        ::raise(SIGTERM);
+        _exit(kept->commit().ok() ? 6 : 7);
+      },
+      ::testing::ExitedWithCode(6), "");
+  EXPECT_EQ(test::list_dir(dir), std::vector<std::string>{"dump.json"});
+  EXPECT_EQ(test::read_text(dir + "/dump.json"), "dump");
 }
 
 }  // namespace
