@@ -1,4 +1,5 @@
-// Convolution (1-D, 2-D and 3-D) through im2col + BLAS, per batch element and group: the input
+// Convolution (1-D, 2-D and 3-D). Float32 goes to oneDNN (onednn_convolution.h) where it has an
+// implementation for the shape; otherwise, and for float64, im2col + BLAS, per batch element and group: the input
 // patches of one group form a [C/g * kd * kh * kw, od * oh * ow] matrix that the group's weights
 // [oc/g, C/g * kd * kh * kw] multiply. 1-D and 2-D run as 3-D with depth (and height) 1. Floating
 // dtypes only (float16/bfloat16 computed in float32). Depthwise convolutions (one input channel
@@ -8,6 +9,7 @@
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/onednn_convolution.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -144,6 +146,22 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     e.kernel[i] = weight.sizes()[2 + i];
     e.out[i] = out.sizes()[2 + i];
     pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
+  }
+  if constexpr (std::is_same_v<C, float>) {
+    OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {}};
+    for (size_t i = 0; i < kSpatial; ++i) {
+      shape.in[i] = e.in[i];
+      shape.kernel[i] = e.kernel[i];
+      shape.out[i] = e.out[i];
+      shape.stride[i] = p.stride[i];
+      shape.dilation[i] = p.dilation[i];
+      shape.pad_begin[i] = p.pad_begin[i];
+      shape.pad_end[i] = p.pad_end[i];
+    }
+    if (onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(),
+                                   bias.defined() ? bias.data<float>() : nullptr, out.data<float>())) {
+      return;
+    }
   }
   const int64_t volume = e.in[0] * e.in[1] * e.in[2];
   const int64_t group_channels = channels / p.groups, group_out = out_channels / p.groups;

@@ -1,0 +1,27 @@
+// Float32 convolution through oneDNN (Debian's libdnnl, docs/PERFORMANCE.md): its direct
+// convolutions (brgconv, brdgmm for depthwise) on the CPU's widest vectors run 2-3x faster than
+// im2col + OpenBLAS on the same shapes, even counting the reorders of input, weights and output
+// between nrt's contiguous NCDHW tensors and the blocked layouts oneDNN picks. Pointwise (1x1)
+// convolutions stay on the plain layouts, where oneDNN runs them as one matrix product.
+// Primitives are built once per shape and kept (a mutex-guarded cache); executing one is
+// thread-safe. oneDNN threads through OpenMP: N threads when a run set intra_op_threads() to N,
+// else OpenMP's own default (OMP_NUM_THREADS, else one per core), as OpenBLAS does.
+#pragma once
+
+#include <cstdint>
+
+namespace nrt::exec::cpu {
+
+// Canonical 3-D form: input [N, C, D, H, W], weight [OC, C/groups, KD, KH, KW], bias [OC] or
+// null, output [N, OC, OD, OH, OW]; all contiguous float32. Returns false, having written
+// nothing, where oneDNN has no implementation for the shape (the caller then uses its own).
+struct OneDnnConvolution {
+  int64_t batches, channels, out_channels, groups;
+  int64_t in[3], kernel[3], out[3];
+  int64_t stride[3], dilation[3], pad_begin[3], pad_end[3];
+};
+
+bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
+                                const float* bias, float* output);
+
+}  // namespace nrt::exec::cpu
