@@ -17,6 +17,7 @@
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
+#include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/type_promotion.h"
 #include "core/scalar_type.h"
 
@@ -637,7 +638,14 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
   const Tensor big = noise({1 << 18}, 1), other = noise({1 << 18}, 2);
   const Tensor image = noise({1, 16, 64, 64}, 3), weight = noise({32, 16, 3, 3}, 4), depthwise = noise({16, 1, 3, 3}, 5);
   const Tensor q = noise({1, 8, 64, 32}, 6), k = noise({1, 8, 64, 32}, 7), v = noise({1, 8, 64, 32}, 8);
+  // oneDNN's blocked and pointwise convolutions and its sgemm at sizes its threads split.
+  const Tensor wide = noise({1, 64, 56, 56}, 9), wide_weight = noise({64, 64, 3, 3}, 10), pointwise = noise({96, 64, 1, 1}, 11);
+  const Tensor rows = noise({128, 768}, 12), columns = noise({768, 768}, 13);
   std::vector<Call> calls = {
+      {"aten::conv2d.default", {{"input", wide}, {"weight", wide_weight}, {"bias", noise({64}, 14)},
+                                {"stride", std::vector<int64_t>{1, 1}}, {"padding", std::vector<int64_t>{1, 1}}}, {}},
+      {"aten::conv2d.default", {{"input", wide}, {"weight", pointwise}}, {}},
+      {"aten::mm.default", {{"self", rows}, {"mat2", columns}}, {}},
       {"aten::mul.Tensor", {{"self", big}, {"other", other}}, {}},
       {"aten::gelu.default", {{"self", big}}, {}},
       {"aten::conv2d.default", {{"input", image}, {"weight", weight}, {"bias", RuntimeValue{}}, {"stride", std::vector<int64_t>{1, 1}},
@@ -694,6 +702,18 @@ TEST(Blas, ProductsOfLargerTransposedAndSlicedOperands) {
     for (size_t i = 0; i < expected.size(); ++i) {
       ASSERT_NEAR(at(mm.out(), static_cast<int64_t>(i)), expected[i], tolerance) << i;
     }
+  }
+}
+
+// gemm.h's promise with beta 0, through oneDNN (float32) and OpenBLAS (float64) alike: what the
+// output held, NaN included, does not reach the result.
+TEST(Blas, BetaZeroIgnoresWhatTheOutputHeld) {
+  for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT64}) {
+    SCOPED_TRACE(std::string(nrt::short_name(dtype)));
+    const Tensor a = make(dtype, {2, 3}, {1, 2, 3, 4, 5, 6}), b = make(dtype, {3, 2}, {1, 0, 0, 1, 1, 1});
+    const Tensor c = make(dtype, {2, 2}, {NAN, NAN, INFINITY, NAN});
+    gemm(a, b, c, 1.0, 0.0);
+    EXPECT_EQ(values_of(c), (std::vector<double>{4, 5, 10, 11}));
   }
 }
 

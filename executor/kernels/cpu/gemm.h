@@ -1,4 +1,5 @@
-// Matrix products on 2-D strided views through OpenBLAS. Operands whose layout BLAS can describe
+// Matrix products on 2-D strided views: float32 through oneDNN's sgemm, float64 and the products
+// of a vector (gemv, bandwidth-bound) through OpenBLAS. Operands whose layout BLAS can describe
 // (unit stride along one dimension, a leading dimension along the other) are passed as they are,
 // transposed when column-major; others (expanded, doubly strided) are copied first.
 #pragma once
@@ -11,7 +12,7 @@ namespace nrt::exec::cpu {
 // all float64. With beta == 0, c's previous contents are ignored (NaN included).
 void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, double beta);
 
-// While alive, gemm runs on one OpenBLAS thread: for kernels that split many small products over
+// While alive, gemm runs on one thread (OpenBLAS's or oneDNN's): for kernels that split many small products over
 // the intra-op threads themselves (attention per head), where OpenBLAS's own threads inside each
 // would contend with them. Restores the intra-op thread count after.
 class OneBlasThreadPerProduct {

@@ -8,10 +8,8 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/runtime/intra_op_threads.h"
-
-// libgomp's setter (oneDNN's threads are OpenMP's), declared here: omp.h comes with gcc only.
-extern "C" void omp_set_num_threads(int threads);
 
 namespace nrt::exec::cpu {
 namespace {
@@ -123,7 +121,7 @@ bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* inp
                                 const float* bias, float* output) {
   const auto p = primitives_for(shape, bias != nullptr);
   if (!p) return false;
-  if (const int threads = intra_op_threads(); threads > 0) omp_set_num_threads(threads);
+  use_onednn_threads(intra_op_threads());
   try {
     dnnl::engine& engine = cpu_engine();
     dnnl::stream stream(engine);
