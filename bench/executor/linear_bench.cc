@@ -19,6 +19,7 @@
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
 #include "executor/runtime/executor.h"
+#include "executor/runtime/intra_op_threads.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
@@ -60,6 +61,11 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One thread on both sides: the libraries compared, not their threading. (OpenBLAS's threads
+  // and oneDNN's OpenMP threads wait busily between calls: alternating both on every core made
+  // each 10-100x slower.)
+  nrt::exec::set_intra_op_threads(1);
+  openblas_set_num_threads(1);
   const bool smoke = nrt::bench::smoke_requested(argc, argv);
   const int64_t in = smoke ? 1024 : 9216, out = smoke ? 1024 : 4096;
   const int repetitions = smoke ? 3 : 15;

@@ -2,6 +2,7 @@
 // run with Executor::run, against OpenBLAS's cblas_sgemm called directly on the same data.
 // Both measured in the same run, alternating, median of the repetitions:
 //   ratio = direct sgemm time / executor time     target >= 0.9
+// It also prints the executor's GFLOP/s as a share of the core's peak (bench/cpu_peak.h).
 // Usage: matmul_bench [--smoke]   (--smoke or NRT_BENCH_SMOKE=1: 256^3, 3 repetitions)
 #include <cblas.h>
 
@@ -12,8 +13,10 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
+#include "bench/cpu_peak.h"
 #include "serializer/open_program.h"
 #include "executor/runtime/executor.h"
+#include "executor/runtime/intra_op_threads.h"
 #include "testdata/program_builder.h"
 
 namespace {
@@ -46,6 +49,11 @@ Tensor filled(int64_t n, float scale) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // One thread on both sides: the libraries compared, not their threading. (OpenBLAS's threads
+  // and oneDNN's OpenMP threads wait busily between calls: alternating both on every core made
+  // each 10-100x slower.)
+  nrt::exec::set_intra_op_threads(1);
+  openblas_set_num_threads(1);
   const bool smoke = nrt::bench::smoke_requested(argc, argv);
   const int64_t n = smoke ? 256 : 1024;
   const int repetitions = smoke ? 3 : 15;
@@ -103,6 +111,9 @@ int main(int argc, char** argv) {
               max_diff);
   std::printf("  executor:     %8.3f ms  (%6.1f GFLOP/s)\n", exec_s * 1e3, flops / exec_s / 1e9);
   std::printf("  cblas_sgemm:  %8.3f ms  (%6.1f GFLOP/s)\n", direct_s * 1e3, flops / direct_s / 1e9);
+  const nrt::bench::CpuPeak peak = nrt::bench::float32_core_peak();
+  std::printf("  core peak:    %s\n", peak.derivation.c_str());
+  if (peak.gflops > 0) std::printf("  executor of peak: %.2f\n", flops / exec_s / 1e9 / peak.gflops);
   std::printf("matmul ratio (sgemm time / executor time): %.3f  (target >= 0.9)\n", direct_s / exec_s);
   nrt::bench::report_target("matmul_bench/sgemm_over_executor", direct_s / exec_s, nrt::bench::Goal::kAtLeast, 0.9);
   return ok ? 0 : 1;

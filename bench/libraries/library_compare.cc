@@ -26,6 +26,8 @@
 #include <cblas.h>
 #include <oneapi/dnnl/dnnl.h>
 
+#include "bench/cpu_peak.h"
+
 #include "executor/kernels/cpu/float_activation_loops.h"
 
 namespace {
@@ -58,15 +60,6 @@ using Sgemm = void (*)(int, int, int, int, int, int, float, const float*, int, c
 using Sgemv = void (*)(int, int, int, int, float, const float*, int, const float*, int, float, float*, int);
 using SetThreads = void (*)(int);
 
-double clock_ghz() {
-  std::ifstream info("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(info, line)) {
-    if (line.rfind("cpu MHz", 0) == 0) return std::atof(line.substr(line.find(':') + 1).c_str()) / 1000.0;
-  }
-  return 0;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -83,14 +76,9 @@ int main(int argc, char** argv) {
     std::printf("note: %s; the OpenBLAS 0.3.34 column is empty\n", dlerror());
   }
 
-  // Peak: 2 FMA units x 16 float lanes (AVX-512) x 2 flops per FMA x the clock /proc/cpuinfo reports.
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  const double ghz = clock_ghz();
-  const int lanes = avx512 ? 16 : 8;
-  const double peak = 2.0 * lanes * 2.0 * ghz;
-  std::printf("core peak: %.1f GFLOP/s = 2 FMA units x %d float lanes (%s) x 2 flops x %.2f GHz (/proc/cpuinfo; "
-              "the FMA unit count is assumed, server cores have 2)\n\n",
-              peak, lanes, avx512 ? "AVX-512" : "AVX2", ghz);
+  const nrt::bench::CpuPeak core = nrt::bench::float32_core_peak();
+  const double peak = core.gflops;
+  std::printf("core peak: %s\n\n", core.derivation.c_str());
 
   struct Shape {
     const char* what;

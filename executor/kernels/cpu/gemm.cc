@@ -61,6 +61,24 @@ void scale_in_place(const Tensor& c, T beta) {
   }
 }
 
+// OpenBLAS and oneDNN run on intra_op_threads() threads once a run set them (nrt-run --threads N);
+// unset, each keeps its own default (OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, else one per core). Inside a
+// OneBlasThreadPerProduct scope they run on one.
+std::atomic<int> g_applied{0};
+std::atomic<int> g_single_scopes{0};
+
+// The thread count a product should use: 1 inside a OneBlasThreadPerProduct scope, else the
+// intra-op count (0: unset).
+int product_threads() { return g_single_scopes.load(std::memory_order_relaxed) > 0 ? 1 : intra_op_threads(); }
+
+void apply_blas_threads() {
+  const int wanted = product_threads();
+  if (wanted > 0 && g_applied.load(std::memory_order_relaxed) != wanted) {
+    openblas_set_num_threads(wanted);
+    g_applied.store(wanted, std::memory_order_relaxed);
+  }
+}
+
 // c = alpha * matrix @ vector + beta * c through gemv, c contiguous: `matrix` is the product's
 // matrix operand as BLAS sees it ([rows, cols] of the product), `vector` its vector with a
 // positive element stride. OpenBLAS's gemm with one row or column runs at a third of gemv's speed
@@ -75,6 +93,18 @@ void vector_product(const BlasMatrix& matrix, int64_t rows, int64_t cols, const 
   const bool stored_transposed = matrix.transpose == CblasTrans;
   const auto R = static_cast<blasint>(stored_transposed ? cols : rows);
   const auto C = static_cast<blasint>(stored_transposed ? rows : cols);
+  if constexpr (std::is_same_v<T, float>) {
+    // oneDNN's sgemm with one row streams the matrix as fast as OpenBLAS's gemv, and keeps float32
+    // on one threading runtime: OpenBLAS's threads and OpenMP's, both waiting busily between
+    // calls, slowed each other 10-100x when a model used both. c^T [1, rows] = v [1, cols] @ M^T,
+    // v stored as a column of stride `stride`.
+    use_onednn_threads(product_threads());
+    if (dnnl_sgemm('T', stored_transposed ? 'N' : 'T', 1, rows, cols, static_cast<float>(alpha), vector, stride,
+                   static_cast<const float*>(matrix.data), matrix.leading, static_cast<float>(beta), c.data<float>(),
+                   rows) == dnnl_success) {
+      return;
+    }
+  }
   if constexpr (std::is_same_v<T, double>) {
     cblas_dgemv(CblasRowMajor, matrix.transpose, R, C, alpha, static_cast<const double*>(matrix.data),
                 static_cast<blasint>(matrix.leading), vector, static_cast<blasint>(stride), beta, c.data<double>(), 1);
@@ -102,20 +132,6 @@ bool gemm_as_vector_product(const Tensor& a, const Tensor& b, const Tensor& c, d
     return true;
   }
   return false;
-}
-
-// OpenBLAS runs on intra_op_threads() threads once a run set them (nrt-run --threads N); unset,
-// it keeps its own default (OPENBLAS_NUM_THREADS, else one per core). Inside a
-// OneBlasThreadPerProduct scope it runs on one.
-std::atomic<int> g_applied{0};
-std::atomic<int> g_single_scopes{0};
-
-void apply_blas_threads() {
-  const int wanted = g_single_scopes.load(std::memory_order_relaxed) > 0 ? 1 : intra_op_threads();
-  if (wanted > 0 && g_applied.load(std::memory_order_relaxed) != wanted) {
-    openblas_set_num_threads(wanted);
-    g_applied.store(wanted, std::memory_order_relaxed);
-  }
 }
 
 }  // namespace
@@ -153,7 +169,7 @@ void gemm(const Tensor& a, const Tensor& b, const Tensor& c, double alpha, doubl
   }
   // Float32 products go to oneDNN's sgemm: 1.16-1.54x OpenBLAS 0.3.21's on this project's shapes
   // (docs/PERFORMANCE.md), the same bits at any thread count. OpenBLAS remains its fallback.
-  use_onednn_threads(g_single_scopes.load(std::memory_order_relaxed) > 0 ? 1 : intra_op_threads());
+  use_onednn_threads(product_threads());
   const dnnl_status_t status =
       dnnl_sgemm(x.transpose == CblasTrans ? 'T' : 'N', y.transpose == CblasTrans ? 'T' : 'N', m, n, k,
                  static_cast<float>(alpha), static_cast<const float*>(x.data), x.leading,

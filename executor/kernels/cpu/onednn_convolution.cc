@@ -31,17 +31,20 @@ struct Primitives {
   std::optional<dnnl::reorder> src_in, weights_in, dst_out;
 };
 
-using Key = std::array<int64_t, 23>;
+// The thread count is part of the key: oneDNN fixes a primitive's partition of the work when it
+// builds it, from the calling thread's OpenMP count, and runs that many threads whatever the count
+// is when it executes.
+using Key = std::array<int64_t, 24>;
 
-Key key_of(const OneDnnConvolution& s, bool has_bias) {
-  Key key{s.batches, s.channels, s.out_channels, s.groups, has_bias ? 1 : 0};
+Key key_of(const OneDnnConvolution& s, bool has_bias, int threads) {
+  Key key{s.batches, s.channels, s.out_channels, s.groups, has_bias ? 1 : 0, threads};
   for (int i = 0; i < 3; ++i) {
-    key[5 + i] = s.in[i];
-    key[8 + i] = s.kernel[i];
-    key[11 + i] = s.stride[i];
-    key[14 + i] = s.dilation[i];
-    key[17 + i] = s.pad_begin[i];
-    key[20 + i] = s.pad_end[i];
+    key[6 + i] = s.in[i];
+    key[9 + i] = s.kernel[i];
+    key[12 + i] = s.stride[i];
+    key[15 + i] = s.dilation[i];
+    key[18 + i] = s.pad_begin[i];
+    key[21 + i] = s.pad_end[i];
   }
   return key;
 }
@@ -98,10 +101,10 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
 }
 
 // Built once per shape; a shape oneDNN refused is remembered as null.
-std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, bool has_bias) {
+std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, bool has_bias, int threads) {
   static std::mutex mutex;
   static std::map<Key, std::shared_ptr<const Primitives>> cache;
-  const Key key = key_of(s, has_bias);
+  const Key key = key_of(s, has_bias, threads);
   std::lock_guard<std::mutex> lock(mutex);
   auto found = cache.find(key);
   if (found != cache.end()) return found->second;
@@ -119,9 +122,10 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
 
 bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
                                 const float* bias, float* output) {
-  const auto p = primitives_for(shape, bias != nullptr);
+  const int threads = intra_op_threads();
+  use_onednn_threads(threads);
+  const auto p = primitives_for(shape, bias != nullptr, threads);
   if (!p) return false;
-  use_onednn_threads(intra_op_threads());
   try {
     dnnl::engine& engine = cpu_engine();
     dnnl::stream stream(engine);

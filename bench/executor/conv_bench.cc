@@ -1,0 +1,152 @@
+// Convolution through the executor (issue 30): one `aten::conv2d.default` node, f32, resnet's
+// 3x3 convolution 64 -> 64 channels at 56x56, stride 1, padding 1, with bias, run with
+// Executor::run (oneDNN), against what nrt ran before: im2col into a [C*9, H*W] matrix and
+// OpenBLAS's cblas_sgemm, bias added after. Same data, same run, alternating, medians:
+//   ratio = im2col + sgemm time / executor time     target >= 1.0
+// and the executor's GFLOP/s as a share of the core's peak (bench/cpu_peak.h).
+// Usage: conv_bench [--smoke]   (--smoke or NRT_BENCH_SMOKE=1: 16 channels at 28x28, 3 repetitions)
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "bench/bench_target.h"
+#include "bench/bench_timing.h"
+#include "bench/cpu_peak.h"
+#include "executor/runtime/executor.h"
+#include "executor/runtime/intra_op_threads.h"
+#include "serializer/open_program.h"
+#include "testdata/program_builder.h"
+
+namespace {
+
+using nrt::ScalarType;
+using nrt::exec::Tensor;
+namespace arg = nrt::testdata::arg;
+using Args = std::vector<std::pair<std::string, nrt::fb::ArgumentUnion>>;
+
+nrt::ProgramWithWeights conv_program(int64_t channels, int64_t side) {
+  nrt::testdata::ProgramBuilder p("conv_bench: 3x3 conv2d");
+  const uint32_t conv = p.op("aten::conv2d", "default");
+  auto g = p.graph("main", true);
+  const uint32_t x = g.tensor("x", ScalarType::FLOAT32, {1, channels, side, side});
+  const uint32_t w = g.tensor("w", ScalarType::FLOAT32, {channels, channels, 3, 3});
+  const uint32_t b = g.tensor("b", ScalarType::FLOAT32, {channels});
+  const uint32_t y = g.tensor("y", ScalarType::FLOAT32, {1, channels, side, side});
+  g.user_input(arg::tensor(x));
+  g.user_input(arg::tensor(w));
+  g.user_input(arg::tensor(b));
+  g.node("conv", conv,
+         Args{{"input", arg::tensor(x)}, {"weight", arg::tensor(w)}, {"bias", arg::tensor(b)},
+              {"stride", arg::integers({1, 1})}, {"padding", arg::integers({1, 1})}},
+         {}, {arg::tensor(y)});
+  g.user_output(arg::tensor(y));
+  return p.finish();
+}
+
+Tensor filled(std::vector<int64_t> sizes, float scale) {
+  Tensor t = Tensor::empty(ScalarType::FLOAT32, sizes);
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = scale * static_cast<float>((i * 37 + 11) % 201 - 100) / 100.0f;
+  return t;
+}
+
+// The baseline: 3x3, stride 1, padding 1, one image.
+void im2col_sgemm(const float* x, const float* w, const float* b, int channels, int side, float* columns, float* y) {
+  const int positions = side * side;
+  for (int c = 0; c < channels; ++c) {
+    for (int ky = 0; ky < 3; ++ky) {
+      for (int kx = 0; kx < 3; ++kx) {
+        float* row = columns + ((c * 3 + ky) * 3 + kx) * positions;
+        for (int oy = 0; oy < side; ++oy) {
+          const int iy = oy + ky - 1;
+          for (int ox = 0; ox < side; ++ox) {
+            const int ix = ox + kx - 1;
+            row[oy * side + ox] = iy >= 0 && iy < side && ix >= 0 && ix < side ? x[(c * side + iy) * side + ix] : 0.0f;
+          }
+        }
+      }
+    }
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, channels, positions, channels * 9, 1.0f, w, channels * 9,
+              columns, positions, 0.0f, y, positions);
+  for (int oc = 0; oc < channels; ++oc) {
+    for (int i = 0; i < positions; ++i) y[oc * positions + i] += b[oc];
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  // One thread on both sides: the libraries compared, not their threading. (OpenBLAS's threads
+  // and oneDNN's OpenMP threads wait busily between calls: alternating both on every core made
+  // each 10-100x slower.)
+  nrt::exec::set_intra_op_threads(1);
+  openblas_set_num_threads(1);
+  const bool smoke = nrt::bench::smoke_requested(argc, argv);
+  const int64_t channels = smoke ? 16 : 64, side = smoke ? 28 : 56;
+  const int repetitions = smoke ? 3 : 15;
+
+  auto file = nrt::verify_in_memory(conv_program(channels, side));
+  if (!file) {
+    std::fprintf(stderr, "conv_bench: %s\n", file.error().to_string().c_str());
+    return 1;
+  }
+  nrt::exec::ExecutorOptions options;
+  options.copy_outputs = false;
+  options.poison_freed = false;
+  auto executor = nrt::exec::Executor::load(std::move(*file), options);
+  if (!executor) {
+    std::fprintf(stderr, "conv_bench: %s\n", executor.error().to_string().c_str());
+    return 1;
+  }
+  const Tensor x = filled({1, channels, side, side}, 1.0f), w = filled({channels, channels, 3, 3}, 0.1f);
+  const Tensor b = filled({channels}, 0.5f);
+  const nrt::exec::NamedInputs inputs = {{"x", x}, {"w", w}, {"b", b}};
+  std::vector<float> columns(static_cast<size_t>(channels * 9 * side * side));
+  std::vector<float> baseline(static_cast<size_t>(channels * side * side));
+
+  bool ok = true;
+  Tensor result;
+  auto through_executor = [&] {
+    auto out = (*executor)->run(inputs);
+    ok &= out.ok();
+    if (out.ok()) result = std::get<Tensor>((*out)[0].value);
+  };
+  auto before = [&] {
+    im2col_sgemm(x.data<float>(), w.data<float>(), b.data<float>(), static_cast<int>(channels), static_cast<int>(side),
+                 columns.data(), baseline.data());
+  };
+  through_executor();  // warm up both (primitive cache, thread pools, pages)
+  before();
+  if (!ok) {
+    std::fprintf(stderr, "conv_bench: the executor run failed\n");
+    return 1;
+  }
+  double max_diff = 0;
+  for (size_t i = 0; i < baseline.size(); ++i) {
+    max_diff = std::max(max_diff, static_cast<double>(std::fabs(result.data<float>()[i] - baseline[i])));
+  }
+  std::vector<double> exec_times, before_times;
+  for (int r = 0; r < repetitions; ++r) {
+    exec_times.push_back(nrt::bench::median_seconds(1, through_executor));
+    before_times.push_back(nrt::bench::median_seconds(1, before));
+  }
+  std::sort(exec_times.begin(), exec_times.end());
+  std::sort(before_times.begin(), before_times.end());
+  const double exec_s = exec_times[exec_times.size() / 2], before_s = before_times[before_times.size() / 2];
+  const double flops = 2.0 * static_cast<double>(channels * channels * 9 * side * side);
+  const nrt::bench::CpuPeak peak = nrt::bench::float32_core_peak();
+  std::printf("conv2d f32 3x3 %lld -> %lld at %lldx%lld, median of %d (max |executor - im2col+sgemm| = %.3g)\n",
+              static_cast<long long>(channels), static_cast<long long>(channels), static_cast<long long>(side),
+              static_cast<long long>(side), repetitions, max_diff);
+  std::printf("  executor (oneDNN):    %8.3f ms  (%6.1f GFLOP/s)\n", exec_s * 1e3, flops / exec_s / 1e9);
+  std::printf("  im2col + cblas_sgemm: %8.3f ms  (%6.1f GFLOP/s)\n", before_s * 1e3, flops / before_s / 1e9);
+  std::printf("  core peak: %s\n", peak.derivation.c_str());
+  if (peak.gflops > 0) std::printf("  executor of peak: %.2f\n", flops / exec_s / 1e9 / peak.gflops);
+  std::printf("conv ratio (im2col + sgemm time / executor time): %.3f  (target >= 1.0)\n", before_s / exec_s);
+  nrt::bench::report_target("conv_bench/im2col_sgemm_over_executor", before_s / exec_s, nrt::bench::Goal::kAtLeast, 1.0);
+  return ok && max_diff < 1e-2 ? 0 : 1;
+}
