@@ -68,9 +68,10 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                "float32 matrix products on CUDA may use TF32 tensor cores (10-bit mantissa inputs, as "
                "torch.backends.cuda.matmul.allow_tf32); off by default, so results stay float32-exact in their inputs");
   app.add_option("--threads", options.job.threads,
-                 "Threads inside ops, 1 to 1024: large element-wise maps and per-channel convolutions split over N "
-                 "threads and the matrix products run on N OpenBLAS threads; results do not depend on N. Default: "
-                 "ops on one thread, OpenBLAS at its own default (OPENBLAS_NUM_THREADS, else one per core)")
+                 "Threads inside ops, 1 to 1024: large element-wise maps split over N threads, and the float32 "
+                 "matrix products and convolutions run on N oneDNN (OpenMP) threads; results do not depend on N. "
+                 "Default: ops on one thread (float64 products at OpenBLAS's own default, OPENBLAS_NUM_THREADS, else "
+                 "one per core)")
       ->type_name("N")
       ->check(integer_in(1, 1024));
   app.add_flag("--poison-freed", options.job.poison_freed,

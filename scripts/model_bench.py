@@ -270,6 +270,9 @@ def main():
     parser.add_argument("--nrt-run", default=os.environ.get("NRT_RUN", os.path.join(ROOT, "bazel-bin/cli/nrt-run")))
     parser.add_argument("--nrt-inspect", default=os.path.join(ROOT, "bazel-bin/cli/nrt-inspect"))
     parser.add_argument("--table", help="also write the markdown table here")
+    parser.add_argument("--reuse", action="store_true",
+                        help="keep a model's files from an earlier run in --work (x.npy, model.nrt/.pte/.onnx) "
+                             "instead of exporting again; convert to .nrt again all the same")
     parser.add_argument("--list", action="store_true", help="name the models and exit")
     parser.add_argument("--measure", nargs=3, metavar=("ENGINE", "MODEL", "THREADS"), help=argparse.SUPPRESS)
     parser.add_argument("--prepare", metavar="MODEL", help=argparse.SUPPRESS)
@@ -298,6 +301,16 @@ def main():
         # In a child: this process never imports torch, so that the figures' children (whose
         # ru_maxrss starts from the RSS of the process that forked them) measure their own peak.
         print(f"[prepare] {name}: {MODELS[name][1]}", file=sys.stderr, flush=True)
+        folder = os.path.join(args.work, name)
+        wanted = {"xnnpack": "model.pte", "ort": "model.onnx"}
+        if args.reuse and os.path.exists(os.path.join(folder, "model.pt2")) and all(
+                os.path.exists(os.path.join(folder, wanted[e])) for e in args.engines if e in wanted):
+            if "nrt" in args.engines:  # nrt's side is what changes between runs: convert again
+                out = subprocess.run([args.nrt_inspect, "convert", os.path.join(folder, "model.pt2"), "-o",
+                                      os.path.join(folder, "model.nrt")], capture_output=True, text=True)
+                if out.returncode != 0:
+                    failures[(name, "nrt")] = "convert: " + (out.stderr.strip().splitlines() or ["?"])[-1][:200]
+            continue
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--prepare", name, "--work", args.work,
                               "--nrt-inspect", args.nrt_inspect, "--engines", *args.engines],
                              stdout=subprocess.PIPE, text=True)

@@ -1,7 +1,8 @@
 // Threads inside ops: process-wide, as torch.set_num_threads is (nrt-run --threads N,
-// SessionOptions::threads). Unset (0), ops run on the calling thread and OpenBLAS keeps its own
-// default; set to N, element-wise maps over large tensors and per-channel convolutions split their
-// work over N threads (the caller and N - 1 pool workers), and the GEMMs run on N OpenBLAS threads.
+// SessionOptions::threads). Unset (0), ops run on the calling thread (float64 GEMMs at OpenBLAS's
+// own default); set to N, element-wise maps over large tensors split their work over N threads
+// (the caller and N - 1 pool workers), and the GEMMs and convolutions run on N oneDNN (or, for
+// float64, OpenBLAS) threads.
 // Work is split into contiguous chunks, each element computed by exactly one thread in the same
 // order as serially, so results do not depend on N.
 #pragma once

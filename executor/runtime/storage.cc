@@ -43,6 +43,13 @@ std::shared_ptr<Storage> Storage::borrow(void* data, size_t bytes, std::shared_p
   return std::shared_ptr<Storage>(new Storage(static_cast<uint8_t*>(data), bytes, device, false, std::move(owner)));
 }
 
+std::shared_ptr<Storage> Storage::borrow_constant(void* data, size_t bytes, std::shared_ptr<const void> owner,
+                                                  Device device) {
+  auto storage = borrow(data, bytes, std::move(owner), device);
+  storage->constant_ = true;
+  return storage;
+}
+
 Storage::~Storage() {
   if (owned_ && allocator_ != nullptr) allocator_->deallocate(data_, bytes_, device_);
 }

@@ -23,6 +23,11 @@ class Storage {
   // Views bytes owned by `owner` (kept alive while the storage lives).
   static std::shared_ptr<Storage> borrow(void* data, size_t bytes, std::shared_ptr<const void> owner,
                                          Device device = {});
+  // The same for bytes that never change while the storage lives (a loaded program's weights):
+  // kernels may keep what they derive from them (a convolution's weights in oneDNN's layout),
+  // keyed by the storage. Python's borrowed arrays are not constant: their owner may refill them.
+  static std::shared_ptr<Storage> borrow_constant(void* data, size_t bytes, std::shared_ptr<const void> owner,
+                                                  Device device = {});
 
   ~Storage();
   Storage(const Storage&) = delete;
@@ -34,6 +39,7 @@ class Storage {
   // Borrowed bytes are read-only by contract (a file's weights are mapped PROT_READ): kernels
   // that write into an input refuse such storage instead of faulting.
   bool read_only() const { return !owned_; }
+  bool constant() const { return constant_; }
 
  private:
   Storage(uint8_t* data, size_t bytes, Device device, bool owned, std::shared_ptr<const void> owner)
@@ -42,6 +48,7 @@ class Storage {
   size_t bytes_;
   Device device_;
   bool owned_;
+  bool constant_ = false;
   std::shared_ptr<const void> owner_;
   Allocator* allocator_ = nullptr;  // owned storages: where the bytes go back
 };

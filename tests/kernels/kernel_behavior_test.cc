@@ -671,6 +671,33 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
   set_intra_op_threads(0);
 }
 
+// A loaded program's weights (Storage::borrow_constant) let oneDNN keep their reordered copy; a
+// storage that replaces a freed one at the same address, with other bytes, must not get it.
+TEST(Convolution, KeptWeightsFollowTheirStorage) {
+  const Tensor image = noise({1, 64, 16, 16}, 21), first = noise({64, 64, 3, 3}, 22), second = noise({64, 64, 3, 3}, 23);
+  auto conv = [&](const Tensor& weight) {
+    Call call{"aten::conv2d.default", {{"input", image}, {"weight", weight}, {"padding", std::vector<int64_t>{1, 1}}}, {}};
+    EXPECT_TRUE(call.run().ok());
+    return every_value(call.out());
+  };
+  const std::vector<double> expected_first = conv(first), expected_second = conv(second);
+  ASSERT_NE(expected_first, expected_second);
+  std::vector<float> bytes(first.data<float>(), first.data<float>() + first.numel());
+  auto constant_view = [&] {
+    auto storage = Storage::borrow_constant(bytes.data(), bytes.size() * sizeof(float), nullptr);
+    EXPECT_TRUE(storage->constant());
+    return Tensor(storage, ScalarType::FLOAT32, {64, 64, 3, 3}, Tensor::contiguous_strides({64, 64, 3, 3}));
+  };
+  {
+    const Tensor weight = constant_view();
+    EXPECT_EQ(conv(weight), expected_first);
+    EXPECT_EQ(conv(weight), expected_first) << "the kept copy";
+  }
+  std::copy(second.data<float>(), second.data<float>() + second.numel(), bytes.begin());
+  const Tensor refilled = constant_view();  // same address, another storage
+  EXPECT_EQ(conv(refilled), expected_second);
+}
+
 std::vector<double> reference_product(const Tensor& a, const Tensor& b) {
   const int64_t m = a.sizes()[0], k = a.sizes()[1], n = b.sizes()[1];
   std::vector<double> c(static_cast<size_t>(m * n), 0.0);

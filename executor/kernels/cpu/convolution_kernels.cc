@@ -158,8 +158,11 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
       shape.pad_begin[i] = p.pad_begin[i];
       shape.pad_end[i] = p.pad_end[i];
     }
+    // A loaded program's weights: oneDNN may keep their reordered copy (onednn_convolution.h).
+    const std::shared_ptr<const Storage> weight_storage =
+        weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
     if (onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(),
-                                   bias.defined() ? bias.data<float>() : nullptr, out.data<float>())) {
+                                   bias.defined() ? bias.data<float>() : nullptr, out.data<float>(), weight_storage)) {
       return;
     }
   }

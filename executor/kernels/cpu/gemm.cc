@@ -62,8 +62,8 @@ void scale_in_place(const Tensor& c, T beta) {
 }
 
 // OpenBLAS and oneDNN run on intra_op_threads() threads once a run set them (nrt-run --threads N);
-// unset, each keeps its own default (OPENBLAS_NUM_THREADS or OMP_NUM_THREADS, else one per core). Inside a
-// OneBlasThreadPerProduct scope they run on one.
+// unset, OpenBLAS keeps its own default (OPENBLAS_NUM_THREADS, else one per core) and oneDNN runs
+// on the calling thread (onednn_threads.h). Inside a OneBlasThreadPerProduct scope both run on one.
 std::atomic<int> g_applied{0};
 std::atomic<int> g_single_scopes{0};
 

@@ -118,12 +118,57 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
   return built;
 }
 
+// Reordered weights of constant storages: per primitive and weight address, with the storage they
+// came from (weakly: an entry whose storage is gone is replaced, never used). At most
+// kKeptWeightBytes in all; past it weights are reordered on each call as before.
+constexpr size_t kKeptWeightBytes = size_t{1} << 30;
+
+struct KeptWeights {
+  std::weak_ptr<const Storage> storage;
+  memory reordered;
+  size_t bytes = 0;
+};
+
+std::optional<memory> kept_weights(const Primitives& p, const float* weight,
+                                   const std::shared_ptr<const Storage>& storage, dnnl::stream& stream) {
+  static std::mutex mutex;
+  static std::map<std::pair<const Primitives*, const float*>, KeptWeights> kept;
+  static size_t kept_bytes = 0;
+  const auto key = std::make_pair(&p, weight);
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = kept.find(key);
+    if (found != kept.end()) {
+      if (found->second.storage.lock() == storage) return found->second.reordered;
+      kept_bytes -= found->second.bytes;
+      kept.erase(found);
+    }
+    for (auto it = kept.begin(); it != kept.end();) {  // what programs since unloaded left behind
+      if (it->second.storage.expired()) {
+        kept_bytes -= it->second.bytes;
+        it = kept.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (kept_bytes + p.convolution_pd.weights_desc().get_size() > kKeptWeightBytes) return std::nullopt;
+  }
+  KeptWeights entry{storage, memory(p.convolution_pd.weights_desc(), cpu_engine()), p.convolution_pd.weights_desc().get_size()};
+  memory user(p.user_weights, cpu_engine(), const_cast<float*>(weight));
+  p.weights_in->execute(stream, user, entry.reordered);
+  stream.wait();
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [at, inserted] = kept.emplace(key, entry);
+  if (inserted) kept_bytes += entry.bytes;
+  return at->second.reordered;
+}
+
 }  // namespace
 
 bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
-                                const float* bias, float* output) {
-  const int threads = intra_op_threads();
-  use_onednn_threads(threads);
+                                const float* bias, float* output,
+                                const std::shared_ptr<const Storage>& weight_storage) {
+  const int threads = use_onednn_threads(intra_op_threads());
   const auto p = primitives_for(shape, bias != nullptr, threads);
   if (!p) return false;
   try {
@@ -139,8 +184,13 @@ bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* inp
       p->src_in->execute(stream, user_src, src);
     }
     if (p->weights_in) {
-      weights = memory(p->convolution_pd.weights_desc(), engine);
-      p->weights_in->execute(stream, user_weights, weights);
+      std::optional<memory> kept = weight_storage ? kept_weights(*p, weight, weight_storage, stream) : std::nullopt;
+      if (kept) {
+        weights = *kept;
+      } else {
+        weights = memory(p->convolution_pd.weights_desc(), engine);
+        p->weights_in->execute(stream, user_weights, weights);
+      }
     }
     if (p->dst_out) dst = memory(p->convolution_pd.dst_desc(), engine);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};

@@ -5,8 +5,10 @@ extern "C" void omp_set_num_threads(int threads);
 
 namespace nrt::exec::cpu {
 
-void use_onednn_threads(int threads) {
-  if (threads > 0) omp_set_num_threads(threads);
+int use_onednn_threads(int intra_op_threads) {
+  const int threads = intra_op_threads > 0 ? intra_op_threads : 1;
+  omp_set_num_threads(threads);
+  return threads;
 }
 
 }  // namespace nrt::exec::cpu
