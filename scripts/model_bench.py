@@ -108,8 +108,10 @@ def _whisper_encoder():
     torch.manual_seed(0)
     config = transformers.WhisperConfig(d_model=128, encoder_layers=2, encoder_attention_heads=4, decoder_layers=2,
                                         decoder_attention_heads=4, encoder_ffn_dim=256, decoder_ffn_dim=256,
-                                        num_mel_bins=80, max_source_positions=64, vocab_size=1000)
-    encoder = transformers.WhisperModel(config).get_encoder().eval()
+                                        num_mel_bins=80, max_source_positions=64, vocab_size=1000, pad_token_id=0,
+                                        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+    from transformers.models.whisper.modeling_whisper import WhisperEncoder
+    encoder = WhisperEncoder(config).eval()
     return _Logits(encoder, "last_hidden_state"), torch.randn(1, 80, 128)
 
 
@@ -313,10 +315,11 @@ def main():
             continue
         out = subprocess.run([sys.executable, os.path.abspath(__file__), "--prepare", name, "--work", args.work,
                               "--nrt-inspect", args.nrt_inspect, "--engines", *args.engines],
-                             stdout=subprocess.PIPE, text=True)
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if out.returncode != 0:
+            reason = (out.stderr.strip().splitlines() or [f"exit {out.returncode}"])[-1][:200]
             for engine in args.engines:
-                failures[(name, engine)] = f"building the model failed (exit {out.returncode})"
+                failures[(name, engine)] = f"building the model failed: {reason}"
             continue
         for engine, reason in json.loads(out.stdout.strip().splitlines()[-1]).items():
             failures[(name, engine)] = reason

@@ -573,6 +573,7 @@ class PlanBuilder {
     write.functional_target = resolved.functional_target;
     write.functional_is_view = resolved.kernel->is_view;
     write.write_back = resolved.write_back;
+    write.into_self = resolved.mutation == MutationKind::kInPlace && computes_into_self(resolved.functional_target);
     if (plannable(output)) {
       ValueInfo scratch = output;
       scratch.name = output.name + " (in-place result)";

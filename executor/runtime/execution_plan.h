@@ -20,7 +20,9 @@
 // argument (through its strides, into its base storage), and the node's output is the mutated
 // tensor itself, planned as a view of it. Later readers of the mutated value, of its views and of
 // the node's output all see the new values. A graph input the graph mutates is marked so that the
-// executor gives it memory of its own.
+// executor gives it memory of its own. An element-wise functional op (computes_into_self)
+// computes straight into the mutated tensor instead, when that tensor is writable, of the result's
+// dtype, and no other argument shares its storage; the write-back then has nothing to do.
 //
 // Every node's target must have a kernel for the device; otherwise building fails with ONE error
 // that lists every missing target (and the nodes using it). `missing_kernels` reports the same
@@ -117,6 +119,7 @@ struct InPlaceWrite {
   std::string functional_target;
   KernelFn write_back = nullptr;  // aten::copy.default for the device
   bool functional_is_view = false;  // its result must then be the mutated tensor itself
+  bool into_self = false;  // computes_into_self(functional_target): may compute into the target
 };
 
 struct PlannedNode {

@@ -299,6 +299,36 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   return {};
 }
 
+// The mutated tensor, when the node's element-wise functional kernel may compute straight into it:
+// writable, of the dtype of the scratch result (else the kernel would replace it), and sharing
+// storage with no argument but itself (x.add_(x.flip(0)) reads what it writes). nullptr otherwise.
+const Tensor* Executor::computes_into_target(ExecutionFrame& frame, const PlannedNode& node) const {
+  const InPlaceWrite& write = *node.in_place;
+  if (!write.into_self || write.scratch_value < 0) return nullptr;
+  const auto* target = std::get_if<Tensor>(&frame.slots()[static_cast<size_t>(write.target_slot)]);
+  const Tensor* scratch = frame.planned_tensor(static_cast<size_t>(write.scratch_value));
+  if (target == nullptr || !target->defined() || target->storage()->read_only() || scratch == nullptr ||
+      scratch->dtype() != target->dtype() || scratch->sizes() != target->sizes()) {
+    return nullptr;
+  }
+  for (size_t d = 0; d < target->sizes().size(); ++d) {
+    if (target->strides()[d] == 0 && target->sizes()[d] > 1) return nullptr;  // elements that overlap
+  }
+  for (int32_t slot : node.arg_slots) {
+    if (slot == write.target_slot || slot < 0) continue;
+    const RuntimeValue& value = frame.slots()[static_cast<size_t>(slot)];
+    if (const auto* t = std::get_if<Tensor>(&value); t != nullptr && t->defined() && t->storage() == target->storage()) {
+      return nullptr;
+    }
+    if (const auto* list = std::get_if<std::vector<Tensor>>(&value)) {
+      for (const Tensor& t : *list) {
+        if (t.defined() && t.storage() == target->storage()) return nullptr;
+      }
+    }
+  }
+  return target;
+}
+
 // The functional result in the node's output slot goes into the mutated tensor (through its
 // strides, with torch's dtype conversion), which then becomes the node's output.
 Status Executor::write_in_place(ExecutionFrame& frame, const PlannedNode& node) const {
@@ -446,10 +476,13 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
   }
 
   if (node.in_place) {
-    // The functional kernel writes into scratch; write_in_place moves the result into place.
+    // The functional kernel writes into scratch; write_in_place moves the result into place. An
+    // element-wise one may write into the mutated tensor itself (execution_plan.h).
     const int32_t scratch = node.in_place->scratch_value;
     const Tensor* planned = scratch >= 0 ? frame.planned_tensor(static_cast<size_t>(scratch)) : nullptr;
-    slots[static_cast<size_t>(node.first_output_slot)] = planned ? RuntimeValue{*planned} : RuntimeValue{};
+    const Tensor* target = computes_into_target(frame, node);
+    slots[static_cast<size_t>(node.first_output_slot)] =
+        target ? RuntimeValue{*target} : planned ? RuntimeValue{*planned} : RuntimeValue{};
   }
 
   KernelContext context(node.target, frame.arguments(n),

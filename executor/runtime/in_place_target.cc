@@ -44,6 +44,20 @@ FunctionalCandidates functional_candidates(std::string_view target) {
   return out;
 }
 
+bool computes_into_self(std::string_view functional_target) {
+  static constexpr std::string_view kElementwise[] = {
+      "aten::relu.default",     "aten::hardtanh.default", "aten::relu6.default",   "aten::silu.default",
+      "aten::gelu.default",     "aten::sigmoid.default",  "aten::tanh.default",    "aten::hardswish.default",
+      "aten::hardsigmoid.default", "aten::leaky_relu.default", "aten::elu.default", "aten::add.Tensor",
+      "aten::sub.Tensor",       "aten::mul.Tensor",       "aten::div.Tensor",      "aten::add.Scalar",
+      "aten::mul.Scalar",
+  };
+  for (std::string_view known : kElementwise) {
+    if (known == functional_target) return true;
+  }
+  return false;
+}
+
 ResolvedKernel resolve_kernel(const KernelRegistry& registry, std::string_view target, DeviceKind device) {
   ResolvedKernel resolved;
   if (const KernelInfo* own = registry.find(target, device); own != nullptr && own->fn != nullptr) {

@@ -43,6 +43,12 @@ struct ResolvedKernel {
 };
 ResolvedKernel resolve_kernel(const KernelRegistry& registry, std::string_view target, DeviceKind device);
 
+// Element-wise functional operators whose CPU kernels read each element of `self` before they
+// write the same position of their output, and nothing else of `self`: relu_, hardtanh_, add_,
+// ... may then compute straight into the mutated tensor instead of into scratch memory written
+// back after (a memory pass less per in-place activation; execution_plan.h, "In-place ops").
+bool computes_into_self(std::string_view functional_target);
+
 // The functional kernel that writes an in-place result back into the mutated tensor.
 inline constexpr std::string_view kWriteBackTarget = "aten::copy.default";
 
