@@ -1,9 +1,9 @@
-// Convolution (1-D, 2-D and 3-D). Float32 goes to oneDNN (onednn_convolution.h) where it has an
-// implementation for the shape; otherwise, and for float64, im2col + BLAS, per batch element and group: the input
-// patches of one group form a [C/g * kd * kh * kw, od * oh * ow] matrix that the group's weights
-// [oc/g, C/g * kd * kh * kw] multiply. 1-D and 2-D run as 3-D with depth (and height) 1. Floating
-// dtypes only (float16/bfloat16 computed in float32). Depthwise convolutions (one input channel
-// per group) run directly instead. Transposed convolution is not supported.
+// Convolution (1-D, 2-D and 3-D). Float32 (and float16/bfloat16, computed in float32) goes to
+// oneDNN (onednn_convolution.h) where it has an implementation for the shape. Otherwise, and for
+// float64: im2col + BLAS, per batch element and group (the input patches of one group form a
+// [C/g * kd * kh * kw, od * oh * ow] matrix that the group's weights [oc/g, C/g * kd * kh * kw]
+// multiply), and depthwise convolutions (one input channel per group) directly. 1-D and 2-D run
+// as 3-D with depth (and height) 1. Floating dtypes only. Transposed convolution is not supported.
 #include <algorithm>
 
 #include "executor/kernels/cpu/broadcast.h"
