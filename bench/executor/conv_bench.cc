@@ -15,9 +15,9 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
+#include "bench/executor/single_op_bench.h"
 #include "bench/cpu_peak.h"
 #include "executor/runtime/executor.h"
-#include "executor/runtime/intra_op_threads.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
@@ -80,28 +80,13 @@ void im2col_sgemm(const float* x, const float* w, const float* b, int channels, 
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One thread on both sides: the libraries compared, not their threading. (OpenBLAS's threads
-  // and oneDNN's OpenMP threads wait busily between calls: alternating both on every core made
-  // each 10-100x slower.)
-  nrt::exec::set_intra_op_threads(1);
-  openblas_set_num_threads(1);
+  nrt::bench::one_thread_on_both_sides();
   const bool smoke = nrt::bench::smoke_requested(argc, argv);
   const int64_t channels = smoke ? 16 : 64, side = smoke ? 28 : 56;
   const int repetitions = smoke ? 3 : 15;
 
-  auto file = nrt::verify_in_memory(conv_program(channels, side));
-  if (!file) {
-    std::fprintf(stderr, "conv_bench: %s\n", file.error().to_string().c_str());
-    return 1;
-  }
-  nrt::exec::ExecutorOptions options;
-  options.copy_outputs = false;
-  options.poison_freed = false;
-  auto executor = nrt::exec::Executor::load(std::move(*file), options);
-  if (!executor) {
-    std::fprintf(stderr, "conv_bench: %s\n", executor.error().to_string().c_str());
-    return 1;
-  }
+  auto executor = nrt::bench::load_single_op(conv_program(channels, side), "conv_bench");
+  if (!executor) return 1;
   const Tensor x = filled({1, channels, side, side}, 1.0f), w = filled({channels, channels, 3, 3}, 0.1f);
   const Tensor b = filled({channels}, 0.5f);
   const nrt::exec::NamedInputs inputs = {{"x", x}, {"w", w}, {"b", b}};
@@ -111,7 +96,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   Tensor result;
   auto through_executor = [&] {
-    auto out = (*executor)->run(inputs);
+    auto out = executor->run(inputs);
     ok &= out.ok();
     if (out.ok()) result = std::get<Tensor>((*out)[0].value);
   };

@@ -18,8 +18,8 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
+#include "bench/executor/single_op_bench.h"
 #include "executor/runtime/executor.h"
-#include "executor/runtime/intra_op_threads.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 
@@ -61,28 +61,13 @@ double median(std::vector<double> v) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One thread on both sides: the libraries compared, not their threading. (OpenBLAS's threads
-  // and oneDNN's OpenMP threads wait busily between calls: alternating both on every core made
-  // each 10-100x slower.)
-  nrt::exec::set_intra_op_threads(1);
-  openblas_set_num_threads(1);
+  nrt::bench::one_thread_on_both_sides();
   const bool smoke = nrt::bench::smoke_requested(argc, argv);
   const int64_t in = smoke ? 1024 : 9216, out = smoke ? 1024 : 4096;
   const int repetitions = smoke ? 3 : 15;
 
-  auto file = nrt::verify_in_memory(linear_program(in, out));
-  if (!file) {
-    std::fprintf(stderr, "linear_bench: %s\n", file.error().to_string().c_str());
-    return 1;
-  }
-  nrt::exec::ExecutorOptions options;
-  options.copy_outputs = false;
-  options.poison_freed = false;
-  auto executor = nrt::exec::Executor::load(std::move(*file), options);
-  if (!executor) {
-    std::fprintf(stderr, "linear_bench: %s\n", executor.error().to_string().c_str());
-    return 1;
-  }
+  auto executor = nrt::bench::load_single_op(linear_program(in, out), "linear_bench");
+  if (!executor) return 1;
   const Tensor x = filled({1, in}, 1.0f), w = filled({out, in}, 0.01f), b = filled({out}, 0.5f);
   const nrt::exec::NamedInputs inputs = {{"x", x}, {"w", w}, {"b", b}};
   Tensor copy = Tensor::empty(ScalarType::FLOAT32, {out, in});
@@ -92,7 +77,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   Tensor result;
   auto through_executor = [&] {
-    auto y = (*executor)->run(inputs);
+    auto y = executor->run(inputs);
     ok &= y.ok();
     if (y.ok()) result = std::get<Tensor>((*y)[0].value);
   };

@@ -13,10 +13,10 @@
 
 #include "bench/bench_target.h"
 #include "bench/bench_timing.h"
+#include "bench/executor/single_op_bench.h"
 #include "bench/cpu_peak.h"
 #include "serializer/open_program.h"
 #include "executor/runtime/executor.h"
-#include "executor/runtime/intra_op_threads.h"
 #include "testdata/program_builder.h"
 
 namespace {
@@ -49,28 +49,13 @@ Tensor filled(int64_t n, float scale) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // One thread on both sides: the libraries compared, not their threading. (OpenBLAS's threads
-  // and oneDNN's OpenMP threads wait busily between calls: alternating both on every core made
-  // each 10-100x slower.)
-  nrt::exec::set_intra_op_threads(1);
-  openblas_set_num_threads(1);
+  nrt::bench::one_thread_on_both_sides();
   const bool smoke = nrt::bench::smoke_requested(argc, argv);
   const int64_t n = smoke ? 256 : 1024;
   const int repetitions = smoke ? 3 : 15;
 
-  auto file = nrt::verify_in_memory(mm_program(n));
-  if (!file) {
-    std::fprintf(stderr, "matmul_bench: %s\n", file.error().to_string().c_str());
-    return 1;
-  }
-  nrt::exec::ExecutorOptions options;
-  options.copy_outputs = false;
-  options.poison_freed = false;
-  auto executor = nrt::exec::Executor::load(std::move(*file), options);
-  if (!executor) {
-    std::fprintf(stderr, "matmul_bench: %s\n", executor.error().to_string().c_str());
-    return 1;
-  }
+  auto executor = nrt::bench::load_single_op(mm_program(n), "matmul_bench");
+  if (!executor) return 1;
   const Tensor a = filled(n, 1.0f), b = filled(n, 0.5f);
   const nrt::exec::NamedInputs inputs = {{"a", a}, {"b", b}};
   Tensor c = Tensor::empty(ScalarType::FLOAT32, {n, n});
@@ -78,7 +63,7 @@ int main(int argc, char** argv) {
   bool ok = true;
   Tensor result;
   auto through_executor = [&] {
-    auto out = (*executor)->run(inputs);
+    auto out = executor->run(inputs);
     ok &= out.ok();
     if (out.ok()) result = std::get<Tensor>((*out)[0].value);
   };
