@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 #include <vector>
 
 namespace nrt::bench {
@@ -28,6 +29,12 @@ inline bool take_smoke_flag(int* argc, char** argv) {
   return smoke;
 }
 
+// The middle of `samples` (the upper middle of an even count); samples must not be empty.
+inline double median(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
 template <typename F>
 double median_seconds(int repetitions, F&& f) {
   std::vector<double> times;
@@ -36,8 +43,7 @@ double median_seconds(int repetitions, F&& f) {
     f();
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  return median(std::move(times));
 }
 
 }  // namespace nrt::bench

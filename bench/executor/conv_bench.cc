@@ -47,12 +47,6 @@ nrt::ProgramWithWeights conv_program(int64_t channels, int64_t side) {
   return p.finish();
 }
 
-Tensor filled(std::vector<int64_t> sizes, float scale) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = scale * static_cast<float>((i * 37 + 11) % 201 - 100) / 100.0f;
-  return t;
-}
-
 // The baseline: 3x3, stride 1, padding 1, one image.
 void im2col_sgemm(const float* x, const float* w, const float* b, int channels, int side, float* columns, float* y) {
   const int positions = side * side;
@@ -87,8 +81,8 @@ int main(int argc, char** argv) {
 
   auto executor = nrt::bench::load_single_op(conv_program(channels, side), "conv_bench");
   if (!executor) return 1;
-  const Tensor x = filled({1, channels, side, side}, 1.0f), w = filled({channels, channels, 3, 3}, 0.1f);
-  const Tensor b = filled({channels}, 0.5f);
+  const Tensor x = nrt::bench::filled({1, channels, side, side}, 1.0f), w = nrt::bench::filled({channels, channels, 3, 3}, 0.1f);
+  const Tensor b = nrt::bench::filled({channels}, 0.5f);
   const nrt::exec::NamedInputs inputs = {{"x", x}, {"w", w}, {"b", b}};
   std::vector<float> columns(static_cast<size_t>(channels * 9 * side * side));
   std::vector<float> baseline(static_cast<size_t>(channels * side * side));
@@ -119,9 +113,7 @@ int main(int argc, char** argv) {
     exec_times.push_back(nrt::bench::median_seconds(1, through_executor));
     before_times.push_back(nrt::bench::median_seconds(1, before));
   }
-  std::sort(exec_times.begin(), exec_times.end());
-  std::sort(before_times.begin(), before_times.end());
-  const double exec_s = exec_times[exec_times.size() / 2], before_s = before_times[before_times.size() / 2];
+  const double exec_s = nrt::bench::median(exec_times), before_s = nrt::bench::median(before_times);
   const double flops = 2.0 * static_cast<double>(channels * channels * 9 * side * side);
   const nrt::bench::CpuPeak peak = nrt::bench::float32_core_peak();
   std::printf("conv2d f32 3x3 %lld -> %lld at %lldx%lld, median of %d (max |executor - im2col+sgemm| = %.3g)\n",

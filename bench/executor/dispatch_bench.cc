@@ -124,10 +124,8 @@ std::optional<double> measure(const std::string& op_name, const std::string& ove
   std::vector<double> paired;
   for (int r = 0; r < repetitions; ++r) paired.push_back(exec_times[r] / direct_times[r]);
   std::sort(paired.begin(), paired.end());
-  std::sort(exec_times.begin(), exec_times.end());
-  std::sort(direct_times.begin(), direct_times.end());
-  const double exec_s = exec_times[exec_times.size() / 2];
-  const double direct_s = direct_times[direct_times.size() / 2];
+  const double exec_s = nrt::bench::median(exec_times);
+  const double direct_s = nrt::bench::median(direct_times);
   const auto& memory = (*executor)->memory_plan();
   std::printf("chain of %d %s on f32[%lld], median of %d (arena %llu bytes, naive %llu)\n", kNodes, target.c_str(),
               static_cast<long long>(kElements), repetitions, static_cast<unsigned long long>(memory.arena_bytes),

@@ -47,17 +47,6 @@ nrt::ProgramWithWeights linear_program(int64_t in, int64_t out) {
   return p.finish();
 }
 
-Tensor filled(std::vector<int64_t> sizes, float scale) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, sizes);
-  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = scale * static_cast<float>((i * 37 + 11) % 201 - 100) / 100.0f;
-  return t;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -68,7 +57,7 @@ int main(int argc, char** argv) {
 
   auto executor = nrt::bench::load_single_op(linear_program(in, out), "linear_bench");
   if (!executor) return 1;
-  const Tensor x = filled({1, in}, 1.0f), w = filled({out, in}, 0.01f), b = filled({out}, 0.5f);
+  const Tensor x = nrt::bench::filled({1, in}, 1.0f), w = nrt::bench::filled({out, in}, 0.01f), b = nrt::bench::filled({out}, 0.5f);
   const nrt::exec::NamedInputs inputs = {{"x", x}, {"w", w}, {"b", b}};
   Tensor copy = Tensor::empty(ScalarType::FLOAT32, {out, in});
   Tensor row = Tensor::empty(ScalarType::FLOAT32, {1, out});
@@ -105,7 +94,8 @@ int main(int argc, char** argv) {
     copy_times.push_back(nrt::bench::median_seconds(1, copy_weights));
     sgemm_times.push_back(nrt::bench::median_seconds(1, sgemm_one_row));
   }
-  const double exec_s = median(exec_times), copy_s = median(copy_times), sgemm_s = median(sgemm_times);
+  const double exec_s = nrt::bench::median(exec_times), copy_s = nrt::bench::median(copy_times),
+               sgemm_s = nrt::bench::median(sgemm_times);
   const double gb = static_cast<double>(bytes) / 1e9;
   std::printf("linear f32 [1, %lld] x [%lld, %lld]^T, %.1f MB of weights, median of %d (max |executor - sgemm| = %.3g)\n",
               static_cast<long long>(in), static_cast<long long>(out), static_cast<long long>(in), gb * 1e3, repetitions,

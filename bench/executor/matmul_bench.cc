@@ -40,12 +40,6 @@ nrt::ProgramWithWeights mm_program(int64_t n) {
   return p.finish();
 }
 
-Tensor filled(int64_t n, float scale) {
-  Tensor t = Tensor::empty(ScalarType::FLOAT32, {n, n});
-  for (int64_t i = 0; i < n * n; ++i) t.data<float>()[i] = scale * static_cast<float>((i * 37 + 11) % 201 - 100) / 100.0f;
-  return t;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,7 +50,7 @@ int main(int argc, char** argv) {
 
   auto executor = nrt::bench::load_single_op(mm_program(n), "matmul_bench");
   if (!executor) return 1;
-  const Tensor a = filled(n, 1.0f), b = filled(n, 0.5f);
+  const Tensor a = nrt::bench::filled({n, n}, 1.0f), b = nrt::bench::filled({n, n}, 0.5f);
   const nrt::exec::NamedInputs inputs = {{"a", a}, {"b", b}};
   Tensor c = Tensor::empty(ScalarType::FLOAT32, {n, n});
 
@@ -87,10 +81,8 @@ int main(int argc, char** argv) {
     exec_times.push_back(nrt::bench::median_seconds(1, through_executor));
     direct_times.push_back(nrt::bench::median_seconds(1, direct));
   }
-  std::sort(exec_times.begin(), exec_times.end());
-  std::sort(direct_times.begin(), direct_times.end());
-  const double exec_s = exec_times[exec_times.size() / 2];
-  const double direct_s = direct_times[direct_times.size() / 2];
+  const double exec_s = nrt::bench::median(exec_times);
+  const double direct_s = nrt::bench::median(direct_times);
   const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
   std::printf("mm f32 %lld^3, median of %d (max |executor - sgemm| = %.3g)\n", static_cast<long long>(n), repetitions,
               max_diff);
