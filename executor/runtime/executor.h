@@ -121,7 +121,7 @@ class Executor final : public GraphRunner {
   Status execute_node(ExecutionFrame& frame, size_t n) const;
   Status execute_compact(ExecutionFrame& frame, size_t n) const;
   Status write_in_place(ExecutionFrame& frame, const PlannedNode& node) const;
-  const Tensor* computes_into_target(ExecutionFrame& frame, const PlannedNode& node) const;
+  const Tensor* computes_into_target(ExecutionFrame& frame, const PlannedNode& node, const Tensor* scratch) const;
   Status execute_profiled(ExecutionFrame& frame, size_t n, bool compact) const;
   std::string argument_shapes(const ExecutionFrame& frame, size_t n) const;
   Status check_result(const ExecutionFrame& frame, const PlannedNode& node, size_t value,

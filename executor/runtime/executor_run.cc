@@ -299,14 +299,15 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   return {};
 }
 
-// The mutated tensor, when the node's element-wise functional kernel may compute straight into it:
-// writable, of the dtype of the scratch result (else the kernel would replace it), and sharing
-// storage with no argument but itself (x.add_(x.flip(0)) reads what it writes). nullptr otherwise.
-const Tensor* Executor::computes_into_target(ExecutionFrame& frame, const PlannedNode& node) const {
+// The mutated tensor, when the node's element-wise functional kernel may compute straight into it
+// instead of into `scratch`, its planned result: writable, of scratch's dtype and sizes (else the
+// kernel would replace it), and sharing storage with no argument but itself (a.add_(a.t()) would
+// read what it writes). nullptr otherwise.
+const Tensor* Executor::computes_into_target(ExecutionFrame& frame, const PlannedNode& node,
+                                             const Tensor* scratch) const {
   const InPlaceWrite& write = *node.in_place;
-  if (!write.into_self || write.scratch_value < 0) return nullptr;
+  if (!write.into_self) return nullptr;
   const auto* target = std::get_if<Tensor>(&frame.slots()[static_cast<size_t>(write.target_slot)]);
-  const Tensor* scratch = frame.planned_tensor(static_cast<size_t>(write.scratch_value));
   if (target == nullptr || !target->defined() || target->storage()->read_only() || scratch == nullptr ||
       scratch->dtype() != target->dtype() || scratch->sizes() != target->sizes()) {
     return nullptr;
@@ -480,7 +481,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
     // element-wise one may write into the mutated tensor itself (execution_plan.h).
     const int32_t scratch = node.in_place->scratch_value;
     const Tensor* planned = scratch >= 0 ? frame.planned_tensor(static_cast<size_t>(scratch)) : nullptr;
-    const Tensor* target = computes_into_target(frame, node);
+    const Tensor* target = computes_into_target(frame, node, planned);
     slots[static_cast<size_t>(node.first_output_slot)] =
         target ? RuntimeValue{*target} : planned ? RuntimeValue{*planned} : RuntimeValue{};
   }
