@@ -64,25 +64,20 @@ def _causal_lm(config_class, hidden, layers, heads, kv_heads, inter, vocab, seq,
     return build
 
 
-def _logits_module():
+def _Logits(model, key="logits"):
+    """`model` returning only the tensor the benchmark compares: logits or the last hidden state
+    (the class is defined here, where torch is imported: the parent process never imports it)."""
     import torch
 
     class Logits(torch.nn.Module):
-        """Only the tensor the benchmark compares: logits or the last hidden state."""
-
-        def __init__(self, model, key):
+        def __init__(self):
             super().__init__()
             self.model = model
-            self.key = key
 
         def forward(self, x):
-            out = self.model(x, use_cache=False) if self.key == "logits" else self.model(x)
-            return out[self.key] if not isinstance(out, tuple) else out[0]
-    return Logits
-
-
-def _Logits(model, key="logits"):
-    return _logits_module()(model, key)
+            out = self.model(x, use_cache=False) if key == "logits" else self.model(x)
+            return out[key] if not isinstance(out, tuple) else out[0]
+    return Logits()
 
 
 def _bert():
