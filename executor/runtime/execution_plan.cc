@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "executor/runtime/convolution_fusion.h"
 #include "serializer/argument_values.h"
 #include "core/schema_enums.h"
 #include "serializer/schema_access.h"
@@ -58,6 +59,7 @@ class PlanBuilder {
       NRT_RETURN_IF_ERROR(plan_node(n));
     }
     NRT_RETURN_IF_ERROR(plan_outputs());
+    fuse_convolution_epilogues(plan_, registry_);
     finish_lifetimes();
     mark_deferred_waits();
     return std::move(plan_);

@@ -24,6 +24,10 @@
 // computes straight into the mutated tensor instead, when that tensor is writable, of the result's
 // dtype, and no other argument shares its storage; the write-back then has nothing to do.
 //
+// A convolution followed by an inference batch norm and an activation that nothing else reads
+// runs as one node: the batch norm and activation nodes become views of its output
+// (convolution_fusion.h).
+//
 // Every node's target must have a kernel for the device; otherwise building fails with ONE error
 // that lists every missing target (and the nodes using it). `missing_kernels` reports the same
 // list without failing. Subgraph arguments become GraphRef constants (the executor binds them to

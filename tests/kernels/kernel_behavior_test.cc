@@ -12,6 +12,7 @@
 #include <string>
 #include <utility>
 
+#include "executor/runtime/convolution_epilogue.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/kernel.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -696,6 +697,52 @@ TEST(Convolution, KeptWeightsFollowTheirStorage) {
   std::copy(second.data<float>(), second.data<float>() + second.numel(), bytes.begin());
   const Tensor refilled = constant_view();  // same address, another storage
   EXPECT_EQ(conv(refilled), expected_second);
+}
+
+// A fused convolution node (executor/runtime/convolution_fusion.h) keeps its folded weights
+// while the storages they came from live: refilling a batch norm statistic at the same address,
+// in another storage, gives the new answer, that of the same call on storages nothing is kept for.
+TEST(Convolution, KeptFoldedWeightsFollowEveryStorage) {
+  const Tensor image = noise({1, 16, 12, 12}, 31), weight = noise({32, 16, 3, 3}, 32);
+  std::vector<float> mean(32, 0.25f), var(32, 2.0f);
+  auto vector_tensor = [](std::vector<float>& bytes, bool constant) {
+    auto storage = constant ? Storage::borrow_constant(bytes.data(), bytes.size() * sizeof(float), nullptr)
+                            : Storage::borrow(bytes.data(), bytes.size() * sizeof(float), nullptr);
+    return Tensor(storage, ScalarType::FLOAT32, {32}, {1});
+  };
+  std::vector<float> weight_bytes(weight.data<float>(), weight.data<float>() + weight.numel());
+  auto fused = [&](bool constant) {
+    const Tensor w(constant ? Storage::borrow_constant(weight_bytes.data(), weight_bytes.size() * sizeof(float), nullptr)
+                            : Storage::borrow(weight_bytes.data(), weight_bytes.size() * sizeof(float), nullptr),
+                   ScalarType::FLOAT32, {32, 16, 3, 3}, Tensor::contiguous_strides({32, 16, 3, 3}));
+    const std::vector<std::pair<std::string, RuntimeValue>> args = {
+        {"input", image}, {"weight", w}, {"padding", std::vector<int64_t>{1, 1}},
+        {std::string(convolution_epilogue::kBatchNormMean), vector_tensor(mean, constant)},
+        {std::string(convolution_epilogue::kBatchNormVar), vector_tensor(var, constant)},
+        {std::string(convolution_epilogue::kBatchNormEps), 1e-5},
+        {std::string(convolution_epilogue::kActivation), std::string("relu")}};
+    std::vector<NamedValue> inputs;
+    for (const auto& [name, value] : args) inputs.push_back({name, &value});
+    std::vector<RuntimeValue> outputs(1);
+    KernelContext ctx("aten::conv2d.default", inputs, outputs, Device{});
+    const KernelInfo* info = KernelRegistry::global().find(convolution_epilogue::kKernelTarget, DeviceKind::kCpu);
+    EXPECT_NE(info, nullptr);
+    EXPECT_TRUE(info != nullptr && info->fn(ctx).ok());
+    return every_value(std::get<Tensor>(outputs[0]));
+  };
+  const std::vector<double> first = fused(false);
+  EXPECT_EQ(fused(true), first);
+  EXPECT_EQ(fused(true), first) << "the kept fold";
+  std::fill(var.begin(), var.end(), 0.5f);
+  const std::vector<double> second = fused(false);
+  ASSERT_NE(first, second);
+  EXPECT_EQ(fused(true), second) << "a kept fold outlived the storage of running_var";
+  bool clipped = false;
+  for (double v : second) {
+    EXPECT_GE(v, 0.0);
+    clipped = clipped || v == 0.0;
+  }
+  EXPECT_TRUE(clipped) << "relu applied";
 }
 
 std::vector<double> reference_product(const Tensor& a, const Tensor& b) {

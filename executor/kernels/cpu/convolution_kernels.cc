@@ -4,12 +4,18 @@
 // [C/g * kd * kh * kw, od * oh * ow] matrix that the group's weights [oc/g, C/g * kd * kh * kw]
 // multiply), and depthwise convolutions (one input channel per group) directly. 1-D and 2-D run
 // as 3-D with depth (and height) 1. Floating dtypes only. Transposed convolution is not supported.
+// nrt::convolution_with_epilogue runs a fused node (executor/runtime/convolution_fusion.h): the
+// batch norm folded into weights and bias (batch_norm_folding.h), the activation last.
 #include <algorithm>
+#include <cmath>
 
+#include "executor/kernels/cpu/batch_norm_folding.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/onednn_convolution.h"
+#include "executor/runtime/convolution_epilogue.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -132,46 +138,13 @@ void depthwise_forward(const Tensor& input, const Tensor& weight, const Tensor& 
   });
 }
 
-// input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
-// [N, OC, OD, OH, OW]; contiguous, compute dtype.
+// im2col + BLAS, per batch element and group.
 template <class C>
-void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
-                  const Tensor& out) {
-  const int64_t batches = input.sizes()[0], channels = input.sizes()[1];
-  const int64_t out_channels = weight.sizes()[0];
-  Extents e{};
-  bool pointwise = true;  // 1x1x1, stride 1, no padding: the input is already the column matrix
-  for (size_t i = 0; i < kSpatial; ++i) {
-    e.in[i] = input.sizes()[2 + i];
-    e.kernel[i] = weight.sizes()[2 + i];
-    e.out[i] = out.sizes()[2 + i];
-    pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
-  }
-  if constexpr (std::is_same_v<C, float>) {
-    OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {}};
-    for (size_t i = 0; i < kSpatial; ++i) {
-      shape.in[i] = e.in[i];
-      shape.kernel[i] = e.kernel[i];
-      shape.out[i] = e.out[i];
-      shape.stride[i] = p.stride[i];
-      shape.dilation[i] = p.dilation[i];
-      shape.pad_begin[i] = p.pad_begin[i];
-      shape.pad_end[i] = p.pad_end[i];
-    }
-    // A loaded program's weights: oneDNN may keep their reordered copy (onednn_convolution.h).
-    const std::shared_ptr<const Storage> weight_storage =
-        weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
-    if (onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(),
-                                   bias.defined() ? bias.data<float>() : nullptr, out.data<float>(), weight_storage)) {
-      return;
-    }
-  }
+void im2col_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                    const Extents& e, bool pointwise, const Tensor& out) {
+  const int64_t batches = input.sizes()[0], channels = input.sizes()[1], out_channels = weight.sizes()[0];
   const int64_t volume = e.in[0] * e.in[1] * e.in[2];
   const int64_t group_channels = channels / p.groups, group_out = out_channels / p.groups;
-  if (group_channels == 1 && p.groups > 1) {
-    depthwise_forward<C>(input, weight, bias, p, e, out);
-    return;
-  }
   const int64_t patch = group_channels * e.kernel[0] * e.kernel[1] * e.kernel[2];
   const int64_t positions = e.out[0] * e.out[1] * e.out[2];
   Tensor columns = pointwise ? Tensor() : Tensor::empty(out.dtype(), {patch, positions});
@@ -200,6 +173,73 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
   }
 }
 
+// A fused node's activation, applied in place after the convolution.
+template <class C>
+void apply_activation(const ConvolutionActivation& activation, const Tensor& out) {
+  C* values = out.data<C>();
+  const int64_t count = out.numel();
+  const auto low = static_cast<C>(activation.min), high = static_cast<C>(activation.max);
+  switch (activation.kind) {
+    case ConvolutionActivation::Kind::kRelu:
+      for (int64_t i = 0; i < count; ++i) values[i] = values[i] < C(0) ? C(0) : values[i];  // NaN stays
+      break;
+    case ConvolutionActivation::Kind::kClip:
+      for (int64_t i = 0; i < count; ++i) values[i] = values[i] < low ? low : (values[i] > high ? high : values[i]);
+      break;
+    case ConvolutionActivation::Kind::kSilu:
+      if constexpr (std::is_same_v<C, float>) {
+        run_float_activation(FloatActivation::kSilu, values, values, count);  // silu's own loop
+      } else {
+        for (int64_t i = 0; i < count; ++i) values[i] = values[i] / (C(1) + std::exp(-values[i]));
+      }
+      break;
+    case ConvolutionActivation::Kind::kNone: break;
+  }
+}
+
+// input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
+// [N, OC, OD, OH, OW]; contiguous, compute dtype. `activation` comes last.
+template <class C>
+void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                  const ConvolutionActivation& activation, const Tensor& out) {
+  const int64_t batches = input.sizes()[0], channels = input.sizes()[1];
+  const int64_t out_channels = weight.sizes()[0];
+  Extents e{};
+  bool pointwise = true;  // 1x1x1, stride 1, no padding: the input is already the column matrix
+  for (size_t i = 0; i < kSpatial; ++i) {
+    e.in[i] = input.sizes()[2 + i];
+    e.kernel[i] = weight.sizes()[2 + i];
+    e.out[i] = out.sizes()[2 + i];
+    pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
+  }
+  if constexpr (std::is_same_v<C, float>) {
+    OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {}, activation};
+    for (size_t i = 0; i < kSpatial; ++i) {
+      shape.in[i] = e.in[i];
+      shape.kernel[i] = e.kernel[i];
+      shape.out[i] = e.out[i];
+      shape.stride[i] = p.stride[i];
+      shape.dilation[i] = p.dilation[i];
+      shape.pad_begin[i] = p.pad_begin[i];
+      shape.pad_end[i] = p.pad_end[i];
+    }
+    // A loaded program's weights: oneDNN may keep their reordered copy (onednn_convolution.h).
+    const std::shared_ptr<const Storage> weight_storage =
+        weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
+    const OneDnnOutcome outcome = onednn_convolution_forward(
+        shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
+        out.data<float>(), weight_storage);
+    if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<C>(activation, out);
+    if (outcome != OneDnnOutcome::kRefused) return;
+  }
+  if (channels == p.groups && p.groups > 1) {
+    depthwise_forward<C>(input, weight, bias, p, e, out);
+  } else {
+    im2col_forward<C>(input, weight, bias, p, e, pointwise, out);
+  }
+  apply_activation<C>(activation, out);
+}
+
 // A list argument of length 1 or `count` (a length-1 list repeats).
 Result<std::vector<int64_t>> expand_list(const KernelContext& ctx, std::string_view name, int position,
                                          std::vector<int64_t> fallback, size_t count) {
@@ -220,6 +260,9 @@ struct ConvolutionCall {
   int64_t groups = 1;
   size_t spatial = 2;    // 1, 2 or 3 spatial dims
   bool batched = true;   // false: input lacks the batch dim
+  // A fused node's epilogue (executor/runtime/convolution_fusion.h).
+  std::optional<BatchNormParameters> batch_norm;
+  ConvolutionActivation activation;
 };
 
 Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
@@ -275,14 +318,28 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   out_sizes.insert(out_sizes.end(), canonical_out.end() - static_cast<int64_t>(call.spatial), canonical_out.end());
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes));
   const ScalarType compute = call.input.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
-  const Tensor x = contiguous_as(input, compute), k = contiguous_as(w, compute);
-  const Tensor b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
+  const Tensor x = contiguous_as(input, compute);
+  Tensor k = contiguous_as(w, compute), b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
+  if (call.batch_norm) {
+    for (const Tensor* t : {call.batch_norm->weight ? &*call.batch_norm->weight : nullptr,
+                            call.batch_norm->bias ? &*call.batch_norm->bias : nullptr, &call.batch_norm->running_mean,
+                            &call.batch_norm->running_var}) {
+      if (t == nullptr) continue;
+      if (!is_floating_dtype(t->dtype()) || t->sizes() != std::vector<int64_t>{out_channels}) {
+        return ctx.error("the fused batch norm's parameter " + t->type_string() + " must be floating with " +
+                         std::to_string(out_channels) + " elements");
+      }
+    }
+    FoldedConvolution folded = fold_batch_norm(k, b, *call.batch_norm);
+    k = std::move(folded.weight);
+    b = std::move(folded.bias);
+  }
   Tensor staging = slot->staging(compute);
   const Tensor y = staging.as_strided(canonical_out, Tensor::contiguous_strides(canonical_out), staging.storage_offset());
   if (compute == ScalarType::FLOAT64) {
-    conv_forward<double>(x, k, b, p, y);
+    conv_forward<double>(x, k, b, p, call.activation, y);
   } else {
-    conv_forward<float>(x, k, b, p, y);
+    conv_forward<float>(x, k, b, p, call.activation, y);
   }
   slot->commit();
   return Status::Ok();
@@ -290,7 +347,7 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
 
 // convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding,
 //             SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)
-Status convolution(KernelContext& ctx) {
+Result<ConvolutionCall> read_convolution(const KernelContext& ctx) {
   ConvolutionCall call;
   NRT_TRY(input, ctx.tensor("input", 0));
   NRT_TRY(weight, ctx.tensor("weight", 1));
@@ -314,13 +371,13 @@ Status convolution(KernelContext& ctx) {
   call.pad_begin = *padding;
   call.pad_end = *padding;
   call.groups = *groups;
-  return run_convolution(ctx, std::move(call));
+  return call;
 }
 
 // conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0,
 //        SymInt[2] dilation=1, SymInt groups=1); conv1d and conv3d likewise; the .padding overloads take
 // padding as "valid" or "same" (stride 1; an odd total pads one more at the end, as torch does).
-Status conv_nd(KernelContext& ctx, size_t spatial, bool string_padding) {
+Result<ConvolutionCall> read_conv_nd(const KernelContext& ctx, size_t spatial, bool string_padding) {
   ConvolutionCall call;
   call.spatial = spatial;
   NRT_TRY(input, ctx.tensor("input", 0));
@@ -358,18 +415,87 @@ Status conv_nd(KernelContext& ctx, size_t spatial, bool string_padding) {
   call.stride = *stride;
   call.dilation = *dilation;
   call.groups = *groups;
-  return run_convolution(ctx, std::move(call));
+  return call;
+}
+
+// The convolution overloads: how each reads its arguments.
+struct ConvolutionForm {
+  const char* target;
+  size_t spatial;  // 0: aten::convolution (the weight's rank says)
+  bool string_padding;
+};
+constexpr ConvolutionForm kForms[] = {
+    {"aten::convolution.default", 0, false}, {"aten::conv2d.default", 2, false}, {"aten::conv2d.padding", 2, true},
+    {"aten::conv1d.default", 1, false},      {"aten::conv1d.padding", 1, true},  {"aten::conv3d.default", 3, false},
+    {"aten::conv3d.padding", 3, true}};
+
+Result<ConvolutionCall> read_call(const KernelContext& ctx, const ConvolutionForm& form) {
+  return form.spatial == 0 ? read_convolution(ctx) : read_conv_nd(ctx, form.spatial, form.string_padding);
+}
+
+template <size_t kForm>
+Status convolution(KernelContext& ctx) {
+  NRT_TRY(call, read_call(ctx, kForms[kForm]));
+  return run_convolution(ctx, std::move(*call));
+}
+
+// The epilogue arguments of a fused node (executor/runtime/convolution_epilogue.h).
+Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
+  namespace names = convolution_epilogue;
+  if (ctx.find(names::kBatchNormMean, -1) != nullptr) {
+    BatchNormParameters batch_norm;
+    NRT_TRY(weight, ctx.optional_tensor(names::kBatchNormWeight, -1));
+    NRT_TRY(bias, ctx.optional_tensor(names::kBatchNormBias, -1));
+    NRT_TRY(mean, ctx.tensor(names::kBatchNormMean, -1));
+    NRT_TRY(var, ctx.tensor(names::kBatchNormVar, -1));
+    NRT_TRY(eps, ctx.real(names::kBatchNormEps, -1));
+    batch_norm.weight = *weight;
+    batch_norm.bias = *bias;
+    batch_norm.running_mean = *mean;
+    batch_norm.running_var = *var;
+    batch_norm.eps = *eps;
+    call.batch_norm = std::move(batch_norm);
+  }
+  const RuntimeValue* activation = ctx.find(names::kActivation, -1);
+  if (activation == nullptr) return Status::Ok();
+  const auto* name = std::get_if<std::string>(activation);
+  using Kind = ConvolutionActivation::Kind;
+  if (name != nullptr && *name == "relu") {
+    call.activation.kind = Kind::kRelu;
+  } else if (name != nullptr && *name == "silu") {
+    call.activation.kind = Kind::kSilu;
+  } else if (name != nullptr && *name == "hardtanh") {
+    NRT_TRY(low, ctx.real(names::kActivationMin, -1, -1.0));  // hardtanh's defaults
+    NRT_TRY(high, ctx.real(names::kActivationMax, -1, 1.0));
+    call.activation = {Kind::kClip, *low, *high};
+  } else {
+    return ctx.error("a fused convolution's activation must be relu, hardtanh or silu");
+  }
+  return Status::Ok();
+}
+
+// A fused convolution node: its own target (the KernelContext's) says how to read the
+// convolution's arguments; the epilogue's come by name.
+Status convolution_with_epilogue(KernelContext& ctx) {
+  for (const ConvolutionForm& form : kForms) {
+    if (ctx.target() != form.target) continue;
+    NRT_TRY(call, read_call(ctx, form));
+    NRT_RETURN_IF_ERROR(read_epilogue(ctx, *call));
+    return run_convolution(ctx, std::move(*call));
+  }
+  return ctx.error("is not a convolution a fused node can run");
 }
 
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
-    {"aten::convolution.default", kCpu, {&convolution, false}},
-    {"aten::conv2d.default", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 2, false); }, false}},
-    {"aten::conv2d.padding", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 2, true); }, false}},
-    {"aten::conv1d.default", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 1, false); }, false}},
-    {"aten::conv1d.padding", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 1, true); }, false}},
-    {"aten::conv3d.default", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 3, false); }, false}},
-    {"aten::conv3d.padding", kCpu, {[](KernelContext& ctx) { return conv_nd(ctx, 3, true); }, false}},
+    {kForms[0].target, kCpu, {&convolution<0>, false}},
+    {kForms[1].target, kCpu, {&convolution<1>, false}},
+    {kForms[2].target, kCpu, {&convolution<2>, false}},
+    {kForms[3].target, kCpu, {&convolution<3>, false}},
+    {kForms[4].target, kCpu, {&convolution<4>, false}},
+    {kForms[5].target, kCpu, {&convolution<5>, false}},
+    {kForms[6].target, kCpu, {&convolution<6>, false}},
+    {convolution_epilogue::kKernelTarget, kCpu, {&convolution_with_epilogue, false}},
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "executor/kernels/cpu/onednn_convolution.h"
 
 #include <array>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -29,15 +30,19 @@ struct Primitives {
   dnnl::convolution_forward::primitive_desc convolution_pd;
   dnnl::convolution_forward convolution;
   std::optional<dnnl::reorder> src_in, weights_in, dst_out;
+  bool applies_activation = false;
 };
 
 // The thread count is part of the key: oneDNN fixes a primitive's partition of the work when it
 // builds it, from the calling thread's OpenMP count, and runs that many threads whatever the count
 // is when it executes.
-using Key = std::array<int64_t, 24>;
+using Key = std::array<int64_t, 27>;
 
 Key key_of(const OneDnnConvolution& s, bool has_bias, int threads) {
   Key key{s.batches, s.channels, s.out_channels, s.groups, has_bias ? 1 : 0, threads};
+  key[24] = static_cast<int64_t>(s.activation.kind);
+  std::memcpy(&key[25], &s.activation.min, sizeof(double));
+  std::memcpy(&key[26], &s.activation.max, sizeof(double));
   for (int i = 0; i < 3; ++i) {
     key[6 + i] = s.in[i];
     key[9 + i] = s.kernel[i];
@@ -52,6 +57,25 @@ Key key_of(const OneDnnConvolution& s, bool has_bias, int threads) {
 std::optional<dnnl::reorder> reorder_if_needed(const memory::desc& from, const memory::desc& to) {
   if (from == to) return std::nullopt;
   return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+}
+
+// The activation as an eltwise post-op (oneDNN's clip is min(max(x, alpha), beta); swish with
+// alpha 1 is x * sigmoid(x), torch's silu).
+dnnl::primitive_attr activation_attributes(const ConvolutionActivation& activation) {
+  dnnl::primitive_attr attributes;
+  if (activation.kind == ConvolutionActivation::Kind::kNone) return attributes;
+  dnnl::post_ops post_ops;
+  switch (activation.kind) {
+    case ConvolutionActivation::Kind::kRelu: post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f); break;
+    case ConvolutionActivation::Kind::kClip:
+      post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_clip, static_cast<float>(activation.min),
+                              static_cast<float>(activation.max));
+      break;
+    case ConvolutionActivation::Kind::kSilu: post_ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_swish, 1.0f, 0.0f); break;
+    case ConvolutionActivation::Kind::kNone: break;
+  }
+  attributes.set_post_ops(post_ops);
+  return attributes;
 }
 
 // Depth 1 (2-D and 1-D convolutions) is given to oneDNN as 2-D, where its kernels cover most.
@@ -92,7 +116,9 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
                              : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                                dnnl::algorithm::convolution_direct, conv_src, conv_weights,
                                                                conv_dst, strides, dilations, pad_l, pad_r);
-  p->convolution_pd = dnnl::convolution_forward::primitive_desc(desc, cpu_engine());
+  p->applies_activation = !pointwise;
+  p->convolution_pd = dnnl::convolution_forward::primitive_desc(
+      desc, pointwise ? dnnl::primitive_attr() : activation_attributes(s.activation), cpu_engine());
   p->convolution = dnnl::convolution_forward(p->convolution_pd);
   p->src_in = reorder_if_needed(p->user_src, p->convolution_pd.src_desc());
   p->weights_in = reorder_if_needed(p->user_weights, p->convolution_pd.weights_desc());
@@ -166,12 +192,12 @@ std::optional<memory> kept_weights(const Primitives& p, const float* weight,
 
 }  // namespace
 
-bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
-                                const float* bias, float* output,
-                                const std::shared_ptr<const Storage>& weight_storage) {
+OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
+                                         const float* bias, float* output,
+                                         const std::shared_ptr<const Storage>& weight_storage) {
   const int threads = use_onednn_threads(intra_op_threads());
   const auto p = primitives_for(shape, bias != nullptr, threads);
-  if (!p) return false;
+  if (!p) return OneDnnOutcome::kRefused;
   try {
     dnnl::engine& engine = cpu_engine();
     dnnl::stream stream(engine);
@@ -200,9 +226,11 @@ bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* inp
     if (p->dst_out) p->dst_out->execute(stream, dst, user_dst);
     stream.wait();
   } catch (const dnnl::error&) {
-    return false;
+    return OneDnnOutcome::kRefused;
   }
-  return true;
+  return p->applies_activation || shape.activation.kind == ConvolutionActivation::Kind::kNone
+             ? OneDnnOutcome::kDone
+             : OneDnnOutcome::kActivationLeftToCaller;
 }
 
 }  // namespace nrt::exec::cpu

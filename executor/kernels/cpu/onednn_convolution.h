@@ -16,19 +16,35 @@
 namespace nrt::exec::cpu {
 
 // Canonical 3-D form: input [N, C, D, H, W], weight [OC, C/groups, KD, KH, KW], bias [OC] or
-// null, output [N, OC, OD, OH, OW]; all contiguous float32. Returns false, having written
-// nothing, where oneDNN has no implementation for the shape (the caller then uses its own).
+// null, output [N, OC, OD, OH, OW]; all contiguous float32. Refused, having written nothing,
+// where oneDNN has no implementation for the shape (the caller then uses its own).
 // `weight_storage`, when the weights lie in a constant storage (Storage::constant(), a loaded
 // program's weights), lets their reordered copy be kept while that storage lives instead of
 // reordered on every call (resnet18's 512-channel 3x3 weights: 0.8 ms a call); null otherwise.
+// The activation a fused convolution node applies last (executor/runtime/convolution_fusion.h):
+// oneDNN applies it as it writes each output block (a post-op), except on the plain layouts of
+// pointwise convolutions, where its matrix-product implementation runs post-ops 2-10x slower than
+// the convolution (16->96 channels at 112x112: 6.6 ms against 0.66): the caller applies it there.
+struct ConvolutionActivation {
+  enum class Kind { kNone, kRelu, kClip, kSilu };  // kClip: hardtanh(min, max)
+  Kind kind = Kind::kNone;
+  double min = 0, max = 0;
+};
+
 struct OneDnnConvolution {
   int64_t batches, channels, out_channels, groups;
   int64_t in[3], kernel[3], out[3];
   int64_t stride[3], dilation[3], pad_begin[3], pad_end[3];
+  ConvolutionActivation activation;
 };
 
-bool onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
-                                const float* bias, float* output,
-                                const std::shared_ptr<const Storage>& weight_storage = nullptr);
+enum class OneDnnOutcome {
+  kRefused,                 // nothing written
+  kDone,                    // the output holds the convolution and its activation
+  kActivationLeftToCaller,  // the output holds the convolution only
+};
+OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
+                                         const float* bias, float* output,
+                                         const std::shared_ptr<const Storage>& weight_storage = nullptr);
 
 }  // namespace nrt::exec::cpu

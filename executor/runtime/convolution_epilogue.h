@@ -1,0 +1,26 @@
+// The contract between the plan's convolution fusion (convolution_fusion.h) and the kernel that
+// runs a fused convolution node: the node keeps its own target and arguments (KernelContext's
+// target says which convolution overload parses them) and gains these, by name only (names no
+// operator schema has, so no positional lookup can find them).
+#pragma once
+
+#include <string_view>
+
+namespace nrt::exec::convolution_epilogue {
+
+// Registered by the CPU kernels beside the convolutions; a device without it fuses nothing.
+inline constexpr std::string_view kKernelTarget = "nrt::convolution_with_epilogue";
+
+// The inference batch norm applied to the convolution's result: torch's batch_norm arguments.
+inline constexpr std::string_view kBatchNormWeight = "nrt.batch_norm.weight";  // optional
+inline constexpr std::string_view kBatchNormBias = "nrt.batch_norm.bias";      // optional
+inline constexpr std::string_view kBatchNormMean = "nrt.batch_norm.running_mean";
+inline constexpr std::string_view kBatchNormVar = "nrt.batch_norm.running_var";
+inline constexpr std::string_view kBatchNormEps = "nrt.batch_norm.eps";
+
+// The activation applied last: "relu", "hardtanh" (with its min_val and max_val) or "silu".
+inline constexpr std::string_view kActivation = "nrt.activation";
+inline constexpr std::string_view kActivationMin = "nrt.activation.min_val";
+inline constexpr std::string_view kActivationMax = "nrt.activation.max_val";
+
+}  // namespace nrt::exec::convolution_epilogue

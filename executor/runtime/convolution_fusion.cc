@@ -1,0 +1,237 @@
+#include "executor/runtime/convolution_fusion.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "executor/runtime/convolution_epilogue.h"
+
+namespace nrt::exec {
+namespace {
+
+namespace names = convolution_epilogue;
+
+bool is_convolution(std::string_view target) {
+  static constexpr std::array<std::string_view, 7> kTargets = {
+      "aten::convolution.default", "aten::conv1d.default", "aten::conv1d.padding", "aten::conv2d.default",
+      "aten::conv2d.padding",      "aten::conv3d.default", "aten::conv3d.padding"};
+  return std::find(kTargets.begin(), kTargets.end(), target) != kTargets.end();
+}
+
+// The activation a target applies ("relu", "hardtanh", "silu"; empty: none), in place or not.
+std::string_view activation_of(std::string_view target) {
+  static const std::map<std::string_view, std::string_view> kActivations = {
+      {"aten::relu.default", "relu"},         {"aten::relu_.default", "relu"},
+      {"aten::hardtanh.default", "hardtanh"}, {"aten::hardtanh_.default", "hardtanh"},
+      {"aten::silu.default", "silu"},         {"aten::silu_.default", "silu"}};
+  const auto found = kActivations.find(target);
+  return found == kActivations.end() ? std::string_view() : found->second;
+}
+
+// Arguments a convolution takes over from the nodes it absorbs: its name for each, and the slot.
+using Moved = std::vector<std::pair<std::string_view, int32_t>>;
+
+class Fusion {
+ public:
+  Fusion(ExecutionPlan& plan, const KernelRegistry& registry) : plan_(plan), registry_(registry) {}
+
+  void run() {
+    const KernelInfo* fused = registry_.find(names::kKernelTarget, plan_.device.kind);
+    alias_ = registry_.find("aten::alias.default", plan_.device.kind);
+    if (fused == nullptr || alias_ == nullptr || !alias_->is_view) return;
+    fused_ = *fused;
+    fused_origin_ = registry_.origin(names::kKernelTarget, plan_.device.kind);
+    index_slots();
+    for (size_t n = 0; n < plan_.nodes.size(); ++n) fuse_at(n);
+  }
+
+ private:
+  // Which value each slot holds, which constant, and how many arguments (and graph outputs) read it.
+  void index_slots() {
+    const auto slots = static_cast<size_t>(plan_.num_slots);
+    value_of_slot_.assign(slots, -1);
+    constant_of_slot_.assign(slots, -1);
+    reads_.assign(slots, 0);
+    for (size_t v = 0; v < plan_.values.size(); ++v) {
+      const int32_t slot = plan_.values[v].slot;
+      if (slot >= 0) value_of_slot_[static_cast<size_t>(slot)] = static_cast<int32_t>(v);
+    }
+    for (size_t c = 0; c < plan_.constants.size(); ++c) {
+      constant_of_slot_[static_cast<size_t>(plan_.constants[c].slot)] = static_cast<int32_t>(c);
+    }
+    for (const PlannedNode& node : plan_.nodes) {
+      for (int32_t slot : node.arg_slots) count_read(slot);
+      for (const GatherStep& gather : node.gathers) {
+        for (const auto& item : gather.items) count_read(item.slot);
+      }
+    }
+    for (const PlannedGraphOutput& out : plan_.outputs) {
+      if (out.value >= 0) count_read(plan_.values[static_cast<size_t>(out.value)].slot);
+    }
+  }
+  void count_read(int32_t slot) {
+    if (slot >= 0) ++reads_[static_cast<size_t>(slot)];
+  }
+
+  static int argument(const PlannedNode& node, std::string_view name, bool or_first = false) {
+    for (size_t i = 0; i < node.arg_names.size(); ++i) {
+      if (node.arg_names[i] == name) return static_cast<int>(i);
+    }
+    return or_first && !node.arg_names.empty() && node.arg_names[0].empty() ? 0 : -1;
+  }
+  // The node's single tensor result, or -1.
+  int32_t single_result(const PlannedNode& node) const {
+    if (node.outputs.size() != 1 || node.outputs[0].kind != OutputSlotKind::kValue) return -1;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(node.outputs[0].value)];
+    return info.kind == fb::ValueKind::TENSOR ? node.outputs[0].value : -1;
+  }
+  // Argument `index` of `node` reads `slot`, and no other argument of it does.
+  static bool reads_once(const PlannedNode& node, int index, int32_t slot) {
+    return index >= 0 && node.arg_slots[static_cast<size_t>(index)] == slot &&
+           std::count(node.arg_slots.begin(), node.arg_slots.end(), slot) == 1;
+  }
+  // A slot the convolution at `step` may read in the batch norm's or activation's place: a
+  // constant, or a value defined before it.
+  bool ready_at(int32_t slot, int64_t step) const {
+    if (slot < 0) return false;
+    if (constant_of_slot_[static_cast<size_t>(slot)] >= 0) return true;
+    const int32_t v = value_of_slot_[static_cast<size_t>(slot)];
+    return v >= 0 && plan_.values[static_cast<size_t>(v)].def_step < step;
+  }
+
+  // An inference batch_norm at `n` over `input` alone: appends its arguments the convolution
+  // takes over to `moved`.
+  bool batch_norm_at(size_t n, int32_t input, int64_t conv_step, Moved& moved) const {
+    if (n >= plan_.nodes.size()) return false;
+    const PlannedNode& node = plan_.nodes[n];
+    if (node.target != "aten::batch_norm.default" || node.in_place || !node.gathers.empty() || single_result(node) < 0) {
+      return false;
+    }
+    if (!reads_once(node, argument(node, "input"), plan_.values[static_cast<size_t>(input)].slot)) return false;
+    const int training = argument(node, "training");
+    if (training < 0) return false;
+    const int32_t mode = constant_of_slot_[static_cast<size_t>(node.arg_slots[static_cast<size_t>(training)])];
+    if (mode < 0) return false;
+    const RuntimeValue& training_mode = plan_.constants[static_cast<size_t>(mode)].value;
+    if (!std::holds_alternative<bool>(training_mode) || std::get<bool>(training_mode)) return false;
+    Moved taken;
+    const std::pair<std::string_view, std::string_view> parameters[] = {
+        {"weight", names::kBatchNormWeight}, {"bias", names::kBatchNormBias},
+        {"running_mean", names::kBatchNormMean}, {"running_var", names::kBatchNormVar}, {"eps", names::kBatchNormEps}};
+    for (const auto& [name, moved_name] : parameters) {
+      const int index = argument(node, name);
+      if (index < 0 || !ready_at(node.arg_slots[static_cast<size_t>(index)], conv_step)) return false;
+      taken.emplace_back(moved_name, node.arg_slots[static_cast<size_t>(index)]);
+    }
+    moved.insert(moved.end(), taken.begin(), taken.end());
+    return true;
+  }
+
+  // An activation at `n` over `input` alone (its other readers, after an in-place activation,
+  // see the activated values, as they would have).
+  bool activation_at(size_t n, int32_t input, int64_t conv_step, Moved& moved) {
+    if (n >= plan_.nodes.size()) return false;
+    const PlannedNode& node = plan_.nodes[n];
+    const std::string_view kind = activation_of(node.target);
+    if (kind.empty() || !node.gathers.empty() || single_result(node) < 0) return false;
+    const int32_t slot = plan_.values[static_cast<size_t>(input)].slot;
+    if (!reads_once(node, argument(node, "self", true), slot)) return false;
+    if (!node.in_place && reads_[static_cast<size_t>(slot)] != 1) return false;
+    Moved taken;
+    if (kind == "hardtanh") {
+      const std::pair<std::string_view, std::string_view> bounds[] = {{"min_val", names::kActivationMin},
+                                                                      {"max_val", names::kActivationMax}};
+      for (const auto& [name, moved_name] : bounds) {
+        const int index = argument(node, name);
+        if (index < 0) continue;  // the kernel's default applies
+        if (!ready_at(node.arg_slots[static_cast<size_t>(index)], conv_step)) return false;
+        taken.emplace_back(moved_name, node.arg_slots[static_cast<size_t>(index)]);
+      }
+    }
+    moved.insert(moved.end(), taken.begin(), taken.end());
+    moved.emplace_back(names::kActivation, constant_slot(RuntimeValue{std::string(kind)}));
+    return true;
+  }
+
+  int32_t constant_slot(RuntimeValue value) {
+    const int32_t slot = plan_.num_slots++;
+    plan_.constants.push_back({slot, std::move(value)});
+    value_of_slot_.push_back(-1);
+    constant_of_slot_.push_back(static_cast<int32_t>(plan_.constants.size() - 1));
+    reads_.push_back(1);
+    return slot;
+  }
+
+  void fuse_at(size_t n) {
+    PlannedNode& conv = plan_.nodes[n];
+    if (!is_convolution(conv.target) || conv.in_place || !conv.gathers.empty()) return;
+    if (registry_.origin(conv.target, plan_.device.kind) != fused_origin_) return;
+    const int32_t result = single_result(conv);
+    if (result < 0) return;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(result)];
+    if (info.dtype != ScalarType::FLOAT32 && info.dtype != ScalarType::FLOAT64) return;
+    const auto step = static_cast<int64_t>(n);
+    Moved moved;
+    std::vector<size_t> absorbed;  // the nodes that become views of the convolution's result
+    int32_t last = result;         // the value the next node of the chain must read
+    if (reads_[static_cast<size_t>(info.slot)] == 1 && batch_norm_at(n + 1, last, step, moved)) {
+      absorbed.push_back(n + 1);
+      last = single_result(plan_.nodes[n + 1]);
+    }
+    const size_t next = n + 1 + absorbed.size();
+    const bool sole_reader = reads_[static_cast<size_t>(plan_.values[static_cast<size_t>(last)].slot)] == 1;
+    if ((sole_reader || (next < plan_.nodes.size() && plan_.nodes[next].in_place)) &&
+        activation_at(next, last, step, moved)) {
+      absorbed.push_back(next);
+    }
+    if (absorbed.empty()) return;
+
+    PlannedNode& fused = plan_.nodes[n];
+    fused.kernel = fused_;
+    for (const auto& [name, slot] : moved) {
+      fused.arg_names.emplace_back(name);
+      fused.arg_slots.push_back(slot);
+    }
+    for (size_t a : absorbed) {
+      PlannedNode& node = plan_.nodes[a];
+      const int input = node.target == "aten::batch_norm.default" ? argument(node, "input") : argument(node, "self", true);
+      const int32_t input_slot = node.arg_slots[static_cast<size_t>(input)];
+      if (node.in_place && node.in_place->scratch_value >= 0) {
+        plan_.values[static_cast<size_t>(node.in_place->scratch_value)].planned = false;
+      }
+      node.in_place.reset();
+      node.kernel = *alias_;
+      node.arg_names = {std::string()};
+      node.arg_slots = {input_slot};
+      ValueInfo& view = plan_.values[static_cast<size_t>(single_result(node))];
+      const auto view_index = static_cast<int32_t>(&view - plan_.values.data());
+      view.planned = false;
+      // Views of the absorbed result (an in-place activation's output among them) view the
+      // convolution's result now.
+      for (ValueInfo& other : plan_.values) {
+        std::replace(other.alias_roots.begin(), other.alias_roots.end(), view_index, result);
+        std::sort(other.alias_roots.begin(), other.alias_roots.end());
+        other.alias_roots.erase(std::unique(other.alias_roots.begin(), other.alias_roots.end()), other.alias_roots.end());
+      }
+      view.alias_roots = {result};
+    }
+  }
+
+  ExecutionPlan& plan_;
+  const KernelRegistry& registry_;
+  KernelInfo fused_;
+  const KernelInfo* alias_ = nullptr;
+  std::string fused_origin_;
+  std::vector<int32_t> value_of_slot_;
+  std::vector<int32_t> constant_of_slot_;  // index into plan_.constants, -1: none
+  std::vector<int> reads_;
+};
+
+}  // namespace
+
+void fuse_convolution_epilogues(ExecutionPlan& plan, const KernelRegistry& registry) { Fusion(plan, registry).run(); }
+
+}  // namespace nrt::exec

@@ -1,0 +1,199 @@
+// Convolution fusion (executor/runtime/convolution_fusion.h) through the executor with the CPU
+// kernels: a conv -> batch_norm -> activation chain runs as one node and gives the values of the
+// same chain run node by node (the unfused program makes the convolution's result a graph output
+// too, which the fusion must respect), on the blocked oneDNN path (3x3, depthwise), the plain
+// one (pointwise), and in float64; chains whose values something else reads are not fused.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <string>
+
+#include "executor/runtime/executor.h"
+#include "serializer/open_program.h"
+#include "testdata/program_builder.h"
+#include "tests/executor/tensor_literals.h"
+
+namespace nrt::testing {
+namespace {
+
+using exec::Executor;
+using exec::NamedInputs;
+using nrt::ScalarType;
+using testdata::ProgramBuilder;
+namespace arg = testdata::arg;
+using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+
+std::unique_ptr<Executor> load(ProgramWithWeights program) {
+  auto file = verify_in_memory(std::move(program));
+  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().to_string());
+  if (!file) return nullptr;
+  auto executor = Executor::load(std::move(*file));
+  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.error().to_string());
+  return executor.ok() ? std::move(*executor) : nullptr;
+}
+
+struct Block {
+  ScalarType dtype = ScalarType::FLOAT32;
+  int64_t kernel = 3;            // 3x3 (padding 1) or 1x1
+  bool depthwise = false;        // groups = channels (kernel 3)
+  bool batch_norm = true;
+  std::string activation;        // "aten::hardtanh_", "aten::relu", "aten::silu_", ... or empty
+  bool conv_is_output = false;   // the convolution's result is a graph output too: no fusion
+  bool norm_is_output = false;   // the batch norm's result is a graph output too
+};
+
+constexpr int64_t kChannels = 8, kSide = 10;
+
+int64_t out_channels(const Block& b) { return b.depthwise ? kChannels : 16; }
+
+// Bytes of `count` values of `dtype` from a fixed pattern (positive where `positive`).
+std::vector<uint8_t> pattern(ScalarType dtype, int64_t count, int seed, bool positive = false) {
+  std::vector<uint8_t> bytes(static_cast<size_t>(count) * (dtype == ScalarType::FLOAT64 ? 8 : 4));
+  for (int64_t i = 0; i < count; ++i) {
+    double v = std::sin(0.7 * static_cast<double>(i) + seed) * 0.5;
+    if (positive) v = 0.5 + std::abs(v);
+    if (dtype == ScalarType::FLOAT64) {
+      std::memcpy(bytes.data() + i * 8, &v, 8);
+    } else {
+      const auto f = static_cast<float>(v);
+      std::memcpy(bytes.data() + i * 4, &f, 4);
+    }
+  }
+  return bytes;
+}
+
+ProgramWithWeights block_program(const Block& b) {
+  ProgramBuilder p("convolution_fusion_test");
+  const int64_t oc = out_channels(b), taps = b.kernel * b.kernel, in_per_group = b.depthwise ? 1 : kChannels;
+  const std::vector<int64_t> weight_sizes{oc, in_per_group, b.kernel, b.kernel}, per_channel{oc};
+  const std::vector<int64_t> image{1, kChannels, kSide, kSide}, result{1, oc, kSide, kSide};
+  p.weight("conv.weight", p.storage(pattern(b.dtype, oc * in_per_group * taps, 1)), testdata::tensor_meta(b.dtype, weight_sizes), true);
+  p.weight("conv.bias", p.storage(pattern(b.dtype, oc, 2)), testdata::tensor_meta(b.dtype, per_channel), true);
+  const char* bn_names[] = {"bn.weight", "bn.bias", "bn.running_mean", "bn.running_var"};
+  for (int i = 0; i < 4; ++i) {
+    p.weight(bn_names[i], p.storage(pattern(b.dtype, oc, 3 + i, i == 3)), testdata::tensor_meta(b.dtype, per_channel), i < 2);
+  }
+  const uint32_t conv2d = p.op("aten::conv2d", "default"), batch_norm = p.op("aten::batch_norm", "default");
+  auto g = p.graph("main", true);
+  const uint32_t weight = g.tensor("p_conv_weight", b.dtype, weight_sizes), bias = g.tensor("p_conv_bias", b.dtype, per_channel);
+  uint32_t bn[4];
+  for (int i = 0; i < 4; ++i) bn[i] = g.tensor(std::string("bn_") + std::to_string(i), b.dtype, per_channel);
+  const uint32_t x = g.tensor("x", b.dtype, image);
+  g.input(arg::tensor(weight), fb::InputKind::PARAMETER, "conv.weight");
+  g.input(arg::tensor(bias), fb::InputKind::PARAMETER, "conv.bias");
+  for (int i = 0; i < 4; ++i) g.input(arg::tensor(bn[i]), i < 2 ? fb::InputKind::PARAMETER : fb::InputKind::BUFFER, bn_names[i]);
+  g.user_input(arg::tensor(x));
+  const uint32_t conv = g.tensor("conv", b.dtype, result);
+  const int64_t padding = b.kernel / 2;
+  g.node("conv", conv2d, Args{{"input", arg::tensor(x)}, {"weight", arg::tensor(weight)}, {"bias", arg::optional_tensor(static_cast<int32_t>(bias))},
+                              {"stride", arg::integers({1, 1})}, {"padding", arg::integers({padding, padding})},
+                              {"dilation", arg::integers({1, 1})}, {"groups", arg::integer(b.depthwise ? kChannels : 1)}},
+         {}, {arg::tensor(conv)});
+  uint32_t last = conv;
+  if (b.batch_norm) {
+    const uint32_t norm = g.tensor("norm", b.dtype, result);
+    g.node("norm", batch_norm,
+           Args{{"input", arg::tensor(conv)}, {"weight", arg::optional_tensor(static_cast<int32_t>(bn[0]))},
+                {"bias", arg::optional_tensor(static_cast<int32_t>(bn[1]))}, {"running_mean", arg::optional_tensor(static_cast<int32_t>(bn[2]))},
+                {"running_var", arg::optional_tensor(static_cast<int32_t>(bn[3]))}, {"training", arg::boolean(false)},
+                {"momentum", arg::real(0.1)}, {"eps", arg::real(1e-5)}, {"cudnn_enabled", arg::boolean(false)}},
+           {}, {arg::tensor(norm)});
+    last = norm;
+  }
+  const uint32_t norm_value = last;
+  if (!b.activation.empty()) {
+    const uint32_t act = g.tensor("act", b.dtype, result);
+    Args keyword;
+    if (b.activation.find("hardtanh") != std::string::npos) keyword = {{"min_val", arg::real(0.0)}, {"max_val", arg::real(0.25)}};
+    g.node("act", p.op(b.activation, "default"), Args{{"self", arg::tensor(last)}}, keyword, {arg::tensor(act)});
+    last = act;
+  }
+  g.user_output(arg::tensor(last));
+  if (b.conv_is_output) g.user_output(arg::tensor(conv));
+  if (b.norm_is_output && norm_value != conv) g.user_output(arg::tensor(norm_value));
+  return p.finish();
+}
+
+exec::Tensor image_input(ScalarType dtype) {
+  auto bytes = pattern(dtype, kChannels * kSide * kSide, 9);
+  exec::Tensor t = exec::Tensor::empty(dtype, {1, kChannels, kSide, kSide});
+  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return t;
+}
+
+std::vector<double> values(const exec::RuntimeValue& value) {
+  const auto& t = std::get<exec::Tensor>(value);
+  std::vector<double> out;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    out.push_back(t.dtype() == ScalarType::FLOAT64 ? t.data<double>()[i] : t.data<float>()[i]);
+  }
+  return out;
+}
+
+// Runs `b` fused and unfused; returns whether the fused plan fused, and checks the values agree.
+bool check_block(const Block& b, const std::string& label) {
+  auto fused = load(block_program(b));
+  Block apart = b;
+  apart.conv_is_output = true;
+  auto unfused = load(block_program(apart));
+  if (fused == nullptr || unfused == nullptr) return false;
+  EXPECT_FALSE(unfused->plan().nodes[1].kernel.is_view) << label << ": a graph output must not be fused away";
+  const NamedInputs inputs{{"x", image_input(b.dtype)}};
+  for (int run = 0; run < 2; ++run) {  // the second run uses the kept folded weights
+    auto got = fused->run(inputs);
+    auto want = unfused->run(inputs);
+    if (!got.ok() || !want.ok()) {
+      ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
+      return false;
+    }
+    const std::vector<double> a = values((*got)[0].value), e = values((*want)[0].value);
+    EXPECT_EQ(a.size(), e.size()) << label;
+    double worst = 0;
+    for (size_t i = 0; i < a.size() && i < e.size(); ++i) worst = std::max(worst, std::abs(a[i] - e[i]) / (1e-6 + std::abs(e[i])));
+    EXPECT_LT(worst, b.dtype == ScalarType::FLOAT64 ? 1e-12 : 1e-4) << label << ": fused and unfused values differ";
+  }
+  return fused->plan().nodes.size() > 1 && fused->plan().nodes[1].kernel.is_view;
+}
+
+TEST(ConvolutionFusion, FusedChainsGiveTheValuesOfTheNodesRunApart) {
+  struct Case {
+    std::string label;
+    Block block;
+  };
+  const Case cases[] = {
+      {"3x3 + batch_norm + hardtanh_", {ScalarType::FLOAT32, 3, false, true, "aten::hardtanh_"}},
+      {"depthwise + batch_norm + relu_", {ScalarType::FLOAT32, 3, true, true, "aten::relu_"}},
+      {"pointwise + batch_norm + silu_", {ScalarType::FLOAT32, 1, false, true, "aten::silu_"}},
+      {"pointwise + batch_norm + hardtanh", {ScalarType::FLOAT32, 1, false, true, "aten::hardtanh"}},
+      {"3x3 + batch_norm", {ScalarType::FLOAT32, 3, false, true, ""}},
+      {"3x3 + relu", {ScalarType::FLOAT32, 3, false, false, "aten::relu"}},
+      {"float64 3x3 + batch_norm + silu", {ScalarType::FLOAT64, 3, false, true, "aten::silu"}},
+  };
+  for (const Case& c : cases) EXPECT_TRUE(check_block(c.block, c.label)) << c.label << ": not fused";
+}
+
+TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
+  // The batch norm's result is a graph output: the batch norm fuses, the functional activation
+  // reading that result does not (the output must hold it before the activation).
+  Block b{ScalarType::FLOAT32, 3, false, true, "aten::relu"};
+  b.norm_is_output = true;
+  auto executor = load(block_program(b));
+  ASSERT_NE(executor, nullptr);
+  const auto& nodes = executor->plan().nodes;
+  ASSERT_EQ(nodes.size(), 3u);
+  EXPECT_TRUE(nodes[1].kernel.is_view) << "the batch norm fuses";
+  EXPECT_FALSE(nodes[2].kernel.is_view) << "relu reads a value the graph returns";
+  auto outputs = executor->run(NamedInputs{{"x", image_input(ScalarType::FLOAT32)}});
+  ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+  const std::vector<double> activated = values((*outputs)[0].value), normed = values((*outputs)[1].value);
+  bool some_negative = false;
+  for (size_t i = 0; i < normed.size(); ++i) {
+    EXPECT_EQ(activated[i], std::max(normed[i], 0.0));
+    some_negative = some_negative || normed[i] < 0;
+  }
+  EXPECT_TRUE(some_negative) << "the batch norm's output was activated";
+}
+
+}  // namespace
+}  // namespace nrt::testing
