@@ -23,4 +23,8 @@ inline constexpr std::string_view kActivation = "nrt.activation";
 inline constexpr std::string_view kActivationMin = "nrt.activation.min_val";
 inline constexpr std::string_view kActivationMax = "nrt.activation.max_val";
 
+// true: the output is written channels-last (NHWC in memory, strides saying so), where only
+// convolutions read it (the first of a 2-D float32 convolution's readers that would copy it).
+inline constexpr std::string_view kChannelsLastOutput = "nrt.channels_last_output";
+
 }  // namespace nrt::exec::convolution_epilogue

@@ -45,7 +45,9 @@ class Fusion {
     fused_ = *fused;
     fused_origin_ = registry_.origin(names::kKernelTarget, plan_.device.kind);
     index_slots();
+    absorbed_.assign(plan_.nodes.size(), false);
     for (size_t n = 0; n < plan_.nodes.size(); ++n) fuse_at(n);
+    for (size_t n = 0; n < plan_.nodes.size(); ++n) mark_channels_last_output(n);
   }
 
  private:
@@ -165,10 +167,15 @@ class Fusion {
     return slot;
   }
 
+  // A convolution node whose kernel the fused one can stand in for.
+  bool builtin_convolution(const PlannedNode& node) const {
+    return is_convolution(node.target) && !node.in_place && node.gathers.empty() &&
+           registry_.origin(node.target, plan_.device.kind) == fused_origin_;
+  }
+
   void fuse_at(size_t n) {
     PlannedNode& conv = plan_.nodes[n];
-    if (!is_convolution(conv.target) || conv.in_place || !conv.gathers.empty()) return;
-    if (registry_.origin(conv.target, plan_.device.kind) != fused_origin_) return;
+    if (!builtin_convolution(conv)) return;
     const int32_t result = single_result(conv);
     if (result < 0) return;
     const ValueInfo& info = plan_.values[static_cast<size_t>(result)];
@@ -196,6 +203,7 @@ class Fusion {
       fused.arg_slots.push_back(slot);
     }
     for (size_t a : absorbed) {
+      absorbed_[a] = true;
       PlannedNode& node = plan_.nodes[a];
       const int input = node.target == "aten::batch_norm.default" ? argument(node, "input") : argument(node, "self", true);
       const int32_t input_slot = node.arg_slots[static_cast<size_t>(input)];
@@ -220,8 +228,59 @@ class Fusion {
     }
   }
 
+  // A 2-D float32 convolution's result that only convolutions read, as their input (directly or
+  // through the views fusion made), is written channels-last (convolution_epilogue.h): no other
+  // kernel ever sees those strides, and the next convolution reads it without a reorder.
+  void mark_channels_last_output(size_t n) {
+    PlannedNode& conv = plan_.nodes[n];
+    if (!builtin_convolution(conv)) return;
+    const int32_t result = single_result(conv);
+    if (result < 0) return;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(result)];
+    if (info.dtype != ScalarType::FLOAT32 || info.sizes.size() != 4) return;
+    std::vector<int32_t> pending = {info.slot};
+    bool read_by_convolution = false;
+    while (!pending.empty()) {
+      const int32_t slot = pending.back();
+      pending.pop_back();
+      if (graph_output_or_gathered(slot)) return;
+      for (size_t m = n + 1; m < plan_.nodes.size(); ++m) {
+        const PlannedNode& reader = plan_.nodes[m];
+        for (size_t a = 0; a < reader.arg_slots.size(); ++a) {
+          if (reader.arg_slots[a] != slot) continue;
+          if (absorbed_[m]) {
+            pending.push_back(plan_.values[static_cast<size_t>(single_result(reader))].slot);
+          } else if (builtin_convolution(reader) && reader.arg_names[a] == "input") {
+            read_by_convolution = true;
+          } else {
+            return;
+          }
+        }
+      }
+    }
+    if (!read_by_convolution) return;
+    conv.kernel = fused_;
+    conv.arg_names.emplace_back(names::kChannelsLastOutput);
+    conv.arg_slots.push_back(constant_slot(RuntimeValue{true}));
+  }
+
+  bool graph_output_or_gathered(int32_t slot) const {
+    for (const PlannedGraphOutput& out : plan_.outputs) {
+      if (out.value >= 0 && plan_.values[static_cast<size_t>(out.value)].slot == slot) return true;
+    }
+    for (const PlannedNode& node : plan_.nodes) {
+      for (const GatherStep& gather : node.gathers) {
+        for (const auto& item : gather.items) {
+          if (item.slot == slot) return true;
+        }
+      }
+    }
+    return false;
+  }
+
   ExecutionPlan& plan_;
   const KernelRegistry& registry_;
+  std::vector<bool> absorbed_;  // by node: made a view of a convolution's result
   KernelInfo fused_;
   const KernelInfo* alias_ = nullptr;
   std::string fused_origin_;

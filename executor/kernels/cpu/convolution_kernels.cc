@@ -201,6 +201,42 @@ void apply_activation(const ConvolutionActivation& activation, const Tensor& out
 // [N, OC, OD, OH, OW]; contiguous, compute dtype. `activation` comes last.
 template <class C>
 void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                  const ConvolutionActivation& activation, const Tensor& out);
+
+// The same for float32 where the input or the output may be channels-last (2-D, depth 1): oneDNN
+// reads and writes them as they are; the fallback computes on contiguous copies.
+void conv_forward_channels_last(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
+                                const ConvolutionActivation& activation, const Tensor& out, bool input_channels_last,
+                                bool output_channels_last) {
+  if (!input_channels_last && !output_channels_last) {
+    conv_forward<float>(input, weight, bias, p, activation, out);
+    return;
+  }
+  OneDnnConvolution shape{input.sizes()[0], input.sizes()[1], weight.sizes()[0], p.groups, {}, {}, {}, {}, {}, {}, {},
+                          activation, input_channels_last, output_channels_last};
+  for (size_t i = 0; i < kSpatial; ++i) {
+    shape.in[i] = input.sizes()[2 + i];
+    shape.kernel[i] = weight.sizes()[2 + i];
+    shape.out[i] = out.sizes()[2 + i];
+    shape.stride[i] = p.stride[i];
+    shape.dilation[i] = p.dilation[i];
+    shape.pad_begin[i] = p.pad_begin[i];
+    shape.pad_end[i] = p.pad_end[i];
+  }
+  const std::shared_ptr<const Storage> weight_storage =
+      weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
+  const OneDnnOutcome outcome =
+      onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(),
+                                 bias.defined() ? bias.data<float>() : nullptr, out.data<float>(), weight_storage);
+  if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<float>(activation, out);  // NHWC is dense too
+  if (outcome != OneDnnOutcome::kRefused) return;
+  const Tensor contiguous_out = output_channels_last ? Tensor::empty(ScalarType::FLOAT32, out.sizes()) : out;
+  conv_forward<float>(contiguous_as(input, ScalarType::FLOAT32), weight, bias, p, activation, contiguous_out);
+  if (output_channels_last) copy_into(out, contiguous_out);
+}
+
+template <class C>
+void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
                   const ConvolutionActivation& activation, const Tensor& out) {
   const int64_t batches = input.sizes()[0], channels = input.sizes()[1];
   const int64_t out_channels = weight.sizes()[0];
@@ -263,7 +299,24 @@ struct ConvolutionCall {
   // A fused node's epilogue (executor/runtime/convolution_fusion.h).
   std::optional<BatchNormParameters> batch_norm;
   ConvolutionActivation activation;
+  bool channels_last_output = false;  // only convolutions read the output (the plan checked)
 };
+
+// Strides of a dense [N, C, H, W] tensor laid out as [N, H, W, C].
+std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes) {
+  const int64_t c = sizes[1], w = sizes[3], h = sizes[2];
+  return {h * w * c, 1, w * c, c};
+}
+
+// A 4-D tensor whose elements lie densely in NHWC order (dims of size 1 may have any stride).
+bool is_channels_last(const Tensor& t) {
+  if (t.dim() != 4) return false;
+  const std::vector<int64_t> expected = channels_last_strides(t.sizes());
+  for (size_t d = 0; d < 4; ++d) {
+    if (t.sizes()[d] != 1 && t.strides()[d] != expected[d]) return false;
+  }
+  return true;
+}
 
 Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   const Tensor& weight = call.weight;
@@ -318,7 +371,12 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   out_sizes.insert(out_sizes.end(), canonical_out.end() - static_cast<int64_t>(call.spatial), canonical_out.end());
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes));
   const ScalarType compute = call.input.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
-  const Tensor x = contiguous_as(input, compute);
+  // NHWC sides of a batched 2-D float32 convolution: an input that is (written so by the
+  // convolution before), and the output when the plan asked for it.
+  const bool nhwc_capable = call.spatial == 2 && call.batched && call.input.dtype() == ScalarType::FLOAT32;
+  const bool input_channels_last = nhwc_capable && is_channels_last(call.input) && !call.input.is_contiguous();
+  const bool output_channels_last = nhwc_capable && call.channels_last_output;
+  const Tensor x = input_channels_last ? input : contiguous_as(input, compute);
   Tensor k = contiguous_as(w, compute), b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
   if (call.batch_norm) {
     for (const Tensor* t : {call.batch_norm->weight ? &*call.batch_norm->weight : nullptr,
@@ -334,12 +392,26 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
     k = std::move(folded.weight);
     b = std::move(folded.bias);
   }
+  if (output_channels_last) {
+    // The planned memory holds the output in NHWC order; the slot's tensor says so by its strides.
+    const Tensor& placed = slot->tensor();
+    Tensor out = placed;
+    if (!is_channels_last(placed)) {
+      const bool dense = placed.is_contiguous() && placed.storage()->bytes() >= (placed.storage_offset() + placed.numel()) * sizeof(float);
+      out = dense ? placed.as_strided(out_sizes, channels_last_strides(out_sizes), placed.storage_offset())
+                  : Tensor::empty(ScalarType::FLOAT32, {out_sizes[0], out_sizes[2], out_sizes[3], out_sizes[1]})
+                        .as_strided(out_sizes, channels_last_strides(out_sizes), 0);
+      NRT_RETURN_IF_ERROR(set_output(ctx, 0, out));
+    }
+    conv_forward_channels_last(x, k, b, p, call.activation, canonical(out, false), input_channels_last, true);
+    return Status::Ok();
+  }
   Tensor staging = slot->staging(compute);
   const Tensor y = staging.as_strided(canonical_out, Tensor::contiguous_strides(canonical_out), staging.storage_offset());
   if (compute == ScalarType::FLOAT64) {
     conv_forward<double>(x, k, b, p, call.activation, y);
   } else {
-    conv_forward<float>(x, k, b, p, call.activation, y);
+    conv_forward_channels_last(x, k, b, p, call.activation, y, input_channels_last, false);
   }
   slot->commit();
   return Status::Ok();
@@ -456,6 +528,8 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
     batch_norm.eps = *eps;
     call.batch_norm = std::move(batch_norm);
   }
+  NRT_TRY(channels_last, ctx.boolean(names::kChannelsLastOutput, -1, false));
+  call.channels_last_output = *channels_last;
   const RuntimeValue* activation = ctx.find(names::kActivation, -1);
   if (activation == nullptr) return Status::Ok();
   const auto* name = std::get_if<std::string>(activation);

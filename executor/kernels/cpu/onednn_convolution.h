@@ -16,7 +16,7 @@
 namespace nrt::exec::cpu {
 
 // Canonical 3-D form: input [N, C, D, H, W], weight [OC, C/groups, KD, KH, KW], bias [OC] or
-// null, output [N, OC, OD, OH, OW]; all contiguous float32. Refused, having written nothing,
+// null, output [N, OC, OD, OH, OW]; all float32, contiguous but for the channels-last flags. Refused, having written nothing,
 // where oneDNN has no implementation for the shape (the caller then uses its own).
 // `weight_storage`, when the weights lie in a constant storage (Storage::constant(), a loaded
 // program's weights), lets their reordered copy be kept while that storage lives instead of
@@ -36,6 +36,10 @@ struct OneDnnConvolution {
   int64_t in[3], kernel[3], out[3];
   int64_t stride[3], dilation[3], pad_begin[3], pad_end[3];
   ConvolutionActivation activation;
+  // Depth-1 convolutions only: the input, or the output, is channels-last (NHWC in memory) rather
+  // than contiguous. Either makes oneDNN run on NHWC, which its kernels take without reorders at
+  // the speed of the blocked layouts (docs/PERFORMANCE.md).
+  bool input_channels_last = false, output_channels_last = false;
 };
 
 enum class OneDnnOutcome {
