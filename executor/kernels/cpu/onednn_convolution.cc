@@ -102,16 +102,23 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
   const Tag plain_weights = grouped ? (two_d ? Tag::goihw : Tag::goidhw) : (two_d ? Tag::oihw : Tag::oidhw);
   const auto f32 = memory::data_type::f32;
   auto p = std::make_shared<Primitives>();
-  const bool channels_last = two_d && (s.input_channels_last || s.output_channels_last);
-  p->user_src = memory::desc(src, f32, two_d && s.input_channels_last ? Tag::nhwc : plain);
-  p->user_weights = memory::desc(weights, f32, plain_weights);
-  p->user_bias = memory::desc({s.out_channels}, f32, Tag::x);
-  p->user_dst = memory::desc(dst, f32, two_d && s.output_channels_last ? Tag::nhwc : plain);
   bool pointwise = s.groups == 1;
   for (int i = 0; i < 3; ++i) pointwise = pointwise && s.kernel[i] == 1 && s.stride[i] == 1 && s.pad_begin[i] == 0 && s.pad_end[i] == 0;
-  // A pointwise convolution is one matrix product on the plain layouts: reordering its input and
-  // output costs more than a blocked kernel gains (mobilenet_v2: 13.1 ms against 18.5 at 2 threads).
+  // A pointwise convolution is one matrix product on the plain layouts: where the activations
+  // outweigh the weights, reordering them costs more than NHWC gains (mobilenet_v2: 13.1 ms
+  // against 18.5 at 2 threads). Where the weights are 4x the activations or more, NHWC with
+  // reorders wins (oneDNN's plain product is slow for few positions: 1152->192 channels at 2x2,
+  // 64.9 us against 12.7; 512->2048 at 7x7, 983 against 761; docs/PERFORMANCE.md).
+  const int64_t positions = s.batches * s.in[0] * s.in[1] * s.in[2];
+  const bool weight_bound = s.channels * s.out_channels >= 4 * positions * (s.channels + s.out_channels);
   // NHWC, where a side already is, serves every shape.
+  const bool channels_last = two_d && (s.input_channels_last || s.output_channels_last || (pointwise && weight_bound));
+  // One position per image: the NCHW and NHWC bytes are the same.
+  const bool src_point = s.in[1] * s.in[2] == 1, dst_point = s.out[1] * s.out[2] == 1;
+  p->user_src = memory::desc(src, f32, two_d && (s.input_channels_last || (channels_last && src_point)) ? Tag::nhwc : plain);
+  p->user_weights = memory::desc(weights, f32, plain_weights);
+  p->user_bias = memory::desc({s.out_channels}, f32, Tag::x);
+  p->user_dst = memory::desc(dst, f32, two_d && (s.output_channels_last || (channels_last && dst_point)) ? Tag::nhwc : plain);
   const bool plain_layouts = pointwise && !channels_last;
   const Tag layout = channels_last ? Tag::nhwc : (pointwise ? plain : Tag::any);
   const Tag weights_layout = plain_layouts ? plain_weights : Tag::any;
