@@ -781,6 +781,23 @@ TEST(Blas, ProductsOfLargerTransposedAndSlicedOperands) {
 
 // gemm.h's promise with beta 0, through oneDNN (float32) and OpenBLAS (float64) alike: what the
 // output held, NaN included, does not reach the result.
+// pow with the scalar exponents torch computes without pow (2, 3, -2, 0.5, -0.5, -1; the
+// goldens cover 2 and 0.5) agrees with std::pow to float32's rounding, in both float dtypes.
+TEST(Pow, ScalarExponentsWithoutPowAgreeWithPow) {
+  for (const ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT64}) {
+    const Tensor base = make(dtype, {6}, {0.5, 1.0, 1.5, 2.25, 3.0, 7.75});
+    for (const double exponent : {2.0, 3.0, -2.0, 0.5, -0.5, -1.0, 1.5}) {
+      Call call{"aten::pow.Tensor_Scalar", {{"self", base}, {"exponent", exponent}}, {}};
+      ASSERT_TRUE(call.run().ok()) << exponent;
+      ASSERT_EQ(call.out().dtype(), dtype);
+      for (int64_t i = 0; i < 6; ++i) {
+        const double want = std::pow(at(base, i), exponent);
+        EXPECT_NEAR(at(call.out(), i), want, std::abs(want) * 1e-6) << "x = " << at(base, i) << ", exponent " << exponent;
+      }
+    }
+  }
+}
+
 TEST(Blas, BetaZeroIgnoresWhatTheOutputHeld) {
   for (ScalarType dtype : {ScalarType::FLOAT32, ScalarType::FLOAT64}) {
     SCOPED_TRACE(std::string(nrt::short_name(dtype)));

@@ -242,6 +242,16 @@ Status pow_with(KernelContext& ctx) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     if constexpr (is_floating_v<T>) {
+      // A scalar exponent torch computes without pow (its pow_tensor_scalar kernels), for its bits
+      // and for speed: std::pow took 15% of a small Llama's run (RMSNorm's x.pow(2)).
+      const Operand& e = ops.operand(1);
+      const double exponent = e.tensor == nullptr && ops.operand(0).tensor != nullptr ? e.scalar.to_double() : 0.25;
+      if (exponent == 2.0) return map_unary<T, T>(**out, a, [](C x) { return x * x; });
+      if (exponent == 3.0) return map_unary<T, T>(**out, a, [](C x) { return x * x * x; });
+      if (exponent == -2.0) return map_unary<T, T>(**out, a, [](C x) { return C(1) / (x * x); });
+      if (exponent == 0.5) return map_unary<T, T>(**out, a, [](C x) { return std::sqrt(x); });
+      if (exponent == -0.5) return map_unary<T, T>(**out, a, [](C x) { return C(1) / std::sqrt(x); });
+      if (exponent == -1.0) return map_unary<T, T>(**out, a, [](C x) { return C(1) / x; });
       map_binary<T, T, T>(**out, a, b, [](C x, C y) { return std::pow(x, y); });
     } else {
       map_binary<T, T, T>(**out, a, b, integer_power<C>);
