@@ -7,12 +7,14 @@
 // and also returns the log-sum-exp of each row's scaled scores (float32, float64 for float64 inputs; -inf
 // for rows masked entirely).
 #include <cmath>
+#include <type_traits>
 #include <limits>
 
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -65,9 +67,15 @@ void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* ma
       continue;
     }
     C total = 0;
-    for (int64_t j = 0; j < cols; ++j) {
-      row[j] = std::exp(row[j] - maximum);
-      total += row[j];
+    if constexpr (std::is_same_v<C, float>) {
+      for (int64_t j = 0; j < cols; ++j) row[j] -= maximum;
+      run_float_activation(FloatActivation::kExp, row, row, cols);  // vectorised: std::exp was most of a small model's attention
+      for (int64_t j = 0; j < cols; ++j) total += row[j];
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        row[j] = std::exp(row[j] - maximum);
+        total += row[j];
+      }
     }
     if (logsumexp) logsumexp[i] = maximum + std::log(total);
     for (int64_t j = 0; j < cols; ++j) row[j] /= total;

@@ -4,9 +4,11 @@
 // zeros.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 
@@ -33,10 +35,17 @@ void softmax_rows(const C* in, C* out, int64_t outer, int64_t extent, int64_t in
         continue;
       }
       C total = 0;
-      for (int64_t k = 0; k < extent; ++k) {
-        const C e = std::exp(x[k * inner] - maximum);
-        total += e;
-        if (!log) y[k * inner] = e;
+      if (std::is_same_v<C, float> && inner == 1 && !log) {
+        // Rows along the last dim (attention's): the vectorised exp (float_activation_loops.h).
+        for (int64_t k = 0; k < extent; ++k) y[k] = x[k] - maximum;
+        if constexpr (std::is_same_v<C, float>) run_float_activation(FloatActivation::kExp, y, y, extent);
+        for (int64_t k = 0; k < extent; ++k) total += y[k];
+      } else {
+        for (int64_t k = 0; k < extent; ++k) {
+          const C e = std::exp(x[k * inner] - maximum);
+          total += e;
+          if (!log) y[k * inner] = e;
+        }
       }
       if (log) {
         const C log_total = std::log(total);
