@@ -18,6 +18,10 @@ inline constexpr std::string_view kBatchNormMean = "nrt.batch_norm.running_mean"
 inline constexpr std::string_view kBatchNormVar = "nrt.batch_norm.running_var";
 inline constexpr std::string_view kBatchNormEps = "nrt.batch_norm.eps";
 
+// A tensor of the output's dtype and sizes added after the batch norm, before the activation (a
+// residual connection: ResNet's `out += identity`).
+inline constexpr std::string_view kResidual = "nrt.residual";
+
 // The activation applied last: "relu", "hardtanh" (with its min_val and max_val) or "silu".
 inline constexpr std::string_view kActivation = "nrt.activation";
 inline constexpr std::string_view kActivationMin = "nrt.activation.min_val";

@@ -158,6 +158,45 @@ class Fusion {
     return true;
   }
 
+  // A residual add at `n` of `input` and a tensor of its dtype and sizes defined before the
+  // convolution (ResNet's `out += identity`, mobilenet_v2's `x + conv(x)`), alpha 1; in place, it
+  // must write into `input`.
+  bool residual_at(size_t n, int32_t input, int64_t conv_step, Moved& moved) const {
+    if (n >= plan_.nodes.size()) return false;
+    const PlannedNode& node = plan_.nodes[n];
+    if ((node.target != "aten::add.Tensor" && node.target != "aten::add_.Tensor") || !node.gathers.empty() ||
+        single_result(node) < 0) {
+      return false;
+    }
+    const int32_t slot = plan_.values[static_cast<size_t>(input)].slot;
+    const int self = argument(node, "self", true), other = argument(node, "other");
+    if (self < 0 || other < 0) return false;
+    const int32_t self_slot = node.arg_slots[static_cast<size_t>(self)], other_slot = node.arg_slots[static_cast<size_t>(other)];
+    if (std::count(node.arg_slots.begin(), node.arg_slots.end(), slot) != 1) return false;
+    if (node.in_place && self_slot != slot) return false;
+    const int32_t residual_slot = self_slot == slot ? other_slot : (other_slot == slot ? self_slot : -1);
+    if (residual_slot < 0 || !ready_at(residual_slot, conv_step)) return false;
+    const int32_t residual = value_of_slot_[static_cast<size_t>(residual_slot)];
+    if (residual < 0) return false;
+    const ValueInfo& r = plan_.values[static_cast<size_t>(residual)];
+    const ValueInfo& x = plan_.values[static_cast<size_t>(input)];
+    if (r.kind != fb::ValueKind::TENSOR || r.dtype != x.dtype || r.sizes.size() != x.sizes.size()) return false;
+    for (size_t d = 0; d < r.sizes.size(); ++d) {
+      if (r.sizes[d].literal != x.sizes[d].literal || r.sizes[d].expr != x.sizes[d].expr) return false;
+    }
+    const int alpha = argument(node, "alpha");
+    if (alpha >= 0) {
+      const int32_t at = constant_of_slot_[static_cast<size_t>(node.arg_slots[static_cast<size_t>(alpha)])];
+      if (at < 0) return false;
+      const RuntimeValue& value = plan_.constants[static_cast<size_t>(at)].value;
+      const bool one = (std::holds_alternative<int64_t>(value) && std::get<int64_t>(value) == 1) ||
+                       (std::holds_alternative<double>(value) && std::get<double>(value) == 1.0);
+      if (!one) return false;
+    }
+    moved.emplace_back(names::kResidual, residual_slot);
+    return true;
+  }
+
   int32_t constant_slot(RuntimeValue value) {
     const int32_t slot = plan_.num_slots++;
     plan_.constants.push_back({slot, std::move(value)});
@@ -182,17 +221,22 @@ class Fusion {
     if (info.dtype != ScalarType::FLOAT32 && info.dtype != ScalarType::FLOAT64) return;
     const auto step = static_cast<int64_t>(n);
     Moved moved;
-    std::vector<size_t> absorbed;  // the nodes that become views of the convolution's result
-    int32_t last = result;         // the value the next node of the chain must read
-    if (reads_[static_cast<size_t>(info.slot)] == 1 && batch_norm_at(n + 1, last, step, moved)) {
-      absorbed.push_back(n + 1);
-      last = single_result(plan_.nodes[n + 1]);
+    // The nodes that become views of the convolution's result, with the slot of the chain's value
+    // each reads.
+    std::vector<std::pair<size_t, int32_t>> absorbed;
+    int32_t last = result;  // the value the next node of the chain must read
+    auto absorb = [&](size_t node) {
+      absorbed.emplace_back(node, plan_.values[static_cast<size_t>(last)].slot);
+      last = single_result(plan_.nodes[node]);
+    };
+    auto in_place_at = [&](size_t node) { return node < plan_.nodes.size() && plan_.nodes[node].in_place.has_value(); };
+    auto sole_reader = [&] { return reads_[static_cast<size_t>(plan_.values[static_cast<size_t>(last)].slot)] == 1; };
+    if (sole_reader() && batch_norm_at(n + 1, last, step, moved)) absorb(n + 1);
+    if ((sole_reader() || in_place_at(n + 1 + absorbed.size())) && residual_at(n + 1 + absorbed.size(), last, step, moved)) {
+      absorb(n + 1 + absorbed.size());
     }
-    const size_t next = n + 1 + absorbed.size();
-    const bool sole_reader = reads_[static_cast<size_t>(plan_.values[static_cast<size_t>(last)].slot)] == 1;
-    if ((sole_reader || (next < plan_.nodes.size() && plan_.nodes[next].in_place)) &&
-        activation_at(next, last, step, moved)) {
-      absorbed.push_back(next);
+    if ((sole_reader() || in_place_at(n + 1 + absorbed.size())) && activation_at(n + 1 + absorbed.size(), last, step, moved)) {
+      absorb(n + 1 + absorbed.size());
     }
     if (absorbed.empty()) return;
 
@@ -202,11 +246,9 @@ class Fusion {
       fused.arg_names.emplace_back(name);
       fused.arg_slots.push_back(slot);
     }
-    for (size_t a : absorbed) {
+    for (const auto& [a, input_slot] : absorbed) {
       absorbed_[a] = true;
       PlannedNode& node = plan_.nodes[a];
-      const int input = node.target == "aten::batch_norm.default" ? argument(node, "input") : argument(node, "self", true);
-      const int32_t input_slot = node.arg_slots[static_cast<size_t>(input)];
       if (node.in_place && node.in_place->scratch_value >= 0) {
         plan_.values[static_cast<size_t>(node.in_place->scratch_value)].planned = false;
       }
@@ -250,7 +292,7 @@ class Fusion {
           if (reader.arg_slots[a] != slot) continue;
           if (absorbed_[m]) {
             pending.push_back(plan_.values[static_cast<size_t>(single_result(reader))].slot);
-          } else if (builtin_convolution(reader) && reader.arg_names[a] == "input") {
+          } else if (builtin_convolution(reader) && (reader.arg_names[a] == "input" || reader.arg_names[a] == names::kResidual)) {
             read_by_convolution = true;
           } else {
             return;

@@ -1,7 +1,7 @@
-// Fuses a convolution with the inference batch norm and the activation that follow it
-// (conv -> batch_norm -> relu_, the block of every torchvision CNN): the convolution node computes
-// all three as it writes its output, and the batch norm and activation nodes become views of that
-// output. Each was a pass over the activations of its own (mobilenet_v2: 15% and 6% of a run);
+// Fuses a convolution with the inference batch norm, the residual add and the activation that
+// follow it (conv -> batch_norm -> [add_(identity)] -> relu_, the blocks of torchvision's CNNs): the
+// convolution node computes them all as it writes its output, and the other nodes become views of
+// that output. Each was a pass over the activations of its own (mobilenet_v2: 15% and 6% of a run);
 // the kernel folds the batch norm into the convolution's weights and bias
 // (executor/kernels/cpu/batch_norm_folding.h) and oneDNN applies the activation in its epilogue.
 //

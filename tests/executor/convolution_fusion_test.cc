@@ -43,7 +43,20 @@ struct Block {
   bool conv_is_output = false;   // the convolution's result is a graph output too: no fusion
   bool norm_is_output = false;   // the batch norm's result is a graph output too
   bool then_pointwise = false;   // a pointwise convolution reads the chain's result
+  std::string residual;          // "aten::add_" (out += r, ResNet's) or "aten::add" (r + out), before the activation
 };
+
+Block block(ScalarType dtype, int64_t kernel, bool depthwise, bool batch_norm, std::string activation,
+            std::string residual = "") {
+  Block b;
+  b.dtype = dtype;
+  b.kernel = kernel;
+  b.depthwise = depthwise;
+  b.batch_norm = batch_norm;
+  b.activation = std::move(activation);
+  b.residual = std::move(residual);
+  return b;
+}
 
 constexpr int64_t kChannels = 8, kSide = 10;
 
@@ -107,6 +120,14 @@ ProgramWithWeights block_program(const Block& b) {
     last = norm;
   }
   const uint32_t norm_value = last;
+  if (!b.residual.empty()) {
+    const uint32_t r = g.tensor("r", b.dtype, result), sum = g.tensor("sum", b.dtype, result);
+    g.user_input(arg::tensor(r));
+    const bool in_place = b.residual == "aten::add_";
+    g.node("sum", p.op(b.residual, "Tensor"),
+           Args{{"self", arg::tensor(in_place ? last : r)}, {"other", arg::tensor(in_place ? r : last)}}, {}, {arg::tensor(sum)});
+    last = sum;
+  }
   if (!b.activation.empty()) {
     const uint32_t act = g.tensor("act", b.dtype, result);
     Args keyword;
@@ -158,7 +179,13 @@ bool check_block(const Block& b, const std::string& label) {
   EXPECT_EQ(channels_last(*fused), b.then_pointwise && b.dtype == ScalarType::FLOAT32)
       << label << ": the result only a convolution reads is written channels-last";
   EXPECT_FALSE(channels_last(*unfused)) << label << ": a graph output is written contiguous";
-  const NamedInputs inputs{{"x", image_input(b.dtype)}};
+  NamedInputs inputs{{"x", image_input(b.dtype)}};
+  if (!b.residual.empty()) {
+    auto bytes = pattern(b.dtype, out_channels(b) * kSide * kSide, 11);
+    exec::Tensor r = exec::Tensor::empty(b.dtype, {1, out_channels(b), kSide, kSide});
+    std::memcpy(r.raw_data(), bytes.data(), bytes.size());
+    inputs.emplace("r", r);
+  }
   for (int run = 0; run < 2; ++run) {  // the second run uses the kept folded weights
     auto got = fused->run(inputs);
     auto want = unfused->run(inputs);
@@ -175,7 +202,10 @@ bool check_block(const Block& b, const std::string& label) {
     for (size_t i = 0; i < a.size() && i < e.size(); ++i) differing += std::abs(a[i] - e[i]) > atol + rtol * std::abs(e[i]);
     EXPECT_EQ(differing, 0u) << label << ": fused and unfused values differ";
   }
-  return fused->plan().nodes.size() > 1 && fused->plan().nodes[1].kernel.is_view;
+  // Every node but the convolutions became a view of the first one's result.
+  bool fused_all = fused->plan().nodes.size() > 1;
+  for (const auto& node : fused->plan().nodes) fused_all = fused_all && (node.target == "aten::conv2d.default" || node.kernel.is_view);
+  return fused_all;
 }
 
 TEST(ConvolutionFusion, FusedChainsGiveTheValuesOfTheNodesRunApart) {
@@ -184,13 +214,17 @@ TEST(ConvolutionFusion, FusedChainsGiveTheValuesOfTheNodesRunApart) {
     Block block;
   };
   const Case cases[] = {
-      {"3x3 + batch_norm + hardtanh_", {ScalarType::FLOAT32, 3, false, true, "aten::hardtanh_"}},
-      {"depthwise + batch_norm + relu_", {ScalarType::FLOAT32, 3, true, true, "aten::relu_"}},
-      {"pointwise + batch_norm + silu_", {ScalarType::FLOAT32, 1, false, true, "aten::silu_"}},
-      {"pointwise + batch_norm + hardtanh", {ScalarType::FLOAT32, 1, false, true, "aten::hardtanh"}},
-      {"3x3 + batch_norm", {ScalarType::FLOAT32, 3, false, true, ""}},
-      {"3x3 + relu", {ScalarType::FLOAT32, 3, false, false, "aten::relu"}},
-      {"float64 3x3 + batch_norm + silu", {ScalarType::FLOAT64, 3, false, true, "aten::silu"}},
+      {"3x3 + batch_norm + hardtanh_", block(ScalarType::FLOAT32, 3, false, true, "aten::hardtanh_")},
+      {"depthwise + batch_norm + relu_", block(ScalarType::FLOAT32, 3, true, true, "aten::relu_")},
+      {"pointwise + batch_norm + silu_", block(ScalarType::FLOAT32, 1, false, true, "aten::silu_")},
+      {"pointwise + batch_norm + hardtanh", block(ScalarType::FLOAT32, 1, false, true, "aten::hardtanh")},
+      {"3x3 + batch_norm", block(ScalarType::FLOAT32, 3, false, true, "")},
+      {"3x3 + relu", block(ScalarType::FLOAT32, 3, false, false, "aten::relu")},
+      {"float64 3x3 + batch_norm + silu", block(ScalarType::FLOAT64, 3, false, true, "aten::silu")},
+      {"3x3 + batch_norm + add_ + relu_", block(ScalarType::FLOAT32, 3, false, true, "aten::relu_", "aten::add_")},
+      {"depthwise + batch_norm + add", block(ScalarType::FLOAT32, 3, true, true, "", "aten::add")},
+      {"pointwise + add + hardtanh_", block(ScalarType::FLOAT32, 1, false, false, "aten::hardtanh_", "aten::add")},
+      {"float64 3x3 + batch_norm + add_ + relu", block(ScalarType::FLOAT64, 3, false, true, "aten::relu", "aten::add_")},
   };
   for (Case c : cases) {  // the chain's result read by the next convolution alone
     c.block.then_pointwise = true;
@@ -202,7 +236,7 @@ TEST(ConvolutionFusion, FusedChainsGiveTheValuesOfTheNodesRunApart) {
 TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
   // The batch norm's result is a graph output: the batch norm fuses, the functional activation
   // reading that result does not (the output must hold it before the activation).
-  Block b{ScalarType::FLOAT32, 3, false, true, "aten::relu"};
+  Block b = block(ScalarType::FLOAT32, 3, false, true, "aten::relu");
   b.norm_is_output = true;
   auto executor = load(block_program(b));
   ASSERT_NE(executor, nullptr);

@@ -197,6 +197,39 @@ void apply_activation(const ConvolutionActivation& activation, const Tensor& out
   }
 }
 
+// A fused node's residual: out = activation(out + residual), over `out`'s memory in its own
+// order (contiguous or channels-last), the residual brought to that layout first when its own
+// differs. One pass where the add and the activation were two nodes.
+template <class C>
+void add_residual(const Tensor& out, const Tensor& residual, const ConvolutionActivation& activation) {
+  Tensor aligned = residual;
+  if (residual.strides() != out.strides() || residual.dtype() != out.dtype()) {
+    aligned = Tensor::empty(out.dtype(), {out.numel()}).as_strided(out.sizes(), out.strides(), 0);
+    copy_into(aligned, residual);
+  }
+  C* values = out.data<C>();
+  const C* addend = aligned.data<C>();
+  const int64_t count = out.numel();
+  const auto low = static_cast<C>(activation.min), high = static_cast<C>(activation.max);
+  switch (activation.kind) {
+    case ConvolutionActivation::Kind::kRelu:
+      for (int64_t i = 0; i < count; ++i) {
+        const C v = values[i] + addend[i];
+        values[i] = v < C(0) ? C(0) : v;
+      }
+      break;
+    case ConvolutionActivation::Kind::kClip:
+      for (int64_t i = 0; i < count; ++i) {
+        const C v = values[i] + addend[i];
+        values[i] = v < low ? low : (v > high ? high : v);
+      }
+      break;
+    default:
+      for (int64_t i = 0; i < count; ++i) values[i] += addend[i];
+      apply_activation<C>(activation, out);
+  }
+}
+
 // input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
 // [N, OC, OD, OH, OW]; contiguous, compute dtype. `activation` comes last.
 template <class C>
@@ -298,6 +331,7 @@ struct ConvolutionCall {
   bool batched = true;   // false: input lacks the batch dim
   // A fused node's epilogue (executor/runtime/convolution_fusion.h).
   std::optional<BatchNormParameters> batch_norm;
+  std::optional<Tensor> residual;  // added before the activation
   ConvolutionActivation activation;
   bool channels_last_output = false;  // only convolutions read the output (the plan checked)
 };
@@ -392,6 +426,12 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
     k = std::move(folded.weight);
     b = std::move(folded.bias);
   }
+  if (call.residual && (call.residual->dtype() != call.input.dtype() || call.residual->sizes() != out_sizes)) {
+    return ctx.error("the fused residual " + call.residual->type_string() + " must have the output's dtype and sizes " +
+                     shape_string(out_sizes));
+  }
+  // With a residual, the activation comes after the add.
+  const ConvolutionActivation activation = call.residual ? ConvolutionActivation{} : call.activation;
   if (output_channels_last) {
     // The planned memory holds the output in NHWC order; the slot's tensor says so by its strides.
     const Tensor& placed = slot->tensor();
@@ -403,15 +443,24 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
                         .as_strided(out_sizes, channels_last_strides(out_sizes), 0);
       NRT_RETURN_IF_ERROR(set_output(ctx, 0, out));
     }
-    conv_forward_channels_last(x, k, b, p, call.activation, canonical(out, false), input_channels_last, true);
+    conv_forward_channels_last(x, k, b, p, activation, canonical(out, false), input_channels_last, true);
+    if (call.residual) add_residual<float>(out, *call.residual, call.activation);
     return Status::Ok();
   }
   Tensor staging = slot->staging(compute);
   const Tensor y = staging.as_strided(canonical_out, Tensor::contiguous_strides(canonical_out), staging.storage_offset());
   if (compute == ScalarType::FLOAT64) {
-    conv_forward<double>(x, k, b, p, call.activation, y);
+    conv_forward<double>(x, k, b, p, activation, y);
   } else {
-    conv_forward_channels_last(x, k, b, p, call.activation, y, input_channels_last, false);
+    conv_forward_channels_last(x, k, b, p, activation, y, input_channels_last, false);
+  }
+  if (call.residual) {
+    const Tensor result = staging.as_strided(out_sizes, Tensor::contiguous_strides(out_sizes), staging.storage_offset());
+    if (compute == ScalarType::FLOAT64) {
+      add_residual<double>(result, *call.residual, call.activation);
+    } else {
+      add_residual<float>(result, *call.residual, call.activation);
+    }
   }
   slot->commit();
   return Status::Ok();
@@ -528,6 +577,8 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
     batch_norm.eps = *eps;
     call.batch_norm = std::move(batch_norm);
   }
+  NRT_TRY(residual, ctx.optional_tensor(names::kResidual, -1));
+  call.residual = *residual;
   NRT_TRY(channels_last, ctx.boolean(names::kChannelsLastOutput, -1, false));
   call.channels_last_output = *channels_last;
   const RuntimeValue* activation = ctx.find(names::kActivation, -1);
