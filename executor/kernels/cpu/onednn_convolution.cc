@@ -9,6 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/runtime/intra_op_threads.h"
 
@@ -17,11 +18,6 @@ namespace {
 
 using dnnl::memory;
 using Tag = memory::format_tag;
-
-dnnl::engine& cpu_engine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 // One shape's primitives: the convolution on the layouts oneDNN chose, and the reorders between
 // those and nrt's contiguous tensors (absent where oneDNN took the plain layout itself).
@@ -58,13 +54,13 @@ Key key_of(const OneDnnConvolution& s, bool has_bias, int threads) {
 
 std::optional<dnnl::reorder> reorder_if_needed(const memory::desc& from, const memory::desc& to) {
   if (from == to) return std::nullopt;
-  return dnnl::reorder(dnnl::reorder::primitive_desc(cpu_engine(), from, cpu_engine(), to));
+  return dnnl::reorder(dnnl::reorder::primitive_desc(onednn_engine(), from, onednn_engine(), to));
 }
 
 // The activation as an eltwise post-op (oneDNN's clip is min(max(x, alpha), beta); swish with
 // alpha 1 is x * sigmoid(x), torch's silu).
 dnnl::primitive_attr activation_attributes(const ConvolutionActivation& activation) {
-  dnnl::primitive_attr attributes;
+  dnnl::primitive_attr attributes = onednn_attributes();
   if (activation.kind == ConvolutionActivation::Kind::kNone) return attributes;
   dnnl::post_ops post_ops;
   switch (activation.kind) {
@@ -131,7 +127,7 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
                                                                conv_dst, strides, dilations, pad_l, pad_r);
   p->applies_activation = !plain_layouts;
   p->convolution_pd = dnnl::convolution_forward::primitive_desc(
-      desc, plain_layouts ? dnnl::primitive_attr() : activation_attributes(s.activation), cpu_engine());
+      desc, plain_layouts ? onednn_attributes() : activation_attributes(s.activation), onednn_engine());
   p->convolution = dnnl::convolution_forward(p->convolution_pd);
   p->src_in = reorder_if_needed(p->user_src, p->convolution_pd.src_desc());
   p->weights_in = reorder_if_needed(p->user_weights, p->convolution_pd.weights_desc());
@@ -157,52 +153,6 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
   return built;
 }
 
-// Reordered weights of constant storages: per primitive and weight address, with the storage they
-// came from (weakly: an entry whose storage is gone is replaced, never used). At most
-// kKeptWeightBytes in all; past it weights are reordered on each call as before.
-constexpr size_t kKeptWeightBytes = size_t{1} << 30;
-
-struct KeptWeights {
-  std::weak_ptr<const Storage> storage;
-  memory reordered;
-  size_t bytes = 0;
-};
-
-std::optional<memory> kept_weights(const Primitives& p, const float* weight,
-                                   const std::shared_ptr<const Storage>& storage, dnnl::stream& stream) {
-  static std::mutex mutex;
-  static std::map<std::pair<const Primitives*, const float*>, KeptWeights> kept;
-  static size_t kept_bytes = 0;
-  const auto key = std::make_pair(&p, weight);
-  const size_t bytes = p.convolution_pd.weights_desc().get_size();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = kept.find(key);
-    if (found != kept.end()) {
-      if (found->second.storage.lock() == storage) return found->second.reordered;
-      kept_bytes -= found->second.bytes;
-      kept.erase(found);
-    }
-    for (auto it = kept.begin(); it != kept.end();) {  // what programs since unloaded left behind
-      if (it->second.storage.expired()) {
-        kept_bytes -= it->second.bytes;
-        it = kept.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (kept_bytes + bytes > kKeptWeightBytes) return std::nullopt;
-  }
-  KeptWeights entry{storage, memory(p.convolution_pd.weights_desc(), cpu_engine()), bytes};
-  memory user(p.user_weights, cpu_engine(), const_cast<float*>(weight));
-  p.weights_in->execute(stream, user, entry.reordered);
-  stream.wait();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [at, inserted] = kept.emplace(key, entry);
-  if (inserted) kept_bytes += entry.bytes;
-  return at->second.reordered;
-}
-
 }  // namespace
 
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
@@ -215,7 +165,7 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
   const auto p = primitives_for(shape, bias != nullptr, threads);
   if (!p) return OneDnnOutcome::kRefused;
   try {
-    dnnl::engine& engine = cpu_engine();
+    dnnl::engine& engine = onednn_engine();
     dnnl::stream stream(engine);
     // oneDNN takes non-const handles; it reads the inputs only.
     memory user_src(p->user_src, engine, const_cast<float*>(input));
@@ -227,7 +177,9 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
       p->src_in->execute(stream, user_src, src);
     }
     if (p->weights_in) {
-      std::optional<memory> kept = weight_storage ? kept_weights(*p, weight, weight_storage, stream) : std::nullopt;
+      std::optional<memory> kept =
+          weight_storage ? kept_weights(p.get(), p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage)
+                         : std::nullopt;
       if (kept) {
         weights = *kept;
       } else {
@@ -238,6 +190,7 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
     if (p->dst_out) dst = memory(p->convolution_pd.dst_desc(), engine);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};
     if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(p->user_bias, engine, const_cast<float*>(bias)));
+    args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p->convolution_pd.scratchpad_desc()));
     p->convolution.execute(stream, args);
     if (p->dst_out) p->dst_out->execute(stream, dst, user_dst);
     stream.wait();

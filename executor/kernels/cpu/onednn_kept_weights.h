@@ -1,0 +1,33 @@
+// What the oneDNN kernels share: the CPU engine, scratchpads, and weights in the layout a primitive chose kept
+// while the constant storage they came from lives (Storage::constant(): a loaded program's
+// weights), so that a convolution or a matrix product reorders them once rather than on every call
+// (resnet18's 512-channel 3x3 weights: 0.8 ms a call; BERT's 768x3072 products 12% faster packed).
+#pragma once
+
+#include <memory>
+#include <optional>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "executor/runtime/storage.h"
+
+namespace nrt::exec::cpu {
+
+dnnl::engine& onednn_engine();
+
+// Primitives are built with a user scratchpad (onednn_attributes) and given this one, the calling
+// thread's, on every call: with the library's own (the default), one primitive executed from two
+// threads at once shares a scratchpad and gives wrong answers (concurrent_runs_test found it).
+// Valid until the thread's next call.
+dnnl::primitive_attr onednn_attributes();
+dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc);
+
+// `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per `primitive` (any stable
+// address naming the primitive) and weight address with `storage` (weakly: an entry whose storage
+// is gone is replaced, never used). At most 1 GiB is kept in all; past it, nullopt, and the caller
+// reorders on each call as before.
+std::optional<dnnl::memory> kept_weights(const void* primitive, const dnnl::memory::desc& user,
+                                         const dnnl::memory::desc& chosen, const float* weight,
+                                         const std::shared_ptr<const Storage>& storage);
+
+}  // namespace nrt::exec::cpu

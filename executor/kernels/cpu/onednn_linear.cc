@@ -1,0 +1,92 @@
+#include "executor/kernels/cpu/onednn_linear.h"
+
+#include <array>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <unordered_map>
+
+#include "executor/kernels/cpu/onednn_kept_weights.h"
+#include "executor/kernels/cpu/onednn_threads.h"
+#include "executor/runtime/intra_op_threads.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+
+struct Product {
+  memory::desc x, user_weights, bias, y;
+  dnnl::matmul::primitive_desc pd;
+  dnnl::matmul matmul;
+};
+
+// The thread count is part of the key, as for convolutions (onednn_convolution.cc).
+using Key = std::array<int64_t, 5>;
+
+std::shared_ptr<const Product> build(int64_t m, int64_t n, int64_t k, bool has_bias) {
+  const auto f32 = memory::data_type::f32;
+  auto p = std::make_shared<Product>();
+  p->x = memory::desc({m, k}, f32, Tag::ab);
+  p->user_weights = memory::desc({k, n}, f32, Tag::ba);  // w [n, k] row-major is w^T column-major
+  p->bias = memory::desc({1, n}, f32, Tag::ab);
+  p->y = memory::desc({m, n}, f32, Tag::ab);
+  const memory::desc packed({k, n}, f32, Tag::any);
+  const auto desc = has_bias ? dnnl::matmul::desc(p->x, packed, p->bias, p->y) : dnnl::matmul::desc(p->x, packed, p->y);
+  p->pd = dnnl::matmul::primitive_desc(desc, onednn_attributes(), onednn_engine());
+  p->matmul = dnnl::matmul(p->pd);
+  return p;
+}
+
+// Built once per shape; a shape oneDNN refused is remembered as null.
+std::shared_ptr<const Product> product_for(int64_t m, int64_t n, int64_t k, bool has_bias, int threads) {
+  static std::mutex mutex;
+  static std::map<Key, std::shared_ptr<const Product>> cache;
+  const Key key{m, n, k, has_bias ? 1 : 0, threads};
+  std::lock_guard<std::mutex> lock(mutex);
+  auto found = cache.find(key);
+  if (found != cache.end()) return found->second;
+  std::shared_ptr<const Product> built;
+  try {
+    built = build(m, n, k, has_bias);
+  } catch (const dnnl::error&) {
+    built = nullptr;
+  }
+  cache.emplace(key, built);
+  return built;
+}
+
+}  // namespace
+
+bool onednn_linear(int64_t m, int64_t n, int64_t k, const float* x, const float* w, const float* bias, float* y,
+                   const std::shared_ptr<const Storage>& weight_storage) {
+  const int threads = use_onednn_threads(intra_op_threads());
+  const auto p = product_for(m, n, k, bias != nullptr, threads);
+  if (!p) return false;
+  try {
+    std::optional<memory> weights = kept_weights(p.get(), p->user_weights, p->pd.weights_desc(), w, weight_storage);
+    dnnl::engine& engine = onednn_engine();
+    if (!weights) {  // past the kept bytes' cap: packed for this call
+      weights = memory(p->pd.weights_desc(), engine);
+      memory user(p->user_weights, engine, const_cast<float*>(w));
+      dnnl::stream once(engine);
+      dnnl::reorder(user, *weights).execute(once, user, *weights);
+      once.wait();
+    }
+    dnnl::stream stream(engine);
+    // oneDNN takes non-const handles; it reads the inputs only.
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(p->x, engine, const_cast<float*>(x))},
+                                         {DNNL_ARG_WEIGHTS, *weights},
+                                         {DNNL_ARG_DST, memory(p->y, engine, y)}};
+    if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(p->bias, engine, const_cast<float*>(bias)));
+    args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p->pd.scratchpad_desc()));
+    p->matmul.execute(stream, args);
+    stream.wait();
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace nrt::exec::cpu
