@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "executor/runtime/executor.h"
 #include "serializer/open_program.h"
@@ -253,6 +255,42 @@ TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
     some_negative = some_negative || normed[i] < 0;
   }
   EXPECT_TRUE(some_negative) << "the batch norm's output was activated";
+}
+
+// One loaded program run from several threads at once: oneDNN primitives shared by the runs each
+// get the calling thread's scratchpad (with the library's own, concurrent runs of one primitive
+// overwrote each other's).
+TEST(ConvolutionFusion, RunsFromSeveralThreadsAtOnceGiveOneThreadsValues) {
+  Block b = block(ScalarType::FLOAT32, 3, false, true, "aten::relu_", "aten::add_");
+  b.then_pointwise = true;
+  auto executor = load(block_program(b));
+  ASSERT_NE(executor, nullptr);
+  constexpr int kThreads = 4, kRuns = 40;
+  std::vector<NamedInputs> inputs(kThreads);
+  std::vector<std::vector<double>> expected(kThreads);
+  for (int t = 0; t < kThreads; ++t) {
+    inputs[t] = {{"x", image_input(ScalarType::FLOAT32)}};
+    auto residual = pattern(ScalarType::FLOAT32, out_channels(b) * kSide * kSide, 20 + t);
+    exec::Tensor r = exec::Tensor::empty(ScalarType::FLOAT32, {1, out_channels(b), kSide, kSide});
+    std::memcpy(r.raw_data(), residual.data(), residual.size());
+    inputs[t].emplace("r", r);
+    auto outputs = executor->run(inputs[t]);
+    ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+    expected[t] = values((*outputs)[0].value);
+  }
+  ASSERT_NE(expected[0], expected[1]);
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int run = 0; run < kRuns; ++run) {
+        auto outputs = executor->run(inputs[t]);
+        if (!outputs.ok() || values((*outputs)[0].value) != expected[t]) ++mismatches;
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 }  // namespace
