@@ -10,6 +10,7 @@
 #include "executor/runtime/executor.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/load_program.h"
 #include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
@@ -29,15 +30,6 @@ Tensor scalar(ScalarType dtype, T value) {
   Tensor t = Tensor::empty(dtype, {});
   std::memcpy(t.raw_data(), &value, sizeof(T));
   return t;
-}
-
-std::unique_ptr<Executor> load(ProgramWithWeights program) {
-  auto file = verify_in_memory(std::move(program));
-  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().to_string());
-  if (!file) return nullptr;
-  auto executor = Executor::load(std::move(*file));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.error().to_string());
-  return executor.ok() ? std::move(*executor) : nullptr;
 }
 
 // main(x: f32[3], flag: b8[], inner: b8[]) = cond(flag, twice, nested, [x, inner]) where
@@ -109,7 +101,7 @@ ProgramWithWeights cond_program(bool pred_rank1 = false) {
 }
 
 TEST(ControlFlowTest, CondTakesTheBranchThePredicateNames) {
-  auto executor = load(cond_program());
+  auto executor = load_program(cond_program());
   ASSERT_NE(executor, nullptr);
   const Tensor x = f32({1, 2, 3});
   auto run = [&](bool flag, bool inner) {
@@ -159,7 +151,7 @@ TEST(ControlFlowTest, WrapWithSetGradEnabledRunsItsBody) {
          {}, {arg::tensor(twice), arg::tensor(sum)});
   g.user_output(arg::tensor(twice));
   g.user_output(arg::tensor(sum));
-  auto executor = load(p.finish());
+  auto executor = load_program(p.finish());
   ASSERT_NE(executor, nullptr);
   auto out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"y", f32({10, 20, 30})}});
   ASSERT_TRUE(out.ok()) << out.error().to_string();
@@ -169,7 +161,7 @@ TEST(ControlFlowTest, WrapWithSetGradEnabledRunsItsBody) {
 }
 
 TEST(ControlFlowTest, CondResultsAreCopiesNotTheBranchInput) {
-  auto executor = load(cond_program());
+  auto executor = load_program(cond_program());
   ASSERT_NE(executor, nullptr);
   const Tensor x = f32({1, 2, 3});
   auto out = executor->run(NamedInputs{
@@ -182,7 +174,7 @@ TEST(ControlFlowTest, CondResultsAreCopiesNotTheBranchInput) {
 }
 
 TEST(ControlFlowTest, OneElementTensorsAreRuntimePredicates) {
-  auto executor = load(cond_program(/*pred_rank1=*/true));
+  auto executor = load_program(cond_program(/*pred_rank1=*/true));
   ASSERT_NE(executor, nullptr);
   Tensor flag = f32({0.5f});
   auto out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"flag", flag}, {"inner", scalar<uint8_t>(ScalarType::BOOL, 0)}});
@@ -251,7 +243,7 @@ ProgramWithWeights while_program(bool body_returns_one = false) {
 }
 
 TEST(ControlFlowTest, WhileLoopCarriesValuesUntilItsConditionFails) {
-  auto executor = load(while_program());
+  auto executor = load_program(while_program());
   ASSERT_NE(executor, nullptr);
   for (int64_t limit : {0, 1, 5}) {
     auto out = executor->run(NamedInputs{{"i", scalar<int64_t>(ScalarType::INT64, 0)},
@@ -265,14 +257,14 @@ TEST(ControlFlowTest, WhileLoopCarriesValuesUntilItsConditionFails) {
 }
 
 TEST(ControlFlowTest, ErrorsNameTheNodeAndTheSubgraph) {
-  auto executor = load(cond_program(/*pred_rank1=*/true));
+  auto executor = load_program(cond_program(/*pred_rank1=*/true));
   ASSERT_NE(executor, nullptr);
   // A predicate input declared f32[1] given two elements is refused before anything runs.
   auto wrong = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"flag", f32({1, 1})}, {"inner", scalar<uint8_t>(ScalarType::BOOL, 0)}});
   ASSERT_FALSE(wrong.ok());
   EXPECT_EQ(wrong.error().code, ErrorCode::InputMismatch) << wrong.error().to_string();
 
-  auto arity = load(while_program(/*body_returns_one=*/true));
+  auto arity = load_program(while_program(/*body_returns_one=*/true));
   ASSERT_NE(arity, nullptr);
   auto out = arity->run(NamedInputs{{"i", scalar<int64_t>(ScalarType::INT64, 0)},
                                     {"x", f32({1, 2, 3})},
@@ -317,7 +309,7 @@ TEST(ControlFlowTest, ASubgraphUsedTwiceAtEveryLevelIsLoadedOnce) {
            {}, {arg::tensor(y)});
     g.user_output(arg::tensor(y));
   }
-  auto executor = load(p.finish());
+  auto executor = load_program(p.finish());
   ASSERT_NE(executor, nullptr);
   auto out = executor->run(NamedInputs{{"x", f32({1, 2, 3})}, {"flag", scalar<uint8_t>(ScalarType::BOOL, 1)}});
   ASSERT_TRUE(out.ok()) << out.error().to_string();

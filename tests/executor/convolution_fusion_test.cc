@@ -15,6 +15,7 @@
 #include "executor/runtime/executor.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/load_program.h"
 #include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
@@ -26,15 +27,6 @@ using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
-
-std::unique_ptr<Executor> load(ProgramWithWeights program) {
-  auto file = verify_in_memory(std::move(program));
-  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().to_string());
-  if (!file) return nullptr;
-  auto executor = Executor::load(std::move(*file));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.error().to_string());
-  return executor.ok() ? std::move(*executor) : nullptr;
-}
 
 struct Block {
   ScalarType dtype = ScalarType::FLOAT32;
@@ -168,10 +160,10 @@ std::vector<double> values(const exec::RuntimeValue& value) {
 
 // Runs `b` fused and unfused; returns whether the fused plan fused, and checks the values agree.
 bool check_block(const Block& b, const std::string& label) {
-  auto fused = load(block_program(b));
+  auto fused = load_program(block_program(b));
   Block apart = b;
   apart.conv_is_output = true;
-  auto unfused = load(block_program(apart));
+  auto unfused = load_program(block_program(apart));
   if (fused == nullptr || unfused == nullptr) return false;
   EXPECT_FALSE(unfused->plan().nodes[1].kernel.is_view) << label << ": a graph output must not be fused away";
   auto channels_last = [](const Executor& e) {
@@ -240,7 +232,7 @@ TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
   // reading that result does not (the output must hold it before the activation).
   Block b = block(ScalarType::FLOAT32, 3, false, true, "aten::relu");
   b.norm_is_output = true;
-  auto executor = load(block_program(b));
+  auto executor = load_program(block_program(b));
   ASSERT_NE(executor, nullptr);
   const auto& nodes = executor->plan().nodes;
   ASSERT_EQ(nodes.size(), 3u);
@@ -263,7 +255,7 @@ TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
 TEST(ConvolutionFusion, RunsFromSeveralThreadsAtOnceGiveOneThreadsValues) {
   Block b = block(ScalarType::FLOAT32, 3, false, true, "aten::relu_", "aten::add_");
   b.then_pointwise = true;
-  auto executor = load(block_program(b));
+  auto executor = load_program(block_program(b));
   ASSERT_NE(executor, nullptr);
   constexpr int kThreads = 4, kRuns = 40;
   std::vector<NamedInputs> inputs(kThreads);

@@ -10,6 +10,7 @@
 #include "executor/runtime/executor.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/load_program.h"
 #include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
@@ -21,15 +22,6 @@ using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
 using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
-
-std::unique_ptr<Executor> load(ProgramWithWeights program) {
-  auto file = verify_in_memory(std::move(program));
-  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().to_string());
-  if (!file) return nullptr;
-  auto executor = Executor::load(std::move(*file));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.error().to_string());
-  return executor.ok() ? std::move(*executor) : nullptr;
-}
 
 // a = x * x; a.add_(a.t()); a.hardtanh_(-20, 20); x.relu_(); outputs a and x (all [2, 2]).
 ProgramWithWeights in_place_program() {
@@ -59,7 +51,7 @@ ProgramWithWeights in_place_program() {
 }
 
 TEST(InPlaceRuns, EveryPathGivesTorchsAnswer) {
-  auto executor = load(in_place_program());
+  auto executor = load_program(in_place_program());
   ASSERT_NE(executor, nullptr);
   const std::vector<float> x = {-3, 1, 2, -5};
   const exec::Tensor input = f32({2, 2}, x);

@@ -8,6 +8,7 @@
 #include "executor/runtime/storage.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/load_program.h"
 
 namespace nrt::testing {
 namespace {
@@ -88,21 +89,12 @@ ProgramWithWeights zeros_program(bool declared_literal) {
   return p.finish();
 }
 
-std::unique_ptr<Executor> load(ProgramWithWeights program) {
-  auto file = verify_in_memory(std::move(program));
-  EXPECT_TRUE(file.ok()) << (file.ok() ? "" : file.error().to_string());
-  if (!file) return nullptr;
-  auto executor = Executor::load(std::move(*file));
-  EXPECT_TRUE(executor.ok()) << (executor.ok() ? "" : executor.error().to_string());
-  return executor.ok() ? std::move(*executor) : nullptr;
-}
-
 Result<std::vector<exec::NamedOutput>> run_with(Executor& executor, int64_t n) {
   return executor.run(NamedInputs{{"x", Tensor::empty(ScalarType::FLOAT32, {n})}});
 }
 
 TEST(MemoryBudget, APlanOverTheBudgetFailsBeforeAllocatingAndNamesTheGraph) {
-  auto executor = load(zeros_program(false));
+  auto executor = load_program(zeros_program(false));
   ASSERT_NE(executor, nullptr);
   BudgetGuard guard(exec::memory_in_use() + (4 << 20));
   auto huge = run_with(*executor, 1000);  // 4 * 1000^4 bytes: 4 TB
@@ -116,7 +108,7 @@ TEST(MemoryBudget, APlanOverTheBudgetFailsBeforeAllocatingAndNamesTheGraph) {
 }
 
 TEST(MemoryBudget, AKernelOutputOverTheBudgetNamesTheNode) {
-  auto executor = load(zeros_program(true));
+  auto executor = load_program(zeros_program(true));
   ASSERT_NE(executor, nullptr);
   BudgetGuard guard(exec::memory_in_use() + (4 << 20));
   auto huge = run_with(*executor, 64);  // 64 MiB from the kernel, the graph declared 4 bytes

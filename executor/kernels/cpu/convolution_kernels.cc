@@ -231,46 +231,13 @@ void add_residual(const Tensor& out, const Tensor& residual, const ConvolutionAc
 }
 
 // input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
-// [N, OC, OD, OH, OW]; contiguous, compute dtype. `activation` comes last.
+// [N, OC, OD, OH, OW]; contiguous, compute dtype, except that a float32 input or output may be
+// channels-last (2-D, depth 1), which oneDNN reads and writes as it is and the fallback computes
+// on contiguous copies. `activation` comes last.
 template <class C>
 void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
-                  const ConvolutionActivation& activation, const Tensor& out);
-
-// The same for float32 where the input or the output may be channels-last (2-D, depth 1): oneDNN
-// reads and writes them as they are; the fallback computes on contiguous copies.
-void conv_forward_channels_last(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
-                                const ConvolutionActivation& activation, const Tensor& out, bool input_channels_last,
-                                bool output_channels_last) {
-  if (!input_channels_last && !output_channels_last) {
-    conv_forward<float>(input, weight, bias, p, activation, out);
-    return;
-  }
-  OneDnnConvolution shape{input.sizes()[0], input.sizes()[1], weight.sizes()[0], p.groups, {}, {}, {}, {}, {}, {}, {},
-                          activation, input_channels_last, output_channels_last};
-  for (size_t i = 0; i < kSpatial; ++i) {
-    shape.in[i] = input.sizes()[2 + i];
-    shape.kernel[i] = weight.sizes()[2 + i];
-    shape.out[i] = out.sizes()[2 + i];
-    shape.stride[i] = p.stride[i];
-    shape.dilation[i] = p.dilation[i];
-    shape.pad_begin[i] = p.pad_begin[i];
-    shape.pad_end[i] = p.pad_end[i];
-  }
-  const std::shared_ptr<const Storage> weight_storage =
-      weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
-  const OneDnnOutcome outcome =
-      onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(),
-                                 bias.defined() ? bias.data<float>() : nullptr, out.data<float>(), weight_storage);
-  if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<float>(activation, out);  // NHWC is dense too
-  if (outcome != OneDnnOutcome::kRefused) return;
-  const Tensor contiguous_out = output_channels_last ? Tensor::empty(ScalarType::FLOAT32, out.sizes()) : out;
-  conv_forward<float>(contiguous_as(input, ScalarType::FLOAT32), weight, bias, p, activation, contiguous_out);
-  if (output_channels_last) copy_into(out, contiguous_out);
-}
-
-template <class C>
-void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias, const ConvParams& p,
-                  const ConvolutionActivation& activation, const Tensor& out) {
+                  const ConvolutionActivation& activation, const Tensor& out, bool input_channels_last = false,
+                  bool output_channels_last = false) {
   const int64_t batches = input.sizes()[0], channels = input.sizes()[1];
   const int64_t out_channels = weight.sizes()[0];
   Extents e{};
@@ -282,7 +249,8 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
   }
   if constexpr (std::is_same_v<C, float>) {
-    OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {}, activation};
+    OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {},
+                            activation, input_channels_last, output_channels_last};
     for (size_t i = 0; i < kSpatial; ++i) {
       shape.in[i] = e.in[i];
       shape.kernel[i] = e.kernel[i];
@@ -298,8 +266,14 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     const OneDnnOutcome outcome = onednn_convolution_forward(
         shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
         out.data<float>(), weight_storage);
-    if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<C>(activation, out);
+    if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<C>(activation, out);  // NHWC is dense too
     if (outcome != OneDnnOutcome::kRefused) return;
+    if (input_channels_last || output_channels_last) {
+      const Tensor contiguous_out = output_channels_last ? Tensor::empty(ScalarType::FLOAT32, out.sizes()) : out;
+      conv_forward<float>(contiguous_as(input, ScalarType::FLOAT32), weight, bias, p, activation, contiguous_out);
+      if (output_channels_last) copy_into(out, contiguous_out);
+      return;
+    }
   }
   if (channels == p.groups && p.groups > 1) {
     depthwise_forward<C>(input, weight, bias, p, e, out);
@@ -443,7 +417,7 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
                         .as_strided(out_sizes, channels_last_strides(out_sizes), 0);
       NRT_RETURN_IF_ERROR(set_output(ctx, 0, out));
     }
-    conv_forward_channels_last(x, k, b, p, activation, canonical(out, false), input_channels_last, true);
+    conv_forward<float>(x, k, b, p, activation, canonical(out, false), input_channels_last, true);
     if (call.residual) add_residual<float>(out, *call.residual, call.activation);
     return Status::Ok();
   }
@@ -452,7 +426,7 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   if (compute == ScalarType::FLOAT64) {
     conv_forward<double>(x, k, b, p, activation, y);
   } else {
-    conv_forward_channels_last(x, k, b, p, activation, y, input_channels_last, false);
+    conv_forward<float>(x, k, b, p, activation, y, input_channels_last, false);
   }
   if (call.residual) {
     const Tensor result = staging.as_strided(out_sizes, Tensor::contiguous_strides(out_sizes), staging.storage_offset());
