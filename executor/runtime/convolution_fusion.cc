@@ -90,6 +90,23 @@ class Fusion {
     const ValueInfo& info = plan_.values[static_cast<size_t>(node.outputs[0].value)];
     return info.kind == fb::ValueKind::TENSOR ? node.outputs[0].value : -1;
   }
+  // The node's first result when it is a tensor (its only one, but for the batch norm's unread
+  // statistics), or -1.
+  int32_t first_result(const PlannedNode& node) const {
+    if (node.outputs.empty() || node.outputs[0].kind != OutputSlotKind::kValue) return -1;
+    const ValueInfo& info = plan_.values[static_cast<size_t>(node.outputs[0].value)];
+    return info.kind == fb::ValueKind::TENSOR ? node.outputs[0].value : -1;
+  }
+  // Outputs after the first that nothing reads (core ATen's batch norm returns two empty
+  // statistics besides its result).
+  bool only_first_read(const PlannedNode& node) const {
+    for (size_t o = 1; o < node.outputs.size(); ++o) {
+      const PlannedOutput& out = node.outputs[o];
+      if (out.kind == OutputSlotKind::kList) return false;
+      if (out.kind == OutputSlotKind::kValue && reads_[static_cast<size_t>(out.slot)] != 0) return false;
+    }
+    return true;
+  }
   // Argument `index` of `node` reads `slot`, and no other argument of it does.
   static bool reads_once(const PlannedNode& node, int index, int32_t slot) {
     return index >= 0 && node.arg_slots[static_cast<size_t>(index)] == slot &&
@@ -109,16 +126,22 @@ class Fusion {
   bool batch_norm_at(size_t n, int32_t input, int64_t conv_step, Moved& moved) const {
     if (n >= plan_.nodes.size()) return false;
     const PlannedNode& node = plan_.nodes[n];
-    if (node.target != "aten::batch_norm.default" || node.in_place || !node.gathers.empty() || single_result(node) < 0) {
+    // torch.export's default IR has batch_norm (training a constant false); core ATen's,
+    // _native_batch_norm_legit_no_training with its two statistics unread.
+    const bool core_aten = node.target == "aten::_native_batch_norm_legit_no_training.default";
+    if ((!core_aten && node.target != "aten::batch_norm.default") || node.in_place || !node.gathers.empty() ||
+        first_result(node) < 0 || !only_first_read(node)) {
       return false;
     }
     if (!reads_once(node, argument(node, "input"), plan_.values[static_cast<size_t>(input)].slot)) return false;
-    const int training = argument(node, "training");
-    if (training < 0) return false;
-    const int32_t mode = constant_of_slot_[static_cast<size_t>(node.arg_slots[static_cast<size_t>(training)])];
-    if (mode < 0) return false;
-    const RuntimeValue& training_mode = plan_.constants[static_cast<size_t>(mode)].value;
-    if (!std::holds_alternative<bool>(training_mode) || std::get<bool>(training_mode)) return false;
+    if (!core_aten) {
+      const int training = argument(node, "training");
+      if (training < 0) return false;
+      const int32_t mode = constant_of_slot_[static_cast<size_t>(node.arg_slots[static_cast<size_t>(training)])];
+      if (mode < 0) return false;
+      const RuntimeValue& training_mode = plan_.constants[static_cast<size_t>(mode)].value;
+      if (!std::holds_alternative<bool>(training_mode) || std::get<bool>(training_mode)) return false;
+    }
     Moved taken;
     const std::pair<std::string_view, std::string_view> parameters[] = {
         {"weight", names::kBatchNormWeight}, {"bias", names::kBatchNormBias},
@@ -227,7 +250,7 @@ class Fusion {
     int32_t last = result;  // the value the next node of the chain must read
     auto absorb = [&](size_t node) {
       absorbed.emplace_back(node, plan_.values[static_cast<size_t>(last)].slot);
-      last = single_result(plan_.nodes[node]);
+      last = first_result(plan_.nodes[node]);
     };
     auto in_place_at = [&](size_t node) { return node < plan_.nodes.size() && plan_.nodes[node].in_place.has_value(); };
     auto sole_reader = [&] { return reads_[static_cast<size_t>(plan_.values[static_cast<size_t>(last)].slot)] == 1; };
@@ -256,7 +279,11 @@ class Fusion {
       node.kernel = *alias_;
       node.arg_names = {std::string()};
       node.arg_slots = {input_slot};
-      ValueInfo& view = plan_.values[static_cast<size_t>(single_result(node))];
+      for (size_t o = 1; o < node.outputs.size(); ++o) {  // unread statistics: no longer made
+        if (node.outputs[o].kind == OutputSlotKind::kValue) plan_.values[static_cast<size_t>(node.outputs[o].value)].planned = false;
+        node.outputs[o].kind = OutputSlotKind::kIgnored;
+      }
+      ValueInfo& view = plan_.values[static_cast<size_t>(first_result(node))];
       const auto view_index = static_cast<int32_t>(&view - plan_.values.data());
       view.planned = false;
       // Views of the absorbed result (an in-place activation's output among them) view the
@@ -291,7 +318,7 @@ class Fusion {
         for (size_t a = 0; a < reader.arg_slots.size(); ++a) {
           if (reader.arg_slots[a] != slot) continue;
           if (absorbed_[m]) {
-            pending.push_back(plan_.values[static_cast<size_t>(single_result(reader))].slot);
+            pending.push_back(plan_.values[static_cast<size_t>(first_result(reader))].slot);
           } else if (builtin_convolution(reader) && (reader.arg_names[a] == "input" || reader.arg_names[a] == names::kResidual)) {
             read_by_convolution = true;
           } else {

@@ -38,6 +38,7 @@ struct Block {
   bool norm_is_output = false;   // the batch norm's result is a graph output too
   bool then_pointwise = false;   // a pointwise convolution reads the chain's result
   std::string residual;          // "aten::add_" (out += r, ResNet's) or "aten::add" (r + out), before the activation
+  bool core_aten = false;        // the batch norm as core ATen's _native_batch_norm_legit_no_training
 };
 
 Block block(ScalarType dtype, int64_t kernel, bool depthwise, bool batch_norm, std::string activation,
@@ -105,12 +106,21 @@ ProgramWithWeights block_program(const Block& b) {
   uint32_t last = conv;
   if (b.batch_norm) {
     const uint32_t norm = g.tensor("norm", b.dtype, result);
-    g.node("norm", batch_norm,
-           Args{{"input", arg::tensor(conv)}, {"weight", arg::optional_tensor(static_cast<int32_t>(bn[0]))},
-                {"bias", arg::optional_tensor(static_cast<int32_t>(bn[1]))}, {"running_mean", arg::optional_tensor(static_cast<int32_t>(bn[2]))},
-                {"running_var", arg::optional_tensor(static_cast<int32_t>(bn[3]))}, {"training", arg::boolean(false)},
-                {"momentum", arg::real(0.1)}, {"eps", arg::real(1e-5)}, {"cudnn_enabled", arg::boolean(false)}},
-           {}, {arg::tensor(norm)});
+    if (b.core_aten) {
+      const uint32_t mean = g.tensor("saved_mean", b.dtype, {0}), invstd = g.tensor("saved_invstd", b.dtype, {0});
+      g.node("norm", p.op("aten::_native_batch_norm_legit_no_training", "default"),
+             Args{{"input", arg::tensor(conv)}, {"weight", arg::optional_tensor(static_cast<int32_t>(bn[0]))},
+                  {"bias", arg::optional_tensor(static_cast<int32_t>(bn[1]))}, {"running_mean", arg::tensor(bn[2])},
+                  {"running_var", arg::tensor(bn[3])}, {"momentum", arg::real(0.1)}, {"eps", arg::real(1e-5)}},
+             {}, {arg::tensor(norm), arg::tensor(mean), arg::tensor(invstd)});
+    } else {
+      g.node("norm", batch_norm,
+             Args{{"input", arg::tensor(conv)}, {"weight", arg::optional_tensor(static_cast<int32_t>(bn[0]))},
+                  {"bias", arg::optional_tensor(static_cast<int32_t>(bn[1]))}, {"running_mean", arg::optional_tensor(static_cast<int32_t>(bn[2]))},
+                  {"running_var", arg::optional_tensor(static_cast<int32_t>(bn[3]))}, {"training", arg::boolean(false)},
+                  {"momentum", arg::real(0.1)}, {"eps", arg::real(1e-5)}, {"cudnn_enabled", arg::boolean(false)}},
+             {}, {arg::tensor(norm)});
+    }
     last = norm;
   }
   const uint32_t norm_value = last;
@@ -220,6 +230,11 @@ TEST(ConvolutionFusion, FusedChainsGiveTheValuesOfTheNodesRunApart) {
       {"pointwise + add + hardtanh_", block(ScalarType::FLOAT32, 1, false, false, "aten::hardtanh_", "aten::add")},
       {"float64 3x3 + batch_norm + add_ + relu", block(ScalarType::FLOAT64, 3, false, true, "aten::relu", "aten::add_")},
   };
+  for (Case c : cases) {  // core ATen's batch norm
+    if (!c.block.batch_norm) continue;
+    c.block.core_aten = true;
+    EXPECT_TRUE(check_block(c.block, c.label + " (core ATen)")) << c.label << " (core ATen): not fused";
+  }
   for (Case c : cases) {  // the chain's result read by the next convolution alone
     c.block.then_pointwise = true;
     EXPECT_TRUE(check_block(c.block, c.label + " -> pointwise")) << c.label << ": not fused";
