@@ -3,10 +3,9 @@
 #include <array>
 #include <cmath>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <vector>
 
+#include "executor/kernels/cpu/kept_by_storage.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 
 namespace nrt::exec::cpu {
@@ -46,17 +45,10 @@ Tensor as_constant(const Tensor& owned) {
   return Tensor(std::move(storage), owned.dtype(), owned.sizes(), owned.strides(), owned.storage_offset());
 }
 
-// Kept folds: by the addresses of the tensors folded and eps, with their storages (weakly: an
-// entry one of whose storages is gone is replaced, never used). At most kKeptBytes in all.
-constexpr size_t kKeptBytes = size_t{1} << 30;
 constexpr size_t kSources = 6;  // weight, bias, and the batch norm's four tensors
-
-struct Kept {
-  std::array<std::weak_ptr<const Storage>, kSources> sources;  // empty where the tensor is absent
-  std::array<bool, kSources> present{};
-  FoldedConvolution folded;
-  size_t bytes = 0;
-};
+// By the addresses of the tensors folded and eps.
+using FoldKey = std::array<const void*, kSources + 1>;
+using KeptFolds = KeptByStorage<FoldKey, FoldedConvolution, kSources>;  // at most 1 GiB
 
 }  // namespace
 
@@ -64,8 +56,8 @@ FoldedConvolution fold_batch_norm(const Tensor& weight, const Tensor& bias, cons
   const Tensor none;
   const std::array<const Tensor*, kSources> tensors = {&weight, &bias, bn.weight ? &*bn.weight : &none,
                                                        bn.bias ? &*bn.bias : &none, &bn.running_mean, &bn.running_var};
-  std::array<const void*, kSources + 1> key{};
-  std::array<std::shared_ptr<const Storage>, kSources> storages;
+  FoldKey key{};
+  KeptFolds::Sources storages;
   for (size_t i = 0; i < kSources; ++i) {
     if (!tensors[i]->defined()) continue;
     if (!tensors[i]->storage()->constant()) return fold_now(weight, bias, bn);
@@ -74,47 +66,11 @@ FoldedConvolution fold_batch_norm(const Tensor& weight, const Tensor& bias, cons
   }
   static_assert(sizeof(double) == sizeof(void*));
   std::memcpy(&key[kSources], &bn.eps, sizeof(double));
-
-  static std::mutex mutex;
-  static std::map<std::array<const void*, kSources + 1>, Kept> kept;
-  static size_t kept_bytes = 0;
-  auto current = [&](const Kept& entry) {
-    for (size_t i = 0; i < kSources; ++i) {
-      if (entry.sources[i].lock() != storages[i]) return false;
-    }
-    return true;
-  };
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = kept.find(key);
-    if (found != kept.end()) {
-      if (current(found->second)) return found->second.folded;
-      kept_bytes -= found->second.bytes;
-      kept.erase(found);
-    }
-  }
+  static KeptFolds kept(size_t{1} << 30);
+  if (auto found = kept.find(key, storages)) return *found;
   FoldedConvolution folded = fold_now(weight, bias, bn);
   folded = {as_constant(folded.weight), as_constant(folded.bias)};
-  const size_t bytes = folded.weight.nbytes() + folded.bias.nbytes();
-  std::lock_guard<std::mutex> lock(mutex);
-  for (auto it = kept.begin(); it != kept.end();) {  // what programs since unloaded left behind
-    bool expired = false;
-    for (size_t i = 0; i < kSources; ++i) expired = expired || (it->second.present[i] && it->second.sources[i].expired());
-    if (expired) {
-      kept_bytes -= it->second.bytes;
-      it = kept.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  if (kept_bytes + bytes > kKeptBytes) return folded;
-  Kept entry{{}, {}, folded, bytes};
-  for (size_t i = 0; i < kSources; ++i) {
-    entry.sources[i] = storages[i];
-    entry.present[i] = storages[i] != nullptr;
-  }
-  if (kept.emplace(key, std::move(entry)).second) kept_bytes += bytes;
-  return folded;
+  return kept.keep(key, storages, folded, folded.weight.nbytes() + folded.bias.nbytes());
 }
 
 }  // namespace nrt::exec::cpu

@@ -176,16 +176,11 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
       src = memory(p->convolution_pd.src_desc(), engine);
       p->src_in->execute(stream, user_src, src);
     }
-    if (p->weights_in) {
-      std::optional<memory> kept =
-          weight_storage ? kept_weights(p.get(), p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage)
-                         : std::nullopt;
-      if (kept) {
-        weights = *kept;
-      } else {
-        weights = memory(p->convolution_pd.weights_desc(), engine);
-        p->weights_in->execute(stream, user_weights, weights);
-      }
+    if (p->weights_in && weight_storage) {
+      weights = kept_weights(p.get(), p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage);
+    } else if (p->weights_in) {
+      weights = memory(p->convolution_pd.weights_desc(), engine);
+      p->weights_in->execute(stream, user_weights, weights);
     }
     if (p->dst_out) dst = memory(p->convolution_pd.dst_desc(), engine);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}};

@@ -1,21 +1,26 @@
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 
 #include <cstdlib>
-#include <map>
 #include <new>
-#include <mutex>
 #include <utility>
+
+#include "executor/kernels/cpu/kept_by_storage.h"
 
 namespace nrt::exec::cpu {
 namespace {
 
-constexpr size_t kKeptWeightBytes = size_t{1} << 30;
+// By primitive and weight address; at most 1 GiB.
+using KeptWeights = KeptByStorage<std::pair<const void*, const float*>, dnnl::memory, 1>;
 
-struct KeptWeights {
-  std::weak_ptr<const Storage> storage;
-  dnnl::memory reordered;
-  size_t bytes = 0;
-};
+dnnl::memory reordered_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight) {
+  dnnl::engine& engine = onednn_engine();
+  dnnl::memory from(user, engine, const_cast<float*>(weight));  // read only
+  dnnl::memory to(chosen, engine);
+  dnnl::stream stream(engine);
+  dnnl::reorder(from, to).execute(stream, from, to);
+  stream.wait();
+  return to;
+}
 
 }  // namespace
 
@@ -48,42 +53,12 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, onednn_engine(), wanted == 0 ? nullptr : buffer.data);
 }
 
-std::optional<dnnl::memory> kept_weights(const void* primitive, const dnnl::memory::desc& user,
-                                         const dnnl::memory::desc& chosen, const float* weight,
-                                         const std::shared_ptr<const Storage>& storage) {
-  static std::mutex mutex;
-  static std::map<std::pair<const void*, const float*>, KeptWeights> kept;
-  static size_t kept_bytes = 0;
+dnnl::memory kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
+                          const float* weight, const std::shared_ptr<const Storage>& storage) {
+  static KeptWeights kept(size_t{1} << 30);
   const auto key = std::make_pair(primitive, weight);
-  const size_t bytes = chosen.get_size();
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = kept.find(key);
-    if (found != kept.end()) {
-      if (found->second.storage.lock() == storage) return found->second.reordered;
-      kept_bytes -= found->second.bytes;
-      kept.erase(found);
-    }
-    for (auto it = kept.begin(); it != kept.end();) {  // what programs since unloaded left behind
-      if (it->second.storage.expired()) {
-        kept_bytes -= it->second.bytes;
-        it = kept.erase(it);
-      } else {
-        ++it;
-      }
-    }
-    if (kept_bytes + bytes > kKeptWeightBytes) return std::nullopt;
-  }
-  dnnl::engine& engine = onednn_engine();
-  KeptWeights entry{storage, dnnl::memory(chosen, engine), bytes};
-  dnnl::memory from(user, engine, const_cast<float*>(weight));  // read only
-  dnnl::stream stream(engine);
-  dnnl::reorder(from, entry.reordered).execute(stream, from, entry.reordered);
-  stream.wait();
-  std::lock_guard<std::mutex> lock(mutex);
-  auto [at, inserted] = kept.emplace(key, entry);
-  if (inserted) kept_bytes += entry.bytes;
-  return at->second.reordered;
+  if (auto found = kept.find(key, {storage})) return *found;
+  return kept.keep(key, {storage}, reordered_weights(user, chosen, weight), chosen.get_size());
 }
 
 }  // namespace nrt::exec::cpu

@@ -5,7 +5,6 @@
 #pragma once
 
 #include <memory>
-#include <optional>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -22,12 +21,9 @@ dnnl::engine& onednn_engine();
 dnnl::primitive_attr onednn_attributes();
 dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc);
 
-// `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per `primitive` (any stable
-// address naming the primitive) and weight address with `storage` (weakly: an entry whose storage
-// is gone is replaced, never used). At most 1 GiB is kept in all; past it, nullopt, and the caller
-// reorders on each call as before.
-std::optional<dnnl::memory> kept_weights(const void* primitive, const dnnl::memory::desc& user,
-                                         const dnnl::memory::desc& chosen, const float* weight,
-                                         const std::shared_ptr<const Storage>& storage);
+// `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per `primitive` (any stable address naming the primitive) and weight address
+// while `storage` lives (kept_by_storage.h; at most 1 GiB in all, past it reordered for the call).
+dnnl::memory kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
+                          const float* weight, const std::shared_ptr<const Storage>& storage);
 
 }  // namespace nrt::exec::cpu

@@ -3,7 +3,6 @@
 #include <array>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <unordered_map>
 
 #include "executor/kernels/cpu/onednn_kept_weights.h"
@@ -65,19 +64,12 @@ bool onednn_linear(int64_t m, int64_t n, int64_t k, const float* x, const float*
   const auto p = product_for(m, n, k, bias != nullptr, threads);
   if (!p) return false;
   try {
-    std::optional<memory> weights = kept_weights(p.get(), p->user_weights, p->pd.weights_desc(), w, weight_storage);
+    const memory weights = kept_weights(p.get(), p->user_weights, p->pd.weights_desc(), w, weight_storage);
     dnnl::engine& engine = onednn_engine();
-    if (!weights) {  // past the kept bytes' cap: packed for this call
-      weights = memory(p->pd.weights_desc(), engine);
-      memory user(p->user_weights, engine, const_cast<float*>(w));
-      dnnl::stream once(engine);
-      dnnl::reorder(user, *weights).execute(once, user, *weights);
-      once.wait();
-    }
     dnnl::stream stream(engine);
     // oneDNN takes non-const handles; it reads the inputs only.
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, memory(p->x, engine, const_cast<float*>(x))},
-                                         {DNNL_ARG_WEIGHTS, *weights},
+                                         {DNNL_ARG_WEIGHTS, weights},
                                          {DNNL_ARG_DST, memory(p->y, engine, y)}};
     if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(p->bias, engine, const_cast<float*>(bias)));
     args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p->pd.scratchpad_desc()));

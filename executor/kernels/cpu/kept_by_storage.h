@@ -1,0 +1,90 @@
+// Values derived from constant storages (Storage::constant(): a loaded program's weights), kept
+// while every storage they came from lives: oneDNN's reordered weights (onednn_kept_weights.h),
+// folded batch norms (batch_norm_folding.h). Entries hold their sources weakly, so that a storage
+// freed and replaced at the same address never reuses an entry: such an entry is replaced, and
+// the ones whose sources are gone are swept when something new is kept. At most `max_bytes` are
+// kept; past that, `keep` keeps nothing and hands the value back for one use. Thread-safe.
+#pragma once
+
+#include <array>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+
+#include "executor/runtime/storage.h"
+
+namespace nrt::exec::cpu {
+
+template <class Key, class Value, size_t kSources>
+class KeptByStorage {
+ public:
+  using Sources = std::array<std::shared_ptr<const Storage>, kSources>;  // null: a source the value lacks
+
+  explicit KeptByStorage(size_t max_bytes) : max_bytes_(max_bytes) {}
+
+  // The value kept for `key` from exactly `sources`, else nullopt.
+  std::optional<Value> find(const Key& key, const Sources& sources) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto found = entries_.find(key);
+    if (found == entries_.end()) return std::nullopt;
+    if (current(found->second, sources)) return found->second.value;
+    bytes_ -= found->second.bytes;
+    entries_.erase(found);
+    return std::nullopt;
+  }
+
+  // Keeps `value` (of `bytes`) for `key` and returns what is kept: another thread's value when it
+  // kept one from the same sources first, or `value` itself when kept or past the bound.
+  Value keep(const Key& key, const Sources& sources, Value value, size_t bytes) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (auto it = entries_.begin(); it != entries_.end();) {  // what programs since unloaded left behind
+      if (expired(it->second)) {
+        bytes_ -= it->second.bytes;
+        it = entries_.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    if (bytes_ + bytes > max_bytes_) return value;
+    Entry entry{{}, {}, value, bytes};
+    for (size_t i = 0; i < kSources; ++i) {
+      entry.sources[i] = sources[i];
+      entry.present[i] = sources[i] != nullptr;
+    }
+    auto [at, inserted] = entries_.emplace(key, std::move(entry));
+    if (inserted) {
+      bytes_ += bytes;
+      return value;
+    }
+    return current(at->second, sources) ? at->second.value : value;
+  }
+
+ private:
+  struct Entry {
+    std::array<std::weak_ptr<const Storage>, kSources> sources;
+    std::array<bool, kSources> present{};
+    Value value;
+    size_t bytes = 0;
+  };
+
+  static bool current(const Entry& entry, const Sources& sources) {
+    for (size_t i = 0; i < kSources; ++i) {
+      if (entry.sources[i].lock() != sources[i]) return false;
+    }
+    return true;
+  }
+  static bool expired(const Entry& entry) {
+    for (size_t i = 0; i < kSources; ++i) {
+      if (entry.present[i] && entry.sources[i].expired()) return true;
+    }
+    return false;
+  }
+
+  const size_t max_bytes_;
+  std::mutex mutex_;
+  std::map<Key, Entry> entries_;
+  size_t bytes_ = 0;
+};
+
+}  // namespace nrt::exec::cpu
