@@ -57,6 +57,7 @@ class Fusion {
     value_of_slot_.assign(slots, -1);
     constant_of_slot_.assign(slots, -1);
     reads_.assign(slots, 0);
+    escapes_.assign(slots, false);
     for (size_t v = 0; v < plan_.values.size(); ++v) {
       const int32_t slot = plan_.values[v].slot;
       if (slot >= 0) value_of_slot_[static_cast<size_t>(slot)] = static_cast<int32_t>(v);
@@ -65,17 +66,20 @@ class Fusion {
       constant_of_slot_[static_cast<size_t>(plan_.constants[c].slot)] = static_cast<int32_t>(c);
     }
     for (const PlannedNode& node : plan_.nodes) {
-      for (int32_t slot : node.arg_slots) count_read(slot);
+      for (int32_t slot : node.arg_slots) count_read(slot, false);
       for (const GatherStep& gather : node.gathers) {
-        for (const auto& item : gather.items) count_read(item.slot);
+        for (const auto& item : gather.items) count_read(item.slot, true);
       }
     }
     for (const PlannedGraphOutput& out : plan_.outputs) {
-      if (out.value >= 0) count_read(plan_.values[static_cast<size_t>(out.value)].slot);
+      if (out.value >= 0) count_read(plan_.values[static_cast<size_t>(out.value)].slot, true);
     }
   }
-  void count_read(int32_t slot) {
-    if (slot >= 0) ++reads_[static_cast<size_t>(slot)];
+  // `escapes`: read by a list argument or a graph output, where a layout cannot follow.
+  void count_read(int32_t slot, bool escapes) {
+    if (slot < 0) return;
+    ++reads_[static_cast<size_t>(slot)];
+    if (escapes) escapes_[static_cast<size_t>(slot)] = true;
   }
 
   static int argument(const PlannedNode& node, std::string_view name, bool or_first = false) {
@@ -84,12 +88,6 @@ class Fusion {
     }
     return or_first && !node.arg_names.empty() && node.arg_names[0].empty() ? 0 : -1;
   }
-  // The node's single tensor result, or -1.
-  int32_t single_result(const PlannedNode& node) const {
-    if (node.outputs.size() != 1 || node.outputs[0].kind != OutputSlotKind::kValue) return -1;
-    const ValueInfo& info = plan_.values[static_cast<size_t>(node.outputs[0].value)];
-    return info.kind == fb::ValueKind::TENSOR ? node.outputs[0].value : -1;
-  }
   // The node's first result when it is a tensor (its only one, but for the batch norm's unread
   // statistics), or -1.
   int32_t first_result(const PlannedNode& node) const {
@@ -97,6 +95,8 @@ class Fusion {
     const ValueInfo& info = plan_.values[static_cast<size_t>(node.outputs[0].value)];
     return info.kind == fb::ValueKind::TENSOR ? node.outputs[0].value : -1;
   }
+  // The node's single result when it is a tensor, or -1.
+  int32_t single_result(const PlannedNode& node) const { return node.outputs.size() == 1 ? first_result(node) : -1; }
   // Outputs after the first that nothing reads (core ATen's batch norm returns two empty
   // statistics besides its result).
   bool only_first_read(const PlannedNode& node) const {
@@ -226,6 +226,7 @@ class Fusion {
     value_of_slot_.push_back(-1);
     constant_of_slot_.push_back(static_cast<int32_t>(plan_.constants.size() - 1));
     reads_.push_back(1);
+    escapes_.push_back(false);
     return slot;
   }
 
@@ -289,9 +290,11 @@ class Fusion {
       // Views of the absorbed result (an in-place activation's output among them) view the
       // convolution's result now.
       for (ValueInfo& other : plan_.values) {
-        std::replace(other.alias_roots.begin(), other.alias_roots.end(), view_index, result);
-        std::sort(other.alias_roots.begin(), other.alias_roots.end());
-        other.alias_roots.erase(std::unique(other.alias_roots.begin(), other.alias_roots.end()), other.alias_roots.end());
+        auto& roots = other.alias_roots;
+        if (std::find(roots.begin(), roots.end(), view_index) == roots.end()) continue;
+        std::replace(roots.begin(), roots.end(), view_index, result);
+        std::sort(roots.begin(), roots.end());
+        roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
       }
       view.alias_roots = {result};
     }
@@ -312,7 +315,7 @@ class Fusion {
     while (!pending.empty()) {
       const int32_t slot = pending.back();
       pending.pop_back();
-      if (graph_output_or_gathered(slot)) return;
+      if (escapes_[static_cast<size_t>(slot)]) return;
       for (size_t m = n + 1; m < plan_.nodes.size(); ++m) {
         const PlannedNode& reader = plan_.nodes[m];
         for (size_t a = 0; a < reader.arg_slots.size(); ++a) {
@@ -333,20 +336,6 @@ class Fusion {
     conv.arg_slots.push_back(constant_slot(RuntimeValue{true}));
   }
 
-  bool graph_output_or_gathered(int32_t slot) const {
-    for (const PlannedGraphOutput& out : plan_.outputs) {
-      if (out.value >= 0 && plan_.values[static_cast<size_t>(out.value)].slot == slot) return true;
-    }
-    for (const PlannedNode& node : plan_.nodes) {
-      for (const GatherStep& gather : node.gathers) {
-        for (const auto& item : gather.items) {
-          if (item.slot == slot) return true;
-        }
-      }
-    }
-    return false;
-  }
-
   ExecutionPlan& plan_;
   const KernelRegistry& registry_;
   std::vector<bool> absorbed_;  // by node: made a view of a convolution's result
@@ -356,6 +345,7 @@ class Fusion {
   std::vector<int32_t> value_of_slot_;
   std::vector<int32_t> constant_of_slot_;  // index into plan_.constants, -1: none
   std::vector<int> reads_;
+  std::vector<bool> escapes_;
 };
 
 }  // namespace
