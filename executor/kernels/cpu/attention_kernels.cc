@@ -70,9 +70,7 @@ void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* ma
     }
     C total = 0;
     if constexpr (std::is_same_v<C, float>) {
-      for (int64_t j = 0; j < cols; ++j) row[j] -= maximum;
-      run_float_activation(FloatActivation::kExp, row, row, cols);  // vectorised: std::exp was most of a small model's attention
-      for (int64_t j = 0; j < cols; ++j) total += row[j];
+      total = shifted_exponentials(row, row, maximum, cols);  // vectorised: std::exp was most of a small model's attention
     } else {
       for (int64_t j = 0; j < cols; ++j) {
         row[j] = std::exp(row[j] - maximum);

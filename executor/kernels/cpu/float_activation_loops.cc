@@ -26,4 +26,12 @@ void run_float_activation(FloatActivation op, float* y, const float* x, int64_t 
   });
 }
 
+float shifted_exponentials(float* y, const float* x, float shift, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
+  run_float_activation(FloatActivation::kExp, y, y, n);
+  float total = 0;
+  for (int64_t i = 0; i < n; ++i) total += y[i];
+  return total;
+}
+
 }  // namespace nrt::exec::cpu

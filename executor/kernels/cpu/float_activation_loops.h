@@ -12,6 +12,10 @@ enum class FloatActivation { kExp, kSigmoid, kSilu, kTanh, kGelu, kGeluTanh };
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n);
 
+// Softmax's numerators: y = exp(x - shift) for n elements through the exp loop above, returning
+// their sum (in order). y may be x.
+float shifted_exponentials(float* y, const float* x, float shift, int64_t n);
+
 // The loops of each build (float_activation_loops_body.h); run_float_activation chooses.
 namespace detail {
 void float_activation_baseline(FloatActivation op, float* y, const float* x, int64_t n);

@@ -35,12 +35,13 @@ void softmax_rows(const C* in, C* out, int64_t outer, int64_t extent, int64_t in
         continue;
       }
       C total = 0;
-      if (std::is_same_v<C, float> && inner == 1 && !log) {
+      bool exponentiated = false;
+      if constexpr (std::is_same_v<C, float>) {
         // Rows along the last dim (attention's): the vectorised exp (float_activation_loops.h).
-        for (int64_t k = 0; k < extent; ++k) y[k] = x[k] - maximum;
-        if constexpr (std::is_same_v<C, float>) run_float_activation(FloatActivation::kExp, y, y, extent);
-        for (int64_t k = 0; k < extent; ++k) total += y[k];
-      } else {
+        exponentiated = inner == 1 && !log;
+        if (exponentiated) total = shifted_exponentials(y, x, maximum, extent);
+      }
+      if (!exponentiated) {
         for (int64_t k = 0; k < extent; ++k) {
           const C e = std::exp(x[k * inner] - maximum);
           total += e;
