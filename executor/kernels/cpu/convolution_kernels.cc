@@ -173,33 +173,40 @@ void im2col_forward(const Tensor& input, const Tensor& weight, const Tensor& bia
   }
 }
 
-// A fused node's activation, applied in place after the convolution.
+// A fused node's epilogue after the convolution, in place over `out`'s memory in its own order
+// (contiguous or channels-last): out = activation(out + addend), without the add where `addend`
+// (a residual laid out as `out`) is null. One pass where the add and the activation were nodes.
 template <class C>
-void apply_activation(const ConvolutionActivation& activation, const Tensor& out) {
+void apply_activation(const ConvolutionActivation& activation, const Tensor& out, const C* addend = nullptr) {
   C* values = out.data<C>();
   const int64_t count = out.numel();
+  auto each = [&](auto f) {
+    if (addend != nullptr) {
+      for (int64_t i = 0; i < count; ++i) values[i] = f(values[i] + addend[i]);
+    } else {
+      for (int64_t i = 0; i < count; ++i) values[i] = f(values[i]);
+    }
+  };
   const auto low = static_cast<C>(activation.min), high = static_cast<C>(activation.max);
   switch (activation.kind) {
-    case ConvolutionActivation::Kind::kRelu:
-      for (int64_t i = 0; i < count; ++i) values[i] = values[i] < C(0) ? C(0) : values[i];  // NaN stays
-      break;
-    case ConvolutionActivation::Kind::kClip:
-      for (int64_t i = 0; i < count; ++i) values[i] = values[i] < low ? low : (values[i] > high ? high : values[i]);
-      break;
+    case ConvolutionActivation::Kind::kRelu: each([](C v) { return v < C(0) ? C(0) : v; }); break;  // NaN stays
+    case ConvolutionActivation::Kind::kClip: each([&](C v) { return v < low ? low : (v > high ? high : v); }); break;
     case ConvolutionActivation::Kind::kSilu:
       if constexpr (std::is_same_v<C, float>) {
+        if (addend != nullptr) each([](C v) { return v; });
         run_float_activation(FloatActivation::kSilu, values, values, count);  // silu's own loop
       } else {
-        for (int64_t i = 0; i < count; ++i) values[i] = values[i] / (C(1) + std::exp(-values[i]));
+        each([](C v) { return v / (C(1) + std::exp(-v)); });
       }
       break;
-    case ConvolutionActivation::Kind::kNone: break;
+    case ConvolutionActivation::Kind::kNone:
+      if (addend != nullptr) each([](C v) { return v; });
+      break;
   }
 }
 
-// A fused node's residual: out = activation(out + residual), over `out`'s memory in its own
-// order (contiguous or channels-last), the residual brought to that layout first when its own
-// differs. One pass where the add and the activation were two nodes.
+// A fused node's residual, brought to `out`'s layout first where its own differs, then added
+// before the activation.
 template <class C>
 void add_residual(const Tensor& out, const Tensor& residual, const ConvolutionActivation& activation) {
   Tensor aligned = residual;
@@ -207,27 +214,7 @@ void add_residual(const Tensor& out, const Tensor& residual, const ConvolutionAc
     aligned = Tensor::empty(out.dtype(), {out.numel()}).as_strided(out.sizes(), out.strides(), 0);
     copy_into(aligned, residual);
   }
-  C* values = out.data<C>();
-  const C* addend = aligned.data<C>();
-  const int64_t count = out.numel();
-  const auto low = static_cast<C>(activation.min), high = static_cast<C>(activation.max);
-  switch (activation.kind) {
-    case ConvolutionActivation::Kind::kRelu:
-      for (int64_t i = 0; i < count; ++i) {
-        const C v = values[i] + addend[i];
-        values[i] = v < C(0) ? C(0) : v;
-      }
-      break;
-    case ConvolutionActivation::Kind::kClip:
-      for (int64_t i = 0; i < count; ++i) {
-        const C v = values[i] + addend[i];
-        values[i] = v < low ? low : (v > high ? high : v);
-      }
-      break;
-    default:
-      for (int64_t i = 0; i < count; ++i) values[i] += addend[i];
-      apply_activation<C>(activation, out);
-  }
+  apply_activation<C>(activation, out, aligned.data<C>());
 }
 
 // input [N, C, D, H, W], weight [OC, C/g, KD, KH, KW], bias [OC] or undefined, out
@@ -411,8 +398,7 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
     const Tensor& placed = slot->tensor();
     Tensor out = placed;
     if (!is_channels_last(placed)) {
-      const bool dense = placed.is_contiguous() && placed.storage()->bytes() >= (placed.storage_offset() + placed.numel()) * sizeof(float);
-      out = dense ? placed.as_strided(out_sizes, channels_last_strides(out_sizes), placed.storage_offset())
+      out = placed.is_contiguous() ? placed.as_strided(out_sizes, channels_last_strides(out_sizes), placed.storage_offset())
                   : Tensor::empty(ScalarType::FLOAT32, {out_sizes[0], out_sizes[2], out_sizes[3], out_sizes[1]})
                         .as_strided(out_sizes, channels_last_strides(out_sizes), 0);
       NRT_RETURN_IF_ERROR(set_output(ctx, 0, out));

@@ -171,7 +171,7 @@ Status linear(KernelContext& ctx) {
   // small Llama's 32x64x64, it ran 8% slower in all).
   const bool plain_bias = !*bias || ((*bias)->dtype() == ScalarType::FLOAT32 && (*bias)->sizes() == std::vector<int64_t>{out_features} &&
                                      (*bias)->is_contiguous());
-  const bool large = rows > 1 && in_features > 0 && out_features > 0 && rows * in_features * out_features >= (int64_t{1} << 19);
+  const bool large = rows > 1 && rows * in_features * out_features >= (int64_t{1} << 19);
   if (compute == ScalarType::FLOAT32 && large && w.storage()->constant() && w.is_contiguous() && plain_bias &&
       x.strides() == std::vector<int64_t>{in_features, 1} &&
       onednn_linear(rows, out_features, in_features, x.data<float>(), w.data<float>(),

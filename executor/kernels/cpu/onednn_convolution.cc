@@ -94,6 +94,7 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
     pad_r.push_back(s.pad_end[i]);
   }
   const bool two_d = first == 1;
+  if (!two_d && (s.input_channels_last || s.output_channels_last)) return nullptr;  // NHWC sides have depth 1
   const Tag plain = two_d ? Tag::nchw : Tag::ncdhw;
   const Tag plain_weights = grouped ? (two_d ? Tag::goihw : Tag::goidhw) : (two_d ? Tag::oihw : Tag::oidhw);
   const auto f32 = memory::data_type::f32;
@@ -111,10 +112,10 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
   const bool channels_last = two_d && (s.input_channels_last || s.output_channels_last || (pointwise && weight_bound));
   // One position per image: the NCHW and NHWC bytes are the same.
   const bool src_point = s.in[1] * s.in[2] == 1, dst_point = s.out[1] * s.out[2] == 1;
-  p->user_src = memory::desc(src, f32, two_d && (s.input_channels_last || (channels_last && src_point)) ? Tag::nhwc : plain);
+  p->user_src = memory::desc(src, f32, s.input_channels_last || (channels_last && src_point) ? Tag::nhwc : plain);
   p->user_weights = memory::desc(weights, f32, plain_weights);
   p->user_bias = memory::desc({s.out_channels}, f32, Tag::x);
-  p->user_dst = memory::desc(dst, f32, two_d && (s.output_channels_last || (channels_last && dst_point)) ? Tag::nhwc : plain);
+  p->user_dst = memory::desc(dst, f32, s.output_channels_last || (channels_last && dst_point) ? Tag::nhwc : plain);
   const bool plain_layouts = pointwise && !channels_last;
   const Tag layout = channels_last ? Tag::nhwc : (pointwise ? plain : Tag::any);
   const Tag weights_layout = plain_layouts ? plain_weights : Tag::any;
@@ -158,9 +159,6 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
                                          const float* bias, float* output,
                                          const std::shared_ptr<const Storage>& weight_storage) {
-  const bool depth_one = shape.in[0] == 1 && shape.kernel[0] == 1 && shape.out[0] == 1 && shape.pad_begin[0] == 0 &&
-                         shape.pad_end[0] == 0;
-  if ((shape.input_channels_last || shape.output_channels_last) && !depth_one) return OneDnnOutcome::kRefused;
   const int threads = use_onednn_threads(intra_op_threads());
   const auto p = primitives_for(shape, bias != nullptr, threads);
   if (!p) return OneDnnOutcome::kRefused;

@@ -15,12 +15,6 @@
 
 namespace nrt::exec::cpu {
 
-// Canonical 3-D form: input [N, C, D, H, W], weight [OC, C/groups, KD, KH, KW], bias [OC] or
-// null, output [N, OC, OD, OH, OW]; all float32, contiguous but for the channels-last flags. Refused, having written nothing,
-// where oneDNN has no implementation for the shape (the caller then uses its own).
-// `weight_storage`, when the weights lie in a constant storage (Storage::constant(), a loaded
-// program's weights), lets their reordered copy be kept while that storage lives instead of
-// reordered on every call (resnet18's 512-channel 3x3 weights: 0.8 ms a call); null otherwise.
 // The activation a fused convolution node applies last (executor/runtime/convolution_fusion.h):
 // oneDNN applies it as it writes each output block (a post-op), except on the plain layouts of
 // pointwise convolutions, where its matrix-product implementation runs post-ops 2-10x slower than
@@ -42,6 +36,13 @@ struct OneDnnConvolution {
   bool input_channels_last = false, output_channels_last = false;
 };
 
+// Canonical 3-D form: input [N, C, D, H, W], weight [OC, C/groups, KD, KH, KW], bias [OC] or
+// null, output [N, OC, OD, OH, OW]; all float32, contiguous but for the channels-last flags.
+// Refused, having written nothing, where oneDNN has no implementation for the shape (the caller
+// then uses its own). `weight_storage`, when the weights lie in a constant storage
+// (Storage::constant(), a loaded program's weights), lets their reordered copy be kept while that
+// storage lives instead of reordered on every call (resnet18's 512-channel 3x3 weights: 0.8 ms a
+// call); null otherwise.
 enum class OneDnnOutcome {
   kRefused,                 // nothing written
   kDone,                    // the output holds the convolution and its activation
