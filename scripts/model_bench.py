@@ -255,6 +255,27 @@ def geomean(values):
     return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
 
 
+def cpu_text():
+    """The CPU the figures came from: its model, clock, widest float vectors and core count (rankings
+    between engines change with the vector width: AVX-512 against AVX2)."""
+    model, mhz, flags = "an unknown CPU", "", set()
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                key, _, value = line.partition(":")
+                key, value = key.strip(), value.strip()
+                if key == "model name" and model == "an unknown CPU":
+                    model = value
+                elif key == "cpu MHz" and not mhz:
+                    mhz = f" at {float(value) / 1000:.1f} GHz"
+                elif key == "flags" and not flags:
+                    flags = set(value.split())
+    except OSError:
+        pass
+    vectors = "AVX-512" if "avx512f" in flags else "AVX2" if "avx2" in flags else "no AVX2"
+    return f"{model}{mhz} ({vectors}, {os.cpu_count()} cores)"
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--models", nargs="*", default=list(MODELS))
@@ -376,7 +397,7 @@ def main():
     notes = [f"- {name} / {engine}: {reason}" for (name, engine), reason in sorted(failures.items())]
     command = "python3 scripts/model_bench.py " + " ".join(sys.argv[1:])
     text = (f"{table}\n\nother_time / nrt_time (above 1: nrt faster); medians over {args.rounds} rounds of "
-            f"{args.repeat} runs each, one fresh process per figure. `{command}`\n")
+            f"{args.repeat} runs each, one fresh process per figure, on {cpu_text()}. `{command}`\n")
     if notes:
         text += "\nNot measured:\n" + "\n".join(notes) + "\n"
     print(text)

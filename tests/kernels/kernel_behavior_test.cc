@@ -619,7 +619,10 @@ TEST(Promotion, ResultTypeWeighsTensorsZeroDimAndScalars) {
 
 // With intra-op threads the kernels that split their work give the same bits as one thread, at
 // sizes that do split (intra_op_threads.h): an element-wise map, an activation, a convolution
-// through im2col, a depthwise one, max pooling and attention over heads.
+// through im2col, a depthwise one, max pooling and attention over heads. oneDNN's products keep
+// one thread's bits on AVX-512 CPUs only: with its AVX2 kernels the bits depend on how the work
+// splits (an AMD EPYC of 2017: sgemm 128x768x768 differs in 1382 of its 98304 sums at 3 threads,
+// by up to 3.8e-6, in none at 2 or 4), so there they agree within float32 rounding.
 std::vector<double> every_value(const Tensor& t) {
   EXPECT_TRUE(t.is_contiguous());
   return values_of(t);
@@ -657,7 +660,10 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
                                     {"padding", std::vector<int64_t>{1, 1}}}, {}},
       {"aten::scaled_dot_product_attention.default", {{"query", q}, {"key", k}, {"value", v}}, {}},
   };
-  for (auto& call : calls) {
+  const size_t onednn_calls = 3;  // the first three
+  const bool onednn_keeps_bits = __builtin_cpu_supports("avx512f");
+  for (size_t c = 0; c < calls.size(); ++c) {
+    Call& call = calls[c];
     SCOPED_TRACE(call.target);
     set_intra_op_threads(1);
     Call one = call;
@@ -667,7 +673,12 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
     ASSERT_TRUE(three.run().ok());
     const auto a = every_value(one.out()), b = every_value(three.out());
     ASSERT_EQ(a.size(), b.size());
-    EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0);  // bits, NaNs included
+    if (c >= onednn_calls || onednn_keeps_bits) {
+      EXPECT_EQ(std::memcmp(a.data(), b.data(), a.size() * sizeof(double)), 0);  // bits, NaNs included
+      continue;
+    }
+    // Sums of at most 576 products of values in [-0.5, 0.5]: a few float32 ulps of 100.
+    for (size_t i = 0; i < a.size(); ++i) ASSERT_NEAR(a[i], b[i], 1e-4) << "element " << i;
   }
   set_intra_op_threads(0);
 }
