@@ -113,6 +113,53 @@ void layer_norm_rows(const C* x, C* y, const C* weight, const C* bias, RowLayout
   }
 }
 
+// float32 rows as torch's CPU kernel writes them: y = (x * rstd - mean * rstd) * weight + bias in
+// float, vectorised, where the generic loop above converts every element to double and back (a
+// whisper layer norm of 64x128: 90 us). The statistics keep double sums: eight independent
+// accumulators, so the compiler can vectorise them without reordering one sum.
+template <>
+void layer_norm_rows<float>(const float* x, float* y, const float* weight, const float* bias, RowLayout layout,
+                            double eps, float* mean_out, float* rstd_out) {
+  constexpr int64_t kLanes = 8;
+  const int64_t n = layout.columns;
+  auto sum_of = [n](const float* row, double shift, bool squared) {
+    double lanes[kLanes] = {};
+    int64_t c = 0;
+    for (; c + kLanes <= n; c += kLanes) {
+      for (int64_t j = 0; j < kLanes; ++j) {
+        const double d = static_cast<double>(row[c + j]) - shift;
+        lanes[j] += squared ? d * d : d;
+      }
+    }
+    double total = 0.0;
+    for (double lane : lanes) total += lane;
+    for (; c < n; ++c) {
+      const double d = static_cast<double>(row[c]) - shift;
+      total += squared ? d * d : d;
+    }
+    return total;
+  };
+  for (int64_t r = 0; r < layout.rows; ++r) {
+    const float* row = x + r * n;
+    const double mean = n ? sum_of(row, 0.0, false) / static_cast<double>(n) : 0.0;
+    const double variance = n ? sum_of(row, mean, true) / static_cast<double>(n) : 0.0;
+    const double rstd = 1.0 / std::sqrt(variance + eps);
+    const auto scale = static_cast<float>(rstd), shift = static_cast<float>(-mean * rstd);
+    float* out = y + r * n;
+    if (weight != nullptr && bias != nullptr) {
+      for (int64_t c = 0; c < n; ++c) out[c] = (row[c] * scale + shift) * weight[c] + bias[c];
+    } else if (weight != nullptr) {
+      for (int64_t c = 0; c < n; ++c) out[c] = (row[c] * scale + shift) * weight[c];
+    } else if (bias != nullptr) {
+      for (int64_t c = 0; c < n; ++c) out[c] = (row[c] * scale + shift) + bias[c];
+    } else {
+      for (int64_t c = 0; c < n; ++c) out[c] = row[c] * scale + shift;
+    }
+    if (mean_out) mean_out[r] = static_cast<float>(mean);
+    if (rstd_out) rstd_out[r] = scale;
+  }
+}
+
 // native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
 //   -> (Tensor, Tensor mean, Tensor rstd); layer_norm(..., float eps=1e-05, bool cudnn_enable=True).
 Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
