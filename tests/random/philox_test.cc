@@ -75,15 +75,15 @@ TEST(PhiloxTest, Avx512BuildGivesTheScalarBuildsWords) {
   if (!avx512) std::printf("this CPU has no AVX-512: comparing the build philox_blocks picks here instead\n");
   for (int64_t count : {0, 1, 31, 32, 33, 64, 100}) {
     for (uint64_t first : {uint64_t{0}, uint64_t{0xffffffff} - 9, ~uint64_t{0} - 3}) {
-      std::vector<uint32_t> scalar(static_cast<size_t>(4 * count) + 4, 0xdeadbeef), avx512_words = scalar;
+      std::vector<uint32_t> scalar(static_cast<size_t>(4 * count) + 4, 0xdeadbeef), compared = scalar;
       detail::philox_blocks_scalar(0x9e3779b97f4a7c15ull, first, count, scalar.data());
       if (avx512) {
-        detail::philox_blocks_avx512(0x9e3779b97f4a7c15ull, first, count, avx512_words.data());
+        detail::philox_blocks_avx512(0x9e3779b97f4a7c15ull, first, count, compared.data());
       } else {
-        philox_blocks(0x9e3779b97f4a7c15ull, first, count, avx512_words.data());
+        philox_blocks(0x9e3779b97f4a7c15ull, first, count, compared.data());
       }
-      EXPECT_EQ(scalar, avx512_words) << count << " blocks from " << first;
-      EXPECT_EQ(avx512_words.back(), 0xdeadbeef) << "wrote past the blocks";
+      EXPECT_EQ(scalar, compared) << count << " blocks from " << first;
+      EXPECT_EQ(compared.back(), 0xdeadbeef) << "wrote past the blocks";
     }
   }
 }
