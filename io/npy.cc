@@ -332,10 +332,10 @@ Result<std::vector<uint8_t>> encode_npy(const Tensor& tensor) {
   return out;
 }
 
-Status write_npy(const std::string& path, const Tensor& tensor) {
+Status write_npy(const std::string& path, const Tensor& tensor, Durability durability) {
   auto bytes = encode_npy(tensor);
   if (!bytes) return make_error(bytes.error().code, path + ": " + bytes.error().message);
-  return write_file_atomically(path, *bytes);
+  return write_file_atomically(path, *bytes, OnSignal::kRemoveTemporary, durability);
 }
 
 Result<Tensor> convert_npy_for(const Tensor& tensor, ScalarType want, const std::string& what) {

@@ -23,6 +23,7 @@
 
 #include "executor/runtime/tensor.h"
 #include "core/error.h"
+#include "serializer/atomic_file.h"
 
 namespace nrt::exec {
 
@@ -34,8 +35,8 @@ Result<Tensor> read_npy(const std::string& path);
 
 // Encodes any tensor (strided views included) as .npy bytes; bf16 becomes float32.
 Result<std::vector<uint8_t>> encode_npy(const Tensor& tensor);
-// Writes atomically (temporary file, then rename).
-Status write_npy(const std::string& path, const Tensor& tensor);
+// Writes atomically (temporary file, then rename); `durability` as serializer/atomic_file.h says.
+Status write_npy(const std::string& path, const Tensor& tensor, Durability durability = Durability::kFsync);
 
 // The NumPy descr nrt uses for `dtype` ("<f4"), empty when NumPy has none (bf16 maps to "<f4").
 std::string npy_descr(ScalarType dtype);

@@ -40,7 +40,7 @@ int create_temporary(const std::string& path, std::string* temp) {
 
 }  // namespace
 
-Result<AtomicFile> AtomicFile::create(const std::string& path, OnSignal on_signal) {
+Result<AtomicFile> AtomicFile::create(const std::string& path, OnSignal on_signal, Durability durability) {
   // Only a regular file is replaced: renaming over a FIFO or a device (/dev/null as root) would
   // destroy it. A replaced file keeps its permission bits.
   struct stat target {};
@@ -65,11 +65,15 @@ Result<AtomicFile> AtomicFile::create(const std::string& path, OnSignal on_signa
     ::unlink(temp.c_str());
     return make_error(ErrorCode::IoWrite, "cannot give '" + temp + "' the mode of '" + path + "': " + std::strerror(err));
   }
-  return AtomicFile(path, std::move(temp), fd, cleanup);
+  return AtomicFile(path, std::move(temp), fd, cleanup, durability);
 }
 
 AtomicFile::AtomicFile(AtomicFile&& other) noexcept
-    : path_(std::move(other.path_)), temp_path_(std::move(other.temp_path_)), fd_(other.fd_), cleanup_(other.cleanup_) {
+    : path_(std::move(other.path_)),
+      temp_path_(std::move(other.temp_path_)),
+      fd_(other.fd_),
+      cleanup_(other.cleanup_),
+      durability_(other.durability_) {
   other.fd_ = -1;
   other.cleanup_ = -1;
   other.temp_path_.clear();
@@ -94,7 +98,7 @@ Status AtomicFile::write(std::span<const uint8_t> bytes) {
 }
 
 Status AtomicFile::commit() {
-  if (::fsync(fd_) != 0) {
+  if (durability_ == Durability::kFsync && ::fsync(fd_) != 0) {
     return make_error(ErrorCode::IoWrite, "cannot flush '" + temp_path_ + "': " + std::strerror(errno));
   }
   ::close(fd_);
@@ -108,8 +112,9 @@ Status AtomicFile::commit() {
   return {};
 }
 
-Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes, OnSignal on_signal) {
-  NRT_TRY(file, AtomicFile::create(path, on_signal));
+Status write_file_atomically(const std::string& path, std::span<const uint8_t> bytes, OnSignal on_signal,
+                             Durability durability) {
+  NRT_TRY(file, AtomicFile::create(path, on_signal, durability));
   NRT_RETURN_IF_ERROR(file->write(bytes));
   return file->commit();
 }

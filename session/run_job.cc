@@ -21,6 +21,12 @@
 namespace nrt {
 namespace {
 
+// What a run writes before the ranks agree that it finished (outputs, the profile trace) is not
+// fsynced: on a busy disk ext4's fsync of a small file can take a minute (serializer/atomic_file.h),
+// the other ranks wait for this one meanwhile, and a rank in fsync cannot even be killed. The
+// rename still shows every reader the old file or the whole new one.
+constexpr Durability kRunFileDurability = Durability::kSkipFsync;
+
 RunOutcome failed(exec::RankWorld world, Error error) {
   RunOutcome outcome;
   outcome.status = RunStatus::kFailed;
@@ -213,7 +219,11 @@ RunOutcome run_job(const RunJob& given) {
     if (!job.profile_trace.empty()) {
       const std::string trace = exec::chrome_trace_json(*profile, session.plan(), world.rank);
       const auto* bytes = reinterpret_cast<const uint8_t*>(trace.data());
-      if (Status s = write_file_atomically(job.profile_trace, {bytes, trace.size()}); !s) return failed(world, s.error());
+      if (Status s = write_file_atomically(job.profile_trace, {bytes, trace.size()}, OnSignal::kRemoveTemporary,
+                                           kRunFileDurability);
+          !s) {
+        return failed(world, s.error());
+      }
     }
   }
   if (session.tracing()) report.collectives = session.tracing()->counts.snapshot();
@@ -229,7 +239,7 @@ RunOutcome run_job(const RunJob& given) {
     if (!tensor) return failed(world, tensor.error());
     if (writes) {
       entry.path = (std::filesystem::path(job.output_dir) / (output.name + ".npy")).string();
-      if (Status s = exec::write_npy(entry.path, *tensor); !s) return failed(world, s.error());
+      if (Status s = exec::write_npy(entry.path, *tensor, kRunFileDurability); !s) return failed(world, s.error());
     }
     if (!job.expect_dir.empty()) {
       entry.expected = (std::filesystem::path(job.expect_dir) / (output.name + ".npy")).string();

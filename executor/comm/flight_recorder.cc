@@ -359,13 +359,14 @@ Status write_dump_file(const std::string& path, std::span<const uint8_t> bytes) 
   // The project's atomic write: a regular file or a new path only (a FIFO, a device or a
   // directory is refused, its temporary removed); a symbolic link is refused too, so that a dump
   // never lands where the link points. SIGTERM does not remove the temporary: it asks for this
-  // same dump (dump_on_signal.h), and a dump under way when it comes must still land.
+  // same dump (dump_on_signal.h), and a dump under way when it comes must still land. No fsync:
+  // on a busy disk it can take a minute, and the job is waiting to end (atomic_file.h).
   struct stat link {};
   if (::lstat(path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
     return make_error(ErrorCode::IoWrite, "flight recorder dump " + path + " is a symbolic link; nrt writes dumps only to "
                                               "a regular file or a new path");
   }
-  Status written = write_file_atomically(path, bytes, OnSignal::kKeepTemporary);
+  Status written = write_file_atomically(path, bytes, OnSignal::kKeepTemporary, Durability::kSkipFsync);
   if (!written) return make_error(written.error().code, "flight recorder dump: " + written.error().message);
   return Status::Ok();
 }

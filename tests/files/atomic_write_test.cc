@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -57,6 +58,29 @@ TEST(AtomicWrite, AReplacedFileKeepsItsModeAndANewOneFollowsTheUmask) {
   ASSERT_TRUE(write_file_atomically(dir + "/fresh", bytes_of("x")).ok());
   ::umask(saved);
   EXPECT_EQ(mode_of(dir + "/fresh") & 07777, mode_t{0640});
+}
+
+// A write without the fsync (a flight-recorder dump's) replaces the file as atomically, keeps its
+// mode, leaves no temporary, and the whole file outlives a writer killed right after the commit.
+TEST(AtomicWrite, WithoutFsyncTheFileIsWholeAfterTheWriterIsKilled) {
+  const std::string dir = test::scratch_dir("atomic_no_fsync");
+  const std::string path = dir + "/dump.json";
+  ASSERT_TRUE(write_file_atomically(path, bytes_of("old")).ok());
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  const std::string content(1 << 20, 'd');
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    if (!write_file_atomically(path, bytes_of(content), OnSignal::kKeepTemporary, Durability::kSkipFsync)) _exit(3);
+    ::raise(SIGKILL);
+    _exit(4);
+  }
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << "child status " << status;
+  EXPECT_EQ(test::read_text(path), content);
+  EXPECT_EQ(mode_of(path) & 07777, mode_t{0600});
+  EXPECT_EQ(test::list_dir(dir), (std::vector<std::string>{"dump.json"}));
 }
 
 // The child process creates an output, writes part of it and is signalled before committing.
