@@ -93,6 +93,13 @@ class ExecutionFrame {
     mutable_weights_.push_back({std::move(own), std::move(source)});
   }
   Status refresh_mutable_weights();
+  // The values later runs read from the plan's constant nodes (constant_nodes.h), by slot, kept
+  // from this frame's first complete run; `complete` once that run succeeded.
+  struct KeptConstants {
+    bool complete = false;
+    std::vector<std::pair<int32_t, RuntimeValue>> values;
+  };
+  KeptConstants& kept_constants() { return kept_constants_; }
   // Collectives of the current run still in flight.
   PendingCollectives& pending_collectives() { return pending_collectives_; }
 
@@ -122,6 +129,7 @@ class ExecutionFrame {
     std::shared_ptr<Storage> own, source;
   };
   std::vector<MutableWeight> mutable_weights_;
+  KeptConstants kept_constants_;
   PendingCollectives pending_collectives_;
 };
 

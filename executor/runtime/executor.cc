@@ -84,6 +84,7 @@ Result<std::unique_ptr<Executor>> Executor::load_graph(std::shared_ptr<const Pro
   }
   NRT_RETURN_IF_ERROR(executor->bind_weights(*executor->plan_));
   executor->build_compact_nodes();
+  if (executor->plan_->device.kind == DeviceKind::kCpu) executor->constant_nodes_ = find_constant_nodes(*executor->plan_);
   for (const InputDescription& input : executor->user_inputs()) executor->user_input_names_.push_back(input.name);
   NRT_TRY(frame, executor->make_frame());
   executor->first_frame_ = frame->get();

@@ -40,6 +40,7 @@
 #include <string>
 #include <vector>
 
+#include "executor/runtime/constant_nodes.h"
 #include "executor/runtime/execution_frame.h"
 #include "executor/runtime/execution_plan.h"
 #include "executor/runtime/graph_runner.h"
@@ -123,6 +124,7 @@ class Executor final : public GraphRunner {
   Status write_in_place(ExecutionFrame& frame, const PlannedNode& node) const;
   const Tensor* computes_into_target(ExecutionFrame& frame, const PlannedNode& node, const Tensor* scratch) const;
   Status execute_profiled(ExecutionFrame& frame, size_t n, bool compact) const;
+  Status keep_constants(ExecutionFrame& frame, size_t n) const;
   std::string argument_shapes(const ExecutionFrame& frame, size_t n) const;
   Status check_result(const ExecutionFrame& frame, const PlannedNode& node, size_t value,
                       const RuntimeValue& result) const;
@@ -182,6 +184,9 @@ class Executor final : public GraphRunner {
   };
   std::vector<MutableWeight> mutable_weights_;
   std::vector<std::string> user_input_names_;  // in graph order, for run_graph
+  // Nodes every run computes alike, run in a frame's first run only (constant_nodes.h); none
+  // off the host.
+  ConstantNodes constant_nodes_;
 
   // The frame pool. first_frame_ is made at load and never leaves frames_.
   RunProfile* profile_ = nullptr;

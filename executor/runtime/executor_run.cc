@@ -562,6 +562,24 @@ Status Executor::execute_profiled(ExecutionFrame& frame, size_t n, bool compact)
   return status;
 }
 
+// After constant node `n` ran in a frame's first run: the frame keeps the values later runs read
+// of it. Planned memory is reused by the nodes that follow, so a value there is copied out.
+Status Executor::keep_constants(ExecutionFrame& frame, size_t n) const {
+  for (int32_t v : constant_nodes_.kept_values[n]) {
+    const int32_t slot = plan_->values[static_cast<size_t>(v)].slot;
+    RuntimeValue value = frame.slots()[static_cast<size_t>(slot)];
+    if (auto* t = std::get_if<Tensor>(&value); t != nullptr && t->defined() && frame.is_arena(t->storage().get())) {
+      try {
+        value = contiguous_copy(*t);
+      } catch (const std::bad_alloc& failure) {
+        return memory_error("graph '" + plan_->graph_name + "': keeping constant '" + plan_->values[static_cast<size_t>(v)].name + "'", failure);
+      }
+    }
+    frame.kept_constants().values.emplace_back(slot, std::move(value));
+  }
+  return {};
+}
+
 Result<std::vector<NamedOutput>> Executor::run(const NamedInputs& inputs) {
   std::unique_lock<std::mutex> profiling(profile_mutex_, std::defer_lock);
   if (profile_ != nullptr) profiling.lock();
@@ -577,15 +595,30 @@ Result<std::vector<NamedOutput>> Executor::run_in(ExecutionFrame& frame, const N
   if (status) status = frame.prepare(bindings);
   if (status) status = frame.refresh_mutable_weights();
   const bool poisoning = frame.poisoning();
-  if (profile_ == nullptr) {
-    for (size_t n = 0; status && n < plan_->nodes.size(); ++n) {
-      status = !poisoning && compact_nodes_[n].compact ? execute_compact(frame, n) : execute_node(frame, n);
+  // Constant nodes run in the frame's first run, which keeps what later nodes read of them; later
+  // runs start from those values and skip the nodes. Poisoning runs every node (it checks lifetimes).
+  ExecutionFrame::KeptConstants& kept = frame.kept_constants();
+  const bool folding = constant_nodes_.count > 0 && !poisoning;
+  const bool skip_constants = folding && kept.complete;
+  const bool keep_constants_now = folding && !kept.complete;
+  if (keep_constants_now) kept.values.clear();
+  if (status && skip_constants) {
+    for (const auto& [slot, value] : kept.values) frame.slots()[static_cast<size_t>(slot)] = value;
+  }
+  if (profile_ != nullptr) profile_->begin_run();
+  for (size_t n = 0; status && n < plan_->nodes.size(); ++n) {
+    if (skip_constants && constant_nodes_.node_is_constant[n]) continue;
+    const bool compact = !poisoning && compact_nodes_[n].compact;
+    if (profile_ == nullptr) {
+      status = compact ? execute_compact(frame, n) : execute_node(frame, n);
+    } else {
+      status = execute_profiled(frame, n, compact);
     }
-  } else {
-    profile_->begin_run();
-    for (size_t n = 0; status && n < plan_->nodes.size(); ++n) {
-      status = execute_profiled(frame, n, !poisoning && compact_nodes_[n].compact);
-    }
+    if (status && keep_constants_now && !constant_nodes_.kept_values[n].empty()) status = keep_constants(frame, n);
+  }
+  if (keep_constants_now) {
+    kept.complete = status.ok();
+    if (!kept.complete) kept.values.clear();
   }
 
   // A collective still in flight (its wait never ran: an earlier node failed) completes before the
