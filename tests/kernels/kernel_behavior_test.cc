@@ -683,6 +683,41 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
   set_intra_op_threads(0);
 }
 
+// Paths taken by shape: a convolution over one position per image runs as a matrix-vector product
+// (against the dot products), and adaptive average pooling sums eight planes at once (38 planes: a
+// partial block at the end; float32 against float64).
+TEST(ShapePaths, OnePositionConvolutionAndBlockedPoolingMatchReferences) {
+  auto as_double = [](const Tensor& t) { return make(ScalarType::FLOAT64, t.sizes(), values_of(t)); };
+  auto expect_close = [](const std::vector<double>& got, const std::vector<double>& want) {
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5 * (1 + std::fabs(want[i]))) << "element " << i;
+  };
+  const Tensor pooled = noise({2, 96, 1, 1}, 31), squeeze = noise({4, 96, 1, 1}, 32), bias = noise({4}, 33);
+  auto conv = [](const Tensor& x, const Tensor& w, const Tensor& b) {
+    Call call{"aten::conv2d.default", {{"input", x}, {"weight", w}, {"bias", b}}, {}};
+    EXPECT_TRUE(call.run().ok());
+    return values_of(call.out());
+  };
+  std::vector<double> dots(8);
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t o = 0; o < 4; ++o) {
+      double sum = bias.data<float>()[o];
+      for (int64_t c = 0; c < 96; ++c) sum += double{squeeze.data<float>()[o * 96 + c]} * pooled.data<float>()[n * 96 + c];
+      dots[static_cast<size_t>(n * 4 + o)] = sum;
+    }
+  }
+  expect_close(conv(pooled, squeeze, bias), dots);
+  expect_close(conv(as_double(pooled), as_double(squeeze), as_double(bias)), dots);
+  const Tensor planes = noise({2, 19, 5, 7}, 34);
+  auto pool = [](const Tensor& x) {
+    Call call{"aten::adaptive_avg_pool2d.default", {{"self", x}, {"output_size", std::vector<int64_t>{3, 2}}}, {}};
+    EXPECT_TRUE(call.run().ok());
+    EXPECT_EQ(call.out().sizes(), (std::vector<int64_t>{2, 19, 3, 2}));
+    return values_of(call.out());
+  };
+  expect_close(pool(planes), pool(as_double(planes)));
+}
+
 // A loaded program's weights (Storage::borrow_constant) let oneDNN keep their reordered copy; a
 // storage that replaces a freed one at the same address, with other bytes, must not get it.
 TEST(Convolution, KeptWeightsFollowTheirStorage) {

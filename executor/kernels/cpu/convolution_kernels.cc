@@ -236,6 +236,14 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
   }
   if constexpr (std::is_same_v<C, float>) {
+    // One position per image (a squeeze-excitation block's 1x1 convolutions of a pooled
+    // [N, C, 1, 1]) is a matrix-vector product: oneDNN's convolution primitive took 15-30 us for
+    // efficientnet's 96 -> 4 (a call and reorders), gemv 1-2. NCHW and NHWC are one layout here.
+    if (pointwise && p.groups == 1 && e.in[0] * e.in[1] * e.in[2] == 1) {
+      im2col_forward<C>(input, weight, bias, p, e, true, out);
+      apply_activation<C>(activation, out);
+      return;
+    }
     OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {},
                             activation, input_channels_last, output_channels_last};
     for (size_t i = 0; i < kSpatial; ++i) {

@@ -4,6 +4,7 @@
 // (count_include_pad, divisor_override, ceil_mode as torch), and adaptive_avg_pool2d (windows
 // [floor(i*H/oh), ceil((i+1)*H/oh))); adaptive_avg_pool1d over [N, C, L] or [C, L] as planes
 // one row high; adaptive_avg_pool3d over volumes; and upsample_bilinear2d, the resampling that shares these planes.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -269,25 +270,37 @@ Status adaptive_average(KernelContext& ctx, ScalarType dtype, const Planes& plan
   const int64_t D = planes.depth, H = planes.height, W = planes.width;
   auto start = [](int64_t i, int64_t in, int64_t out) { return i * in / out; };
   auto end = [](int64_t i, int64_t in, int64_t out) { return ((i + 1) * in + out - 1) / out; };
+  // Each window sums in the element type (as torch's CPU kernel: float for float32), in window
+  // order; kBlock planes at a time, whose independent sums overlap (one plane's sums are a chain
+  // of dependent adds: most of efficientnet's pooling time).
+  constexpr int64_t kBlock = 8;
   auto run = [&](auto zero) {
     using C = decltype(zero);
     const C* in = planes.input.data<C>();
     C* out = staging.data<C>();
-    for (int64_t plane = 0; plane < planes.planes; ++plane) {
-      const C* volume = in + plane * D * H * W;
+    const int64_t volume_size = D * H * W, out_volume = out_d * out_h * out_w;
+    for (int64_t first = 0; first < planes.planes; first += kBlock) {
+      const int64_t count = std::min(kBlock, planes.planes - first);
+      const C* volume = in + first * volume_size;
+      C* written = out + first * out_volume;
       for (int64_t oz = 0; oz < out_d; ++oz) {
         const int64_t z0 = start(oz, D, out_d), z1 = end(oz, D, out_d);
         for (int64_t oy = 0; oy < out_h; ++oy) {
           const int64_t y0 = start(oy, H, out_h), y1 = end(oy, H, out_h);
           for (int64_t ox = 0; ox < out_w; ++ox) {
             const int64_t x0 = start(ox, W, out_w), x1 = end(ox, W, out_w);
-            double sum = 0.0;
+            C sums[kBlock] = {};
             for (int64_t z = z0; z < z1; ++z) {
               for (int64_t y = y0; y < y1; ++y) {
-                for (int64_t x = x0; x < x1; ++x) sum += static_cast<double>(volume[(z * H + y) * W + x]);
+                for (int64_t x = x0; x < x1; ++x) {
+                  const int64_t at = (z * H + y) * W + x;
+                  for (int64_t k = 0; k < count; ++k) sums[k] += volume[k * volume_size + at];
+                }
               }
             }
-            *out++ = static_cast<C>(sum / static_cast<double>((z1 - z0) * (y1 - y0) * (x1 - x0)));
+            const auto divisor = static_cast<C>((z1 - z0) * (y1 - y0) * (x1 - x0));
+            const int64_t position = (oz * out_h + oy) * out_w + ox;
+            for (int64_t k = 0; k < count; ++k) written[k * out_volume + position] = sums[k] / divisor;
           }
         }
       }
