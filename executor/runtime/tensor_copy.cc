@@ -30,6 +30,32 @@ Status device_copy(const Tensor& src, const Tensor& dst) {
   return copy(src, dst);
 }
 
+namespace {
+
+template <class T>
+void copy_row_as(uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t count) {
+  auto* out = reinterpret_cast<T*>(to);
+  const auto* in = reinterpret_cast<const T*>(from);
+  for (int64_t i = 0; i < count; ++i) out[i * to_stride] = in[i * from_stride];
+}
+
+// `count` elements of `elem` bytes, strides in elements.
+void copy_strided_row(uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t count,
+                      size_t elem) {
+  switch (elem) {
+    case 1: return copy_row_as<uint8_t>(to, to_stride, from, from_stride, count);
+    case 2: return copy_row_as<uint16_t>(to, to_stride, from, from_stride, count);
+    case 4: return copy_row_as<uint32_t>(to, to_stride, from, from_stride, count);
+    case 8: return copy_row_as<uint64_t>(to, to_stride, from, from_stride, count);
+    default:
+      for (int64_t i = 0; i < count; ++i) {
+        std::memcpy(to + i * to_stride * static_cast<int64_t>(elem), from + i * from_stride * static_cast<int64_t>(elem), elem);
+      }
+  }
+}
+
+}  // namespace
+
 Status copy_elements(const Tensor& src, const Tensor& dst) {
   if (src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
     return make_error(ErrorCode::InvalidArgument,
@@ -57,26 +83,39 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
     std::memmove(dst.raw_data(), src.raw_data(), static_cast<size_t>(numel) * elem);
     return {};
   }
-  const int64_t rank = src.dim();
-  std::vector<int64_t> index(static_cast<size_t>(rank), 0);
+  // Row by row along the last dim (a strided element at a time was 1.5 GB/s): a row dense on both
+  // sides is one memcpy, else a typed loop.
   const uint8_t* s = src.raw_data();
   uint8_t* d = dst.raw_data();
+  const int64_t rank = src.dim();
+  if (rank == 0) {
+    std::memcpy(d, s, elem);
+    return {};
+  }
   const auto& sizes = src.sizes();
   const auto& ss = src.strides();
   const auto& ds = dst.strides();
-  int64_t s_off = 0, d_off = 0;  // element offsets of the current index
-  for (int64_t n = 0; n < numel; ++n) {
-    std::memcpy(d + d_off * static_cast<int64_t>(elem), s + s_off * static_cast<int64_t>(elem), elem);
-    for (int64_t k = rank - 1; k >= 0; --k) {
-      const auto ku = static_cast<size_t>(k);
-      if (++index[ku] < sizes[ku]) {
-        s_off += ss[ku];
-        d_off += ds[ku];
+  const auto last = static_cast<size_t>(rank - 1);
+  const int64_t row = sizes[last];
+  std::vector<int64_t> index(last, 0);
+  int64_t s_off = 0, d_off = 0;  // element offsets of the current row's start
+  for (int64_t r = 0; r < numel / row; ++r) {
+    const uint8_t* from = s + s_off * static_cast<int64_t>(elem);
+    uint8_t* to = d + d_off * static_cast<int64_t>(elem);
+    if (ss[last] == 1 && ds[last] == 1) {
+      std::memcpy(to, from, static_cast<size_t>(row) * elem);
+    } else {
+      copy_strided_row(to, ds[last], from, ss[last], row, elem);
+    }
+    for (size_t k = last; k-- > 0;) {
+      if (++index[k] < sizes[k]) {
+        s_off += ss[k];
+        d_off += ds[k];
         break;
       }
-      s_off -= ss[ku] * (sizes[ku] - 1);
-      d_off -= ds[ku] * (sizes[ku] - 1);
-      index[ku] = 0;
+      s_off -= ss[k] * (sizes[k] - 1);
+      d_off -= ds[k] * (sizes[k] - 1);
+      index[k] = 0;
     }
   }
   return {};

@@ -5,6 +5,7 @@
 // layouts beyond the goldens' small ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include <cmath>
@@ -220,6 +221,36 @@ TEST(FloatActivations, BaselineAvx2AndAvx512MatchTheReferences) {
         EXPECT_LE(std::fabs(y[i] - want) / std::fabs(want), tolerance) << static_cast<int>(op) << " at " << x[i];
       }
     }
+  }
+}
+
+// Softmax's row maximum and numerators (float_activation_loops.h): every length around the
+// vector width, a NaN at every position, rows of -inf, and the sum against one in double.
+TEST(FloatActivations, RowMaximumAndShiftedExponentials) {
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(maximum_of(nullptr, 0), -inf);
+  for (int64_t n = 1; n <= 37; ++n) {
+    std::vector<float> row(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) row[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.7f) * 10.0f - 0.5f * static_cast<float>(i % 5);
+    const float want = *std::max_element(row.begin(), row.end());
+    EXPECT_EQ(maximum_of(row.data(), n), want) << "n " << n;
+    for (int64_t at = 0; at < n; ++at) {
+      std::vector<float> with_nan = row;
+      with_nan[static_cast<size_t>(at)] = nan;
+      EXPECT_TRUE(std::isnan(maximum_of(with_nan.data(), n))) << "n " << n << ", NaN at " << at;
+    }
+    const std::vector<float> masked(static_cast<size_t>(n), -inf);
+    EXPECT_EQ(maximum_of(masked.data(), n), -inf);
+    std::vector<float> numerators(static_cast<size_t>(n));
+    const float total = shifted_exponentials(numerators.data(), row.data(), want, n);
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      // Against exp of the float difference: its rounding is not the loop's error.
+      const double e = std::exp(static_cast<double>(row[static_cast<size_t>(i)] - want));
+      EXPECT_NEAR(numerators[static_cast<size_t>(i)], e, 4e-7 * e) << "n " << n << " at " << i;
+      sum += e;
+    }
+    EXPECT_NEAR(total, sum, 1e-6 * sum) << "n " << n;
   }
 }
 

@@ -2,7 +2,7 @@
 // with batch dims broadcast among q, k, v and the mask. The bias comes from a bool attn_mask
 // (false: -inf) or a float one (added), or from is_causal (top-left aligned lower triangle).
 // Rows whose every score is -inf give zeros (torch's safe softmax in the math path). enable_gqa
-// repeats each key/value head for its group of query heads. Dropout is not supported (inference).
+// gives each key/value head to its group of query heads. Dropout is not supported (inference).
 // _scaled_dot_product_flash_attention_for_cpu (what CPU decompositions produce) computes the same
 // and also returns the log-sum-exp of each row's scaled scores (float32, float64 for float64 inputs; -inf
 // for rows masked entirely).
@@ -22,19 +22,6 @@
 
 namespace nrt::exec::cpu {
 namespace {
-
-// [..., H, S, E] with each head repeated `group` times along dim -3 (repeat_interleave).
-Tensor repeat_heads(const Tensor& t, int64_t group) {
-  const size_t r = t.sizes().size();
-  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
-  sizes.insert(sizes.begin() + static_cast<int64_t>(r) - 2, group);
-  strides.insert(strides.begin() + static_cast<int64_t>(r) - 2, 0);
-  const Tensor expanded = t.as_strided(sizes, strides, t.storage_offset());
-  Tensor copy = converted_copy(expanded, t.dtype());
-  std::vector<int64_t> merged = t.sizes();
-  merged[r - 3] *= group;
-  return copy.as_strided(merged, Tensor::contiguous_strides(merged), 0);
-}
 
 Tensor batch_matrix(const Tensor& t, const std::vector<int64_t>& index) {
   int64_t offset = t.storage_offset();
@@ -60,8 +47,12 @@ void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* ma
       }
     }
     C maximum = minus_inf;
-    for (int64_t j = 0; j < cols; ++j) {
-      if (std::isnan(row[j]) || row[j] > maximum) maximum = row[j];
+    if constexpr (std::is_same_v<C, float>) {
+      maximum = maximum_of(row, cols);
+    } else {
+      for (int64_t j = 0; j < cols; ++j) {
+        if (std::isnan(row[j]) || row[j] > maximum) maximum = row[j];
+      }
     }
     if (maximum == minus_inf) {
       std::fill(row, row + cols, C(0));
@@ -78,7 +69,8 @@ void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* ma
       }
     }
     if (logsumexp) logsumexp[i] = maximum + std::log(total);
-    for (int64_t j = 0; j < cols; ++j) row[j] /= total;
+    const C scale = C(1) / total;  // as softmax (and torch's): one division a row
+    for (int64_t j = 0; j < cols; ++j) row[j] *= scale;
   }
 }
 
@@ -110,21 +102,23 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   }
   const double scale = args.scale.value_or(1.0 / std::sqrt(static_cast<double>(E)));
   const ScalarType compute = q.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
-  Tensor key = k, value = v;
+  // enable_gqa: query head h reads key/value head h / group, through the index (no repeated copy).
+  int64_t group = 1;
   if (args.gqa && q.dim() >= 3 && k.dim() >= 3 && v.dim() >= 3) {
     const int64_t heads = q.sizes()[q.sizes().size() - 3];
     const int64_t kv_heads = k.sizes()[k.sizes().size() - 3];
     if (kv_heads != v.sizes()[v.sizes().size() - 3] || kv_heads == 0 || heads % kv_heads != 0) {
       return ctx.error("enable_gqa needs the query heads to be a multiple of the key/value heads");
     }
-    if (heads != kv_heads) {
-      key = repeat_heads(key, heads / kv_heads);
-      value = repeat_heads(value, heads / kv_heads);
-    }
+    group = heads / kv_heads;
   }
   const std::vector<int64_t> q_batch(q.sizes().begin(), q.sizes().end() - 2);
-  const std::vector<int64_t> k_batch(key.sizes().begin(), key.sizes().end() - 2);
-  const std::vector<int64_t> v_batch(value.sizes().begin(), value.sizes().end() - 2);
+  std::vector<int64_t> k_batch(k.sizes().begin(), k.sizes().end() - 2);
+  std::vector<int64_t> v_batch(v.sizes().begin(), v.sizes().end() - 2);
+  if (group > 1) {  // the heads each key/value head serves
+    k_batch.back() *= group;
+    v_batch.back() *= group;
+  }
   auto batch = broadcast_shapes(q_batch, k_batch);
   if (batch) batch = broadcast_shapes(*batch, v_batch);
   if (!batch) return ctx.error("batch dimensions of query, key and value do not broadcast");
@@ -150,12 +144,15 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   std::vector<int64_t> out_sizes = *batch;
   out_sizes.insert(out_sizes.end(), {L, Ev});
   NRT_TRY(slot, OutputSlot::bind(ctx, 0, q.dtype(), out_sizes));
-  auto expand_batch = [&](const Tensor& t) {
+  // Each batch matrix goes to gemm through its strides (a transposed view's heads included): an
+  // operand of the compute dtype is not copied.
+  auto expand_batch = [&](const Tensor& t, int64_t heads_per_matrix) {
     std::vector<int64_t> sizes = *batch;
+    sizes.back() /= heads_per_matrix;
     sizes.insert(sizes.end(), t.sizes().end() - 2, t.sizes().end());
-    return expand_to(contiguous_as(t, compute), sizes);
+    return expand_to(t.dtype() == compute ? t : converted_copy(t, compute), sizes);
   };
-  const Tensor qx = expand_batch(q), kx = expand_batch(key), vx = expand_batch(value);
+  const Tensor qx = expand_batch(q, 1), kx = expand_batch(k, group), vx = expand_batch(v, group);
   Tensor staging = slot->staging(compute);
   std::optional<OutputSlot> lse_slot;
   Tensor lse;
@@ -177,7 +174,9 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
       rest /= (*batch)[static_cast<size_t>(d)];
     }
     for (int64_t b = begin; b < end; ++b) {
-      const Tensor qm = batch_matrix(qx, index), km = batch_matrix(kx, index), vm = batch_matrix(vx, index);
+      std::vector<int64_t> kv_index = index;
+      kv_index.back() /= group;
+      const Tensor qm = batch_matrix(qx, index), km = batch_matrix(kx, kv_index), vm = batch_matrix(vx, kv_index);
       const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
       gemm(qm, kt, scores, scale, 0.0);
       const Tensor mask_matrix = bias.defined() ? batch_matrix(bias, index) : Tensor();

@@ -1,5 +1,8 @@
 #include "executor/kernels/cpu/float_activation_loops.h"
 
+#include <cstring>
+#include <limits>
+
 #include "executor/kernels/cpu/float_activation_loops_body.h"
 #include "executor/runtime/intra_op_threads.h"
 
@@ -29,9 +32,48 @@ void run_float_activation(FloatActivation op, float* y, const float* x, int64_t 
 float shifted_exponentials(float* y, const float* x, float shift, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
   run_float_activation(FloatActivation::kExp, y, y, n);
+  constexpr int64_t kLanes = 8;
+  float lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t k = 0; k < kLanes; ++k) lanes[k] += y[i + k];
+  }
+  for (int64_t k = 0; i + k < n; ++k) lanes[k] += y[i + k];
   float total = 0;
-  for (int64_t i = 0; i < n; ++i) total += y[i];
+  for (float lane : lanes) total += lane;
   return total;
+}
+
+float maximum_of(const float* x, int64_t n) {
+  // GCC's generic vectors, 4 lanes (SSE2's, so every x86-64 build runs them), two accumulators:
+  // plain loops over a select do not vectorise without -ffinite-math-only. `v > m ? v : m` is
+  // maxps and never selects a NaN, which is flagged apart.
+  typedef float Lanes __attribute__((vector_size(16)));
+  typedef int32_t Flags __attribute__((vector_size(16)));
+  const float minus_inf = -std::numeric_limits<float>::infinity();
+  Lanes first = {minus_inf, minus_inf, minus_inf, minus_inf}, second = first;
+  Flags nan = {};
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Lanes a, b;
+    std::memcpy(&a, x + i, sizeof a);
+    std::memcpy(&b, x + i + 4, sizeof b);
+    first = a > first ? a : first;
+    second = b > second ? b : second;
+    nan |= (a != a) | (b != b);
+  }
+  float maximum = minus_inf;
+  bool any_nan = false;
+  for (int k = 0; k < 4; ++k) {
+    maximum = first[k] > maximum ? first[k] : maximum;
+    maximum = second[k] > maximum ? second[k] : maximum;
+    any_nan = any_nan || nan[k] != 0;
+  }
+  for (; i < n; ++i) {
+    maximum = x[i] > maximum ? x[i] : maximum;
+    any_nan = any_nan || x[i] != x[i];
+  }
+  return any_nan ? std::numeric_limits<float>::quiet_NaN() : maximum;
 }
 
 }  // namespace nrt::exec::cpu

@@ -13,8 +13,13 @@ enum class FloatActivation { kExp, kSigmoid, kSilu, kTanh, kGelu, kGeluTanh };
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n);
 
 // Softmax's numerators: y = exp(x - shift) for n elements through the exp loop above, returning
-// their sum (in order). y may be x.
+// their sum (8 partial sums over every 8th element, then added in lane order: a fixed order that
+// vectorises, where one running sum was a chain of dependent adds). y may be x.
 float shifted_exponentials(float* y, const float* x, float shift, int64_t n);
+
+// The largest of n elements, NaN when any is NaN, -inf when n is 0 (softmax's shift), vectorised
+// (the result does not depend on the order).
+float maximum_of(const float* x, int64_t n);
 
 // The loops of each build (float_activation_loops_body.h); run_float_activation chooses.
 namespace detail {

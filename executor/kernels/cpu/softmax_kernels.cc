@@ -17,6 +17,21 @@ namespace {
 
 enum class Softmax { kPlain, kLog, kSafe };
 
+// The row's largest element, NaN when it holds one.
+template <class C>
+C row_maximum(const C* x, int64_t extent, int64_t inner) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (inner == 1) return maximum_of(x, extent);  // vectorised
+  }
+  C maximum = -std::numeric_limits<C>::infinity();
+  for (int64_t k = 0; k < extent; ++k) {
+    const C v = x[k * inner];
+    if (std::isnan(v)) return v;
+    if (v > maximum) maximum = v;
+  }
+  return maximum;
+}
+
 template <class C>
 void softmax_rows(const C* in, C* out, int64_t outer, int64_t extent, int64_t inner, Softmax kind) {
   const bool log = kind == Softmax::kLog;
@@ -24,12 +39,7 @@ void softmax_rows(const C* in, C* out, int64_t outer, int64_t extent, int64_t in
     for (int64_t i = 0; i < inner; ++i) {
       const C* x = in + o * extent * inner + i;
       C* y = out + o * extent * inner + i;
-      C maximum = -std::numeric_limits<C>::infinity();
-      for (int64_t k = 0; k < extent; ++k) {
-        const C v = x[k * inner];
-        if (std::isnan(v) || v > maximum) maximum = v;
-        if (std::isnan(v)) break;
-      }
+      const C maximum = row_maximum(x, extent, inner);
       if (kind == Softmax::kSafe && maximum == -std::numeric_limits<C>::infinity()) {
         for (int64_t k = 0; k < extent; ++k) y[k * inner] = C(0);
         continue;
