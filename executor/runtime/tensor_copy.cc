@@ -33,28 +33,27 @@ Status device_copy(const Tensor& src, const Tensor& dst) {
 namespace {
 
 template <class T>
-void copy_row_as(uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t count) {
+void copy_as(uint8_t* to, int64_t to_step, const uint8_t* from, int64_t from_step, int64_t count) {
+  const int64_t to_stride = to_step / static_cast<int64_t>(sizeof(T)), from_stride = from_step / static_cast<int64_t>(sizeof(T));
   auto* out = reinterpret_cast<T*>(to);
   const auto* in = reinterpret_cast<const T*>(from);
   for (int64_t i = 0; i < count; ++i) out[i * to_stride] = in[i * from_stride];
 }
 
-// `count` elements of `elem` bytes, strides in elements.
-void copy_strided_row(uint8_t* to, int64_t to_stride, const uint8_t* from, int64_t from_stride, int64_t count,
-                      size_t elem) {
-  switch (elem) {
-    case 1: return copy_row_as<uint8_t>(to, to_stride, from, from_stride, count);
-    case 2: return copy_row_as<uint16_t>(to, to_stride, from, from_stride, count);
-    case 4: return copy_row_as<uint32_t>(to, to_stride, from, from_stride, count);
-    case 8: return copy_row_as<uint64_t>(to, to_stride, from, from_stride, count);
+}  // namespace
+
+void copy_strided(uint8_t* to, int64_t to_step, const uint8_t* from, int64_t from_step, int64_t count, size_t element) {
+  const auto size = static_cast<int64_t>(element);
+  const bool aligned_steps = to_step % size == 0 && from_step % size == 0;
+  switch (aligned_steps ? element : 0) {
+    case 1: return copy_as<uint8_t>(to, to_step, from, from_step, count);
+    case 2: return copy_as<uint16_t>(to, to_step, from, from_step, count);
+    case 4: return copy_as<uint32_t>(to, to_step, from, from_step, count);
+    case 8: return copy_as<uint64_t>(to, to_step, from, from_step, count);
     default:
-      for (int64_t i = 0; i < count; ++i) {
-        std::memcpy(to + i * to_stride * static_cast<int64_t>(elem), from + i * from_stride * static_cast<int64_t>(elem), elem);
-      }
+      for (int64_t i = 0; i < count; ++i) std::memcpy(to + i * to_step, from + i * from_step, element);
   }
 }
-
-}  // namespace
 
 Status copy_elements(const Tensor& src, const Tensor& dst) {
   if (src.dtype() != dst.dtype() || src.sizes() != dst.sizes()) {
@@ -105,7 +104,8 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
     if (ss[last] == 1 && ds[last] == 1) {
       std::memcpy(to, from, static_cast<size_t>(row) * elem);
     } else {
-      copy_strided_row(to, ds[last], from, ss[last], row, elem);
+      const auto size = static_cast<int64_t>(elem);
+      copy_strided(to, ds[last] * size, from, ss[last] * size, row, elem);
     }
     for (size_t k = last; k-- > 0;) {
       if (++index[k] < sizes[k]) {

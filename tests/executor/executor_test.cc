@@ -10,6 +10,7 @@
 
 #include "executor/runtime/executor.h"
 #include "executor/runtime/memory_planner.h"
+#include "executor/runtime/tensor_copy.h"
 #include "testdata/program_builder.h"
 #include "serializer/open_program.h"
 #include "tests/executor/tensor_literals.h"
@@ -628,6 +629,28 @@ TEST(ExecutorTest, AFailedReplanLeavesTheFrameUsable) {
   auto again = run_with(2);
   ASSERT_TRUE(again.ok()) << again.error().to_string();
   EXPECT_EQ(std::get<Tensor>((*again)[0].value).sizes(), (std::vector<int64_t>{2, 2, 2, 2}));
+}
+
+// Strided copies (executor/runtime/tensor_copy.h) of every element size, through a transposed
+// view (a row at a time, strided on the source) and into a transposed destination.
+TEST(TensorCopy, StridedCopiesOfEveryElementSizeKeepEveryElement) {
+  for (ScalarType dtype : {ScalarType::UINT8, ScalarType::INT16, ScalarType::FLOAT32, ScalarType::INT64}) {
+    const Tensor source = Tensor::empty(dtype, {3, 5});
+    const size_t size = source.element_size();
+    for (size_t b = 0; b < 15 * size; ++b) source.raw_data()[b] = static_cast<uint8_t>(b * 7 + 1);
+    const Tensor transposed = source.as_strided({5, 3}, {1, 5}, 0);
+    const Tensor copy = exec::contiguous_copy(transposed);
+    ASSERT_TRUE(copy.is_contiguous());
+    const Tensor back = Tensor::empty(dtype, {3, 5});
+    ASSERT_TRUE(exec::copy_elements(copy, back.as_strided({5, 3}, {1, 5}, 0)).ok());
+    for (int64_t i = 0; i < 5; ++i) {
+      for (int64_t j = 0; j < 3; ++j) {
+        EXPECT_EQ(std::memcmp(copy.raw_data() + (i * 3 + j) * size, source.raw_data() + (j * 5 + i) * size, size), 0)
+            << short_name(dtype) << " [" << i << ", " << j << "]";
+      }
+    }
+    EXPECT_EQ(std::memcmp(back.raw_data(), source.raw_data(), 15 * size), 0) << short_name(dtype);
+  }
 }
 
 }  // namespace

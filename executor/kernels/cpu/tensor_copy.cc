@@ -21,9 +21,7 @@ void copy_bytes(const Tensor& dst, const LoopOperand& to, const LoopOperand& fro
                       std::memcpy(p[0], p[1], static_cast<size_t>(n * element));
                       return;
                     }
-                    for (int64_t i = 0; i < n; ++i) {
-                      std::memcpy(p[0] + i * s[0], p[1] + i * s[1], static_cast<size_t>(element));
-                    }
+                    exec::copy_strided(p[0], s[0], p[1], s[1], n, static_cast<size_t>(element));
                   });
 }
 
