@@ -410,6 +410,20 @@ TEST(OutputSlots, StridedPreallocatedOutputIsFilledInPlace) {
   ASSERT_TRUE(mm.run().ok());
   EXPECT_EQ(mm.out().storage(), backing.storage());
   EXPECT_EQ(values_of(mm.out()), (std::vector<double>{15, 18, 21, 42, 54, 66}));
+  // A permuted 3-D output with a broadcast operand: maps visit it in its memory order.
+  const Tensor x = iota(ScalarType::FLOAT32, {2, 4, 3}), row = iota(ScalarType::FLOAT32, {3});
+  Tensor permuted_backing = Tensor::empty(ScalarType::FLOAT32, {2, 3, 4});
+  const Tensor permuted = permuted_backing.as_strided({2, 4, 3}, {12, 1, 4}, 0);
+  Call broadcast_add{"aten::add.Tensor", {{"self", x}, {"other", row}}, {permuted}};
+  ASSERT_TRUE(broadcast_add.run().ok());
+  EXPECT_EQ(broadcast_add.out().storage(), permuted_backing.storage());
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 4; ++j) {
+      for (int64_t k = 0; k < 3; ++k) {
+        EXPECT_EQ(permuted_backing.data<float>()[i * 12 + k * 4 + j], static_cast<float>(i * 12 + j * 3 + k + k));
+      }
+    }
+  }
 }
 
 TEST(OutputSlots, SecondaryOutputsMayBeAbsent) {

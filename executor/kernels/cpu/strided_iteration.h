@@ -102,6 +102,51 @@ void for_each_run(std::span<const int64_t> sizes, const std::array<const LoopOpe
   for_each_run_in(layout, pointers, loop);
 }
 
+// for_each_run for maps, which may visit in any order: the dimensions are taken in the order of
+// the first operand's (the output's) strides, largest first, so that an output laid out permuted
+// (torch keeps a transposed input's layout: whisper's residual stream) and inputs laid out alike
+// coalesce into long runs along its stride-1 dimension instead of runs strided by a row.
+template <size_t N, class Loop>
+void for_each_run_in_memory_order(std::span<const int64_t> sizes, const std::array<const LoopOperand*, N>& operands,
+                                  Loop&& loop) {
+  if (operands[0]->flat_stride() >= 0) {  // a row-major output: already in memory order
+    for_each_run<N>(sizes, operands, loop);
+    return;
+  }
+  const std::span<const int64_t> first = operands[0]->byte_strides();
+  auto magnitude = [&](int64_t d) {
+    const int64_t stride = first[static_cast<size_t>(d)];
+    return stride < 0 ? -stride : stride;
+  };
+  // Insertion sort, stable (ties keep row-major order) and without the heap stable_sort may use.
+  DimVector order(sizes.size());
+  for (size_t d = 0; d < order.size(); ++d) {
+    size_t at = d;
+    while (at > 0 && magnitude(order[at - 1]) < magnitude(static_cast<int64_t>(d))) {
+      order[at] = order[at - 1];
+      --at;
+    }
+    order[at] = static_cast<int64_t>(d);
+  }
+  if (std::is_sorted(order.begin(), order.end())) {
+    for_each_run<N>(sizes, operands, loop);
+    return;
+  }
+  DimVector permuted_sizes(sizes.size());
+  std::array<DimVector, N> permuted_strides;
+  std::array<std::span<const int64_t>, N> strides;
+  std::array<uint8_t*, N> pointers;
+  for (size_t i = 0; i < N; ++i) {
+    const std::span<const int64_t> own = operands[i]->byte_strides();
+    permuted_strides[i] = DimVector(sizes.size());
+    for (size_t d = 0; d < sizes.size(); ++d) permuted_strides[i][d] = own[static_cast<size_t>(order[d])];
+    strides[i] = permuted_strides[i];
+    pointers[i] = operands[i]->data();
+  }
+  for (size_t d = 0; d < sizes.size(); ++d) permuted_sizes[d] = sizes[static_cast<size_t>(order[d])];
+  for_each_run_in(coalesce_runs<N>(permuted_sizes, strides), pointers, loop);
+}
+
 // for_each_run for maps whose runs are independent (each output element depends only on the
 // inputs at its position): a single flat run of many elements is split over the intra-op threads
 // (intra_op_threads.h), each thread taking one contiguous part. Reductions, which rely on the
@@ -122,7 +167,7 @@ void for_each_run_parallel(std::span<const int64_t> sizes, const std::array<cons
     flat = flat_strides[i] >= 0;
   }
   if (!flat) {
-    for_each_run<N>(sizes, operands, loop);
+    for_each_run_in_memory_order<N>(sizes, operands, loop);
     return;
   }
   parallel_for(n, kParallelMapGrain, [&](int64_t begin, int64_t end) {
