@@ -26,6 +26,16 @@ bool may_fold_target(const PlannedNode& node) {
   return !is_unlisted_draw(node.target);
 }
 
+// The values a node defines: its outputs' values and list elements.
+std::vector<int32_t> defined_values(const PlannedNode& node) {
+  std::vector<int32_t> defined;
+  for (const PlannedOutput& out : node.outputs) {
+    if (out.kind == OutputSlotKind::kValue) defined.push_back(out.value);
+    if (out.kind == OutputSlotKind::kList) defined.insert(defined.end(), out.elements.begin(), out.elements.end());
+  }
+  return defined;
+}
+
 bool has_literal_sizes(const ValueInfo& info) {
   for (const PlannedDim& dim : info.sizes) {
     if (!dim.expr.empty()) return false;
@@ -95,11 +105,7 @@ ConstantNodes find_constant_nodes(const ExecutionPlan& plan) {
     }
     if (!reads_constants) continue;
     bool defines_constants = true;
-    std::vector<int32_t> defined;
-    for (const PlannedOutput& out : node.outputs) {
-      if (out.kind == OutputSlotKind::kValue) defined.push_back(out.value);
-      if (out.kind == OutputSlotKind::kList) defined.insert(defined.end(), out.elements.begin(), out.elements.end());
-    }
+    const std::vector<int32_t> defined = defined_values(node);
     for (int32_t v : defined) {
       const ValueInfo& info = plan.values[static_cast<size_t>(v)];
       if (written[static_cast<size_t>(v)] || (info.has_meta && !has_literal_sizes(info))) defines_constants = false;
@@ -114,10 +120,7 @@ ConstantNodes find_constant_nodes(const ExecutionPlan& plan) {
   std::vector<int32_t> defining_node(plan.values.size(), -1);
   for (size_t n = 0; n < num_nodes; ++n) {
     if (!result.node_is_constant[n]) continue;
-    for (const PlannedOutput& out : plan.nodes[n].outputs) {
-      if (out.kind == OutputSlotKind::kValue) defining_node[static_cast<size_t>(out.value)] = static_cast<int32_t>(n);
-      for (int32_t e : out.elements) defining_node[static_cast<size_t>(e)] = static_cast<int32_t>(n);
-    }
+    for (int32_t v : defined_values(plan.nodes[n])) defining_node[static_cast<size_t>(v)] = static_cast<int32_t>(n);
   }
   std::vector<bool> kept(plan.values.size(), false);
   auto keep_slot = [&](int32_t slot) {

@@ -228,16 +228,21 @@ TEST(FloatActivations, BaselineAvx2AndAvx512MatchTheReferences) {
 // vector width, a NaN at every position, rows of -inf, and the sum against one in double.
 TEST(FloatActivations, RowMaximumAndShiftedExponentials) {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
-  EXPECT_EQ(maximum_of(nullptr, 0), -inf);
+  EXPECT_EQ(maximum_of(static_cast<const float*>(nullptr), 0), -inf);
+  EXPECT_EQ(maximum_of(static_cast<const double*>(nullptr), 0), -double{inf});
   for (int64_t n = 1; n <= 37; ++n) {
     std::vector<float> row(static_cast<size_t>(n));
     for (int64_t i = 0; i < n; ++i) row[static_cast<size_t>(i)] = std::sin(static_cast<float>(i) * 1.7f) * 10.0f - 0.5f * static_cast<float>(i % 5);
     const float want = *std::max_element(row.begin(), row.end());
     EXPECT_EQ(maximum_of(row.data(), n), want) << "n " << n;
+    const std::vector<double> wide(row.begin(), row.end());
+    EXPECT_EQ(maximum_of(wide.data(), n), double{want}) << "n " << n << " (float64)";
     for (int64_t at = 0; at < n; ++at) {
       std::vector<float> with_nan = row;
       with_nan[static_cast<size_t>(at)] = nan;
       EXPECT_TRUE(std::isnan(maximum_of(with_nan.data(), n))) << "n " << n << ", NaN at " << at;
+      const std::vector<double> wide_nan(with_nan.begin(), with_nan.end());
+      EXPECT_TRUE(std::isnan(maximum_of(wide_nan.data(), n))) << "n " << n << ", NaN at " << at << " (float64)";
     }
     const std::vector<float> masked(static_cast<size_t>(n), -inf);
     EXPECT_EQ(maximum_of(masked.data(), n), -inf);

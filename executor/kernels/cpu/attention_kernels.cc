@@ -46,14 +46,7 @@ void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* ma
         for (int64_t j = 0; j < cols; ++j) row[j] += added[j * step];
       }
     }
-    C maximum = minus_inf;
-    if constexpr (std::is_same_v<C, float>) {
-      maximum = maximum_of(row, cols);
-    } else {
-      for (int64_t j = 0; j < cols; ++j) {
-        if (std::isnan(row[j]) || row[j] > maximum) maximum = row[j];
-      }
-    }
+    const C maximum = maximum_of(row, cols);
     if (maximum == minus_inf) {
       std::fill(row, row + cols, C(0));
       if (logsumexp) logsumexp[i] = minus_inf;

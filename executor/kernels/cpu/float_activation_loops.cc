@@ -76,4 +76,13 @@ float maximum_of(const float* x, int64_t n) {
   return any_nan ? std::numeric_limits<float>::quiet_NaN() : maximum;
 }
 
+double maximum_of(const double* x, int64_t n) {
+  double maximum = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] != x[i]) return x[i];
+    maximum = x[i] > maximum ? x[i] : maximum;
+  }
+  return maximum;
+}
+
 }  // namespace nrt::exec::cpu

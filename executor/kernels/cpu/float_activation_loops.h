@@ -17,9 +17,11 @@ void run_float_activation(FloatActivation op, float* y, const float* x, int64_t 
 // vectorises, where one running sum was a chain of dependent adds). y may be x.
 float shifted_exponentials(float* y, const float* x, float shift, int64_t n);
 
-// The largest of n elements, NaN when any is NaN, -inf when n is 0 (softmax's shift), vectorised
-// (the result does not depend on the order).
+// The largest of n elements, NaN when any is NaN, -inf when n is 0 (softmax's shift); float32
+// vectorised (the result does not depend on the order), float64 a plain loop for the kernels'
+// double rows.
 float maximum_of(const float* x, int64_t n);
+double maximum_of(const double* x, int64_t n);
 
 // The loops of each build (float_activation_loops_body.h); run_float_activation chooses.
 namespace detail {

@@ -20,9 +20,7 @@ enum class Softmax { kPlain, kLog, kSafe };
 // The row's largest element, NaN when it holds one.
 template <class C>
 C row_maximum(const C* x, int64_t extent, int64_t inner) {
-  if constexpr (std::is_same_v<C, float>) {
-    if (inner == 1) return maximum_of(x, extent);  // vectorised
-  }
+  if (inner == 1) return maximum_of(x, extent);
   C maximum = -std::numeric_limits<C>::infinity();
   for (int64_t k = 0; k < extent; ++k) {
     const C v = x[k * inner];
