@@ -10,74 +10,163 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
+
+#if defined(__SSE__)
+#include <immintrin.h>
+#endif
 
 namespace nrt::exec::cpu {
 // Internal linkage: float_activation_loops_avx2.cc compiles these for AVX2, and its copies must
 // never stand in for the baseline ones (one definition per translation unit, not per program).
 namespace {
 
+// Each function below is written once for a float and for GCC's generic vectors of floats (the
+// activation loops run them on whole vectors: float_activation_loops_body.h). Written on vectors,
+// a one-sided select `x < c ? c : x` is maxps, where the compiler's own vectorisation of the float
+// version kept compares and blends (Zen 1 runs a 256-bit blend as two µops; they were half the
+// exp loop).
+typedef float Floats4 __attribute__((vector_size(16)));
+typedef float Floats8 __attribute__((vector_size(32)));
+typedef float Floats16 __attribute__((vector_size(64)));
+
+// The integer lanes of a float type: its bit patterns (unsigned: wrapping is defined) and signed
+// lanes for arithmetic shifts.
+template <class T>
+struct LaneBits;
+template <>
+struct LaneBits<float> {
+  using Unsigned = uint32_t;
+  using Signed = int32_t;
+};
+template <>
+struct LaneBits<Floats4> {
+  typedef uint32_t Unsigned __attribute__((vector_size(16)));
+  typedef int32_t Signed __attribute__((vector_size(16)));
+};
+template <>
+struct LaneBits<Floats8> {
+  typedef uint32_t Unsigned __attribute__((vector_size(32)));
+  typedef int32_t Signed __attribute__((vector_size(32)));
+};
+template <>
+struct LaneBits<Floats16> {
+  typedef uint32_t Unsigned __attribute__((vector_size(64)));
+  typedef int32_t Signed __attribute__((vector_size(64)));
+};
+
+// x86's maxps and minps, lane by lane: a > b ? a : b and a < b ? a : b, so b where either is NaN.
+// Spelled as intrinsics because GCC keeps a compare and a blend for a select against a constant.
+template <class T>
+T max_of_lanes(T a, T b) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, Floats16>) return _mm512_mask_max_ps(a, 0xffff, a, b);  // GCC 12's unmasked one warns
+#endif
+#if defined(__AVX__)
+  if constexpr (std::is_same_v<T, Floats8>) return _mm256_max_ps(a, b);
+#endif
+#if defined(__SSE__)
+  if constexpr (std::is_same_v<T, Floats4>) return _mm_max_ps(a, b);
+#endif
+  return a > b ? a : b;
+}
+
+template <class T>
+T min_of_lanes(T a, T b) {
+#if defined(__AVX512F__)
+  if constexpr (std::is_same_v<T, Floats16>) return _mm512_mask_min_ps(a, 0xffff, a, b);
+#endif
+#if defined(__AVX__)
+  if constexpr (std::is_same_v<T, Floats8>) return _mm256_min_ps(a, b);
+#endif
+#if defined(__SSE__)
+  if constexpr (std::is_same_v<T, Floats4>) return _mm_min_ps(a, b);
+#endif
+  return a < b ? a : b;
+}
+
+// c in every lane.
+template <class T>
+T splat(float c) {
+  return T{} + c;
+}
+
+template <class T>
+T abs_of(T x) {
+  using U = typename LaneBits<T>::Unsigned;
+  return std::bit_cast<T>(std::bit_cast<U>(x) & 0x7fffffffu);
+}
+
 // exp(x) = 2^n * exp(r), n = round(x / ln 2), |r| <= ln(2) / 2, exp(r) by a degree-6 polynomial
 // (Cephes' expf coefficients). 2^n is built in the exponent bits as two halves, so that n may
-// reach 128 (overflowing to inf, as exp does) and -150 (denormal results, then 0).
-inline float fast_exp(float x) {
-  // A NaN goes through the polynomial as 0 (converting NaN to int is undefined: UBSan's finding)
-  // and comes back as itself below.
-  const float number = x == x ? x : 0.0f;
-  const float clamped = number < -104.0f ? -104.0f : (number > 89.0f ? 89.0f : number);
-  // Round to nearest with the 1.5 * 2^23 trick: no call, no branch.
-  const float n = (clamped * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-  const float r = (clamped - n * 0.693359375f) - n * -2.12194440e-4f;
-  float p = 1.9875691500e-4f;
+// reach 128 (overflowing to inf, as exp does) and -150 (denormal results, then 0). No compare and
+// no float-to-int conversion (undefined for NaN): the clamps let a NaN through, n comes out of the
+// rounding's bits, and a NaN flows on to the result.
+template <class T>
+T fast_exp(T x) {
+  using U = typename LaneBits<T>::Unsigned;
+  using S = typename LaneBits<T>::Signed;
+  const T lowest = splat<T>(-104.0f), highest = splat<T>(89.0f);
+  const T clamped = min_of_lanes(highest, max_of_lanes(lowest, x));  // NaN stays NaN
+  // Round to nearest with the 1.5 * 2^23 trick: no call, no branch; the sum's low mantissa bits
+  // hold n as an integer.
+  const float magic = 12582912.0f;
+  const T shifted = clamped * 1.44269504088896341f + magic;
+  const T n = shifted - magic;
+  const T r = (clamped - n * 0.693359375f) - n * -2.12194440e-4f;
+  T p = splat<T>(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
-  const float er = p * r * r + r + 1.0f;
-  const int32_t k = static_cast<int32_t>(n);
-  const int32_t half = k / 2;
-  const float low = std::bit_cast<float>(static_cast<int32_t>((half + 127) << 23));
-  const float high = std::bit_cast<float>(static_cast<int32_t>((k - half + 127) << 23));
-  const float y = er * low * high;
-  return x != x ? x : y;  // NaN in, NaN out
+  const T er = p * r * r + r + 1.0f;
+  const U k = std::bit_cast<U>(shifted) - std::bit_cast<uint32_t>(magic);
+  const U half = std::bit_cast<U>(std::bit_cast<S>(k) >> 1);
+  const T low = std::bit_cast<T>((half + 127u) << 23);
+  const T high = std::bit_cast<T>((k - half + 127u) << 23);
+  return er * low * high;
 }
 
 // tanh: an odd polynomial below |x| = 0.625 (Cephes' tanhf), 1 - 2 / (exp(2|x|) + 1) above it.
-inline float fast_tanh(float x) {
-  const float a = std::fabs(x);
-  const float z = x * x;
-  float p = -5.70498872745e-3f;
+template <class T>
+T fast_tanh(T x) {
+  using U = typename LaneBits<T>::Unsigned;
+  const T a = abs_of(x);
+  const T z = x * x;
+  T p = splat<T>(-5.70498872745e-3f);
   p = p * z + 2.06390887954e-2f;
   p = p * z - 5.37397155531e-2f;
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
-  const float small = p * z * x + x;
-  const float large = 1.0f - 2.0f / (fast_exp(2.0f * a) + 1.0f);
-  const float signed_large = x < 0.0f ? -large : large;
+  const T small = p * z * x + x;
+  const T large = 1.0f - 2.0f / (fast_exp<T>(2.0f * a) + 1.0f);
+  // large >= 0: x's sign bit makes it -large where x < 0.
+  const T signed_large = std::bit_cast<T>(std::bit_cast<U>(large) | (std::bit_cast<U>(x) & 0x80000000u));
   return a < 0.625f ? small : signed_large;
 }
 
 // erfc(z) for z >= 0 with relative error below 1.2e-7 (the Chebyshev-fitted form of Numerical
 // Recipes' erfcc): t * exp(-z^2 + P(t)), t = 1 / (1 + z / 2).
-inline float fast_erfc_nonnegative(float z) {
-  const float t = 1.0f / (1.0f + 0.5f * z);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  return t * fast_exp(p - z * z);
+template <class T>
+T fast_erfc_nonnegative(T z) {
+  const T t = 1.0f / (1.0f + 0.5f * z);
+  // Estrin's scheme: pairs, then pairs of pairs, a chain of 5 multiply-adds where Horner's was 9
+  // (the loop is latency-bound on Zen 1: its reorder buffer holds about two vectors' worth).
+  const T t2 = t * t, t4 = t2 * t2, t8 = t4 * t4;
+  const T c01 = -1.26551223f + t * 1.00002368f, c23 = 0.37409196f + t * 0.09678418f;
+  const T c45 = -0.18628806f + t * 0.27886807f, c67 = -1.13520398f + t * 1.48851587f;
+  const T c89 = -0.82215223f + t * 0.17087277f;
+  const T low = (c01 + t2 * c23) + t4 * (c45 + t2 * c67);
+  const T p = low + t8 * c89;
+  return t * fast_exp<T>(p - z * z);
 }
 
 // gelu(x) = x / 2 * (1 + erf(x / sqrt 2)) = x / 2 * erfc(-x / sqrt 2): erfc keeps the relative
 // accuracy in the negative tail, where 1 + erf cancels.
-inline float fast_gelu(float x) {
-  const float e = fast_erfc_nonnegative(std::fabs(x) * 0.70710678118654752f);
+template <class T>
+T fast_gelu(T x) {
+  const T e = fast_erfc_nonnegative<T>(abs_of(x) * 0.70710678118654752f);
   return 0.5f * x * (x < 0.0f ? e : 2.0f - e);
 }
 
