@@ -13,7 +13,7 @@ namespace nrt::cli {
 const CLI::Validator& finite_non_negative();
 
 // A whole number in [min, max], read as core/number_text.h reads every number (no empty value,
-// no spaces around it; the error names the bound): --rank, --repeat, --seed, --random-inputs.
+// no spaces around it; the error names the bound): --rank, --repeat, --warmup, --seed, --random-inputs.
 CLI::Validator integer_in(int64_t min, int64_t max);
 
 // A memory size for --max-memory (executor/runtime/memory_budget.h: parse_memory_size).

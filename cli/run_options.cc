@@ -50,6 +50,10 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                  "they go; SIGINT or SIGTERM stop the repeats after the run in progress and report the runs "
                  "completed (no output written; exit 128 + the signal's number)")
       ->check(integer_in(1, 1'000'000));
+  app.add_option("--warmup", options.job.warmup,
+                 "Run N times first, untimed and unprofiled (default 0): the first run pays for one-time work "
+                 "(oneDNN compiles its kernels, constant nodes are kept) that the times and --profile then leave out")
+      ->check(integer_in(0, 1'000'000));
   app.add_flag("--json", options.json,
                "Print one JSON object on stdout instead of text (under mpirun: one line per rank, with \"rank\" "
                "and \"world_size\", all printed by rank 0 in rank order; a rank whose run fails prints its own line "
@@ -78,7 +82,7 @@ void add_run_options(CLI::App& app, RunOptions& options) {
                "Overwrite each planned value's memory when its lifetime ends (debugging; also NRT_POISON_FREED=1)");
   app.add_flag("--profile", options.job.profile,
                "Print the time per op target and per node (count, total, mean, share of all nodes), over every "
-               "run of --repeat");
+               "run of --repeat (not those of --warmup)");
   app.add_option("--profile-trace", options.job.profile_trace,
                  "Write the last run's nodes as Chrome trace-event JSON to FILE (chrome://tracing, Perfetto): one "
                  "event per node with its target, name and argument shapes ({rank} in FILE is the rank)")

@@ -51,6 +51,7 @@ void print_run_text(const RunReport& report, std::FILE* out) {
   std::fprintf(out, "time: median %.4f ms over %zu run%s", report.median_ms(), report.times_ms.size(),
                report.times_ms.size() == 1 ? "" : "s");
   if (report.times_ms.size() > 1) std::fprintf(out, " (min %.4f, max %.4f)", *min, *max);
+  if (report.warmup > 0) std::fprintf(out, ", after %d warm-up run%s", report.warmup, report.warmup == 1 ? "" : "s");
   std::fprintf(out, "\n");
   if (report.interrupted_by != 0) {
     std::fprintf(out, "interrupted: %s after %zu of %d runs; no output was written or compared\n",
@@ -137,6 +138,7 @@ std::string run_json(const RunReport& report, int exit_code, std::optional<RankI
   j["device"] = report.device;
   j["runs"] = report.times_ms.size();
   j["repeat"] = report.repeat;
+  j["warmup"] = report.warmup;
   j["interrupted_by"] = report.interrupted_by == 0 ? json(nullptr) : json(signal_name(report.interrupted_by));
   const auto [min, max] = std::minmax_element(report.times_ms.begin(), report.times_ms.end());
   j["time_ms"] = {{"median", report.median_ms()},

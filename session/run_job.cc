@@ -172,17 +172,29 @@ RunOutcome run_job(const RunJob& given) {
   report.atol = job.atol;
   report.rtol = job.rtol;
   std::vector<exec::NamedOutput> outputs;
+  report.repeat = job.repeat;
+  report.warmup = job.warmup;
+  // Repeats are stopped, not killed, by SIGINT and SIGTERM: what was measured is reported.
+  std::optional<RunInterruption> interruption;
+  if ((job.repeat > 1 || job.warmup > 0) && !world.launched()) interruption.emplace();
+  for (int w = 0; w < job.warmup && !(interruption && interruption->signal() != 0); ++w) {
+    auto result = session.run(inputs, InputsAre::kLocal);
+    if (!result) {
+      if (world.size > 1) abandon_job(job.abandon, result.error());
+      return failed(world, result.error());
+    }
+  }
   std::optional<exec::RunProfile> profile;
   if (job.profile || !job.profile_trace.empty()) {
     profile.emplace(!job.profile_trace.empty());
     session.set_profile(&*profile);
   }
-  report.repeat = job.repeat;
-  // Repeats are stopped, not killed, by SIGINT and SIGTERM: what was measured is reported.
-  std::optional<RunInterruption> interruption;
-  if (job.repeat > 1 && !world.launched()) interruption.emplace();
   auto last_progress = std::chrono::steady_clock::now();
   for (int r = 0; r < job.repeat; ++r) {
+    if (interruption && interruption->signal() != 0 && report.times_ms.empty()) {  // during the warm-up
+      report.interrupted_by = interruption->signal();
+      break;
+    }
     const auto start = std::chrono::steady_clock::now();
     auto result = session.run(inputs, InputsAre::kLocal);
     const auto stop = std::chrono::steady_clock::now();

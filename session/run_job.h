@@ -1,6 +1,6 @@
 // A run as the tools make one (nrt-run, and the Python package's run of files): join the world of
 // ranks (mpirun or none), open a Session, take inputs from .npy files or generate them, run it
-// `repeat` times, profile, write the outputs as .npy files and compare them with expected ones.
+// `warmup` + `repeat` times, profile write the outputs as .npy files and compare them with expected ones.
 // {rank} in the file, input paths, output, expect and trace paths is the world rank.
 //
 // Under a launcher every rank calls it. Failures before the run are agreed (every rank returns
@@ -33,6 +33,10 @@ struct RunJob {
   double atol = 1e-5;
   double rtol = 1e-5;
   int repeat = 1;
+  // Runs before the timed ones, left out of the times, the profile and the trace: the first run
+  // pays for one-time work (oneDNN compiles its kernels, constant nodes are kept) that a serving
+  // process pays once.
+  int warmup = 0;
   std::string max_memory;              // "512M"; empty: NRT_MAX_MEMORY, else the executor's default
   bool poison_freed = false;
   std::string device = "cpu";          // cpu, cuda or cuda:N (core/device.h)

@@ -225,6 +225,28 @@ TEST(NrtRunTest, SeedDecidesTheSeededDraws) {
   EXPECT_EQ(nrt_run({corpus + "/model.pt2", "--input", input, "--seed", "-1"}).exit_code, 2);
 }
 
+// --warmup's runs come first and are left out of the times and the profile: 2 warm-up runs and
+// 3 timed ones report 3 times and count every node 3 times.
+TEST(NrtRunTest, WarmupRunsAreLeftOutOfTimesAndProfile) {
+  auto r = nrt_run({kBlock, "--random-inputs", "1", "--warmup", "2", "--repeat", "3", "--json", "--profile"});
+  ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["runs"], 3);
+  EXPECT_EQ(j["warmup"], 2);
+  EXPECT_EQ(j["time_ms"]["all"].size(), 3u);
+  const auto& by_node = j["profile"]["by_node"];
+  ASSERT_FALSE(by_node.empty());
+  for (const auto& row : by_node) EXPECT_EQ(row["count"], 3) << row["name"];
+
+  auto text = nrt_run({kBlock, "--random-inputs", "1", "--warmup", "1", "--repeat", "2"});
+  ASSERT_EQ(text.exit_code, 0) << text.err;
+  EXPECT_NE(text.out.find("over 2 runs"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find(", after 1 warm-up run\n"), std::string::npos) << text.out;
+  auto refused = nrt_run({kMlp, "--random-inputs", "1", "--warmup", "-1"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("is below the minimum of 0"), std::string::npos) << refused.err;
+}
+
 // Numeric flags and variables by one rule (core/number_text.h): an empty value or spaces around a
 // number are refused, not read as the default, and the error names the real reason (issue 25,
 // class 6).
