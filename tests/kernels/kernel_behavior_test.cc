@@ -246,16 +246,25 @@ TEST(FloatActivations, RowMaximumAndShiftedExponentials) {
     }
     const std::vector<float> masked(static_cast<size_t>(n), -inf);
     EXPECT_EQ(maximum_of(masked.data(), n), -inf);
-    std::vector<float> numerators(static_cast<size_t>(n));
-    const float total = shifted_exponentials(numerators.data(), row.data(), want, n);
-    double sum = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      // Against exp of the float difference: its rounding is not the loop's error.
-      const double e = std::exp(static_cast<double>(row[static_cast<size_t>(i)] - want));
-      EXPECT_NEAR(numerators[static_cast<size_t>(i)], e, 4e-7 * e) << "n " << n << " at " << i;
-      sum += e;
+    // Three rows in one call: the row, the row + 1 and the row + 2, each shifted by its own maximum.
+    constexpr int64_t kRows = 3;
+    std::vector<float> rows, shifts, numerators(static_cast<size_t>(kRows * n)), totals(kRows);
+    for (int64_t r = 0; r < kRows; ++r) {
+      for (float v : row) rows.push_back(v + static_cast<float>(r));
+      shifts.push_back(want + static_cast<float>(r));
     }
-    EXPECT_NEAR(total, sum, 1e-6 * sum) << "n " << n;
+    shifted_exponentials(numerators.data(), rows.data(), shifts.data(), kRows, n, totals.data());
+    for (int64_t r = 0; r < kRows; ++r) {
+      double sum = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        // Against exp of the float difference: its rounding is not the loop's error.
+        const size_t at = static_cast<size_t>(r * n + i);
+        const double e = std::exp(static_cast<double>(rows[at] - shifts[static_cast<size_t>(r)]));
+        EXPECT_NEAR(numerators[at], e, 4e-7 * e) << "n " << n << ", row " << r << " at " << i;
+        sum += e;
+      }
+      EXPECT_NEAR(totals[static_cast<size_t>(r)], sum, 1e-6 * sum) << "n " << n << ", row " << r;
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 // for rows masked entirely).
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <type_traits>
 #include <limits>
 
@@ -30,39 +31,63 @@ Tensor batch_matrix(const Tensor& t, const std::vector<int64_t>& index) {
   return t.as_strided({t.sizes()[r], t.sizes()[r + 1]}, {t.strides()[r], t.strides()[r + 1]}, offset);
 }
 
+// scores[i] = exp(scores[i] - maxima[row]), totals[row] = the row's sum.
+void exponentiate_rows(float* scores, int64_t rows, int64_t cols, const float* maxima, float* totals) {
+  // float32: every row through one call of the vectorised exp (std::exp was most of a small
+  // model's attention; a call per row, its setup).
+  shifted_exponentials(scores, scores, maxima, rows, cols, totals);
+}
+
+void exponentiate_rows(double* scores, int64_t rows, int64_t cols, const double* maxima, double* totals) {
+  for (int64_t i = 0; i < rows; ++i) {
+    double* row = scores + i * cols;
+    double total = 0;
+    for (int64_t j = 0; j < cols; ++j) {
+      row[j] = std::exp(row[j] - maxima[i]);
+      total += row[j];
+    }
+    totals[i] = total;
+  }
+}
+
+// `statistics` holds 2 * rows elements of scratch: each row's maximum and its sum.
 template <class C>
-void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* mask, bool causal, C* logsumexp) {
+void masked_softmax_rows(C* scores, int64_t rows, int64_t cols, const Tensor* mask, bool causal, C* statistics,
+                         C* logsumexp) {
   const C minus_inf = -std::numeric_limits<C>::infinity();
+  C* maxima = statistics;
+  C* totals = statistics + rows;
   for (int64_t i = 0; i < rows; ++i) {
     C* row = scores + i * cols;
     if (causal) std::fill(row + std::min(i + 1, cols), row + cols, minus_inf);
     if (mask != nullptr) {  // one row of the mask, its stride hoisted (per element it was a tenth of a small model)
       const int64_t step = mask->strides()[1];
       if (mask->dtype() == ScalarType::BOOL) {
-        const bool* allowed = mask->data<bool>() + i * mask->strides()[0];
-        for (int64_t j = 0; j < cols; ++j) row[j] = allowed[j * step] ? row[j] : minus_inf;
+        // Read as bytes: GCC vectorises a select on a byte's test, not on a bool (a mask's row
+        // was branchy scalar code, mispredicted at each causal boundary).
+        const auto* allowed = reinterpret_cast<const uint8_t*>(mask->data<bool>()) + i * mask->strides()[0];
+        if (step == 1) {
+          for (int64_t j = 0; j < cols; ++j) row[j] = allowed[j] != 0 ? row[j] : minus_inf;
+        } else {
+          for (int64_t j = 0; j < cols; ++j) row[j] = allowed[j * step] != 0 ? row[j] : minus_inf;
+        }
       } else {
         const C* added = mask->data<C>() + i * mask->strides()[0];
         for (int64_t j = 0; j < cols; ++j) row[j] += added[j * step];
       }
     }
-    const C maximum = maximum_of(row, cols);
-    if (maximum == minus_inf) {
+    maxima[i] = maximum_of(row, cols);
+  }
+  exponentiate_rows(scores, rows, cols, maxima, totals);
+  for (int64_t i = 0; i < rows; ++i) {
+    C* row = scores + i * cols;
+    if (maxima[i] == minus_inf) {  // masked entirely (its exponentials are NaN: -inf - -inf)
       std::fill(row, row + cols, C(0));
       if (logsumexp) logsumexp[i] = minus_inf;
       continue;
     }
-    C total = 0;
-    if constexpr (std::is_same_v<C, float>) {
-      total = shifted_exponentials(row, row, maximum, cols);  // vectorised: std::exp was most of a small model's attention
-    } else {
-      for (int64_t j = 0; j < cols; ++j) {
-        row[j] = std::exp(row[j] - maximum);
-        total += row[j];
-      }
-    }
-    if (logsumexp) logsumexp[i] = maximum + std::log(total);
-    const C scale = C(1) / total;  // as softmax (and torch's): one division a row
+    if (logsumexp) logsumexp[i] = maxima[i] + std::log(totals[i]);
+    const C scale = C(1) / totals[i];  // as softmax (and torch's): one division a row
     for (int64_t j = 0; j < cols; ++j) row[j] *= scale;
   }
 }
@@ -161,6 +186,7 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   // each chunk with its own scores buffer, and every product inside on one BLAS thread.
   auto heads = [&](int64_t begin, int64_t end) {
     Tensor scores = Tensor::empty(compute, {L, S});
+    Tensor statistics = Tensor::empty(compute, {2, L});  // masked_softmax_rows' scratch
     std::vector<int64_t> index(batch->size(), 0);
     for (int64_t rest = begin, d = static_cast<int64_t>(batch->size()) - 1; d >= 0; --d) {
       index[static_cast<size_t>(d)] = rest % (*batch)[static_cast<size_t>(d)];
@@ -175,10 +201,10 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
       const Tensor mask_matrix = bias.defined() ? batch_matrix(bias, index) : Tensor();
       if (compute == ScalarType::FLOAT64) {
         masked_softmax_rows(scores.data<double>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
-                            lse.defined() ? lse.data<double>() + b * L : nullptr);
+                            statistics.data<double>(), lse.defined() ? lse.data<double>() + b * L : nullptr);
       } else {
         masked_softmax_rows(scores.data<float>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
-                            lse.defined() ? lse.data<float>() + b * L : nullptr);
+                            statistics.data<float>(), lse.defined() ? lse.data<float>() + b * L : nullptr);
       }
       const Tensor out = staging.as_strided({L, Ev}, {Ev, 1}, staging.storage_offset() + b * L * Ev);
       gemm(scores, vm, out, 1.0, 0.0);

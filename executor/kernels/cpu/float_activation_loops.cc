@@ -29,9 +29,9 @@ void run_float_activation(FloatActivation op, float* y, const float* x, int64_t 
   });
 }
 
-float shifted_exponentials(float* y, const float* x, float shift, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = x[i] - shift;
-  run_float_activation(FloatActivation::kExp, y, y, n);
+namespace {
+
+float lane_sum(const float* y, int64_t n) {
   constexpr int64_t kLanes = 8;
   float lanes[kLanes] = {};
   int64_t i = 0;
@@ -42,6 +42,17 @@ float shifted_exponentials(float* y, const float* x, float shift, int64_t n) {
   float total = 0;
   for (float lane : lanes) total += lane;
   return total;
+}
+
+}  // namespace
+
+void shifted_exponentials(float* y, const float* x, const float* shifts, int64_t rows, int64_t n, float* sums) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float shift = shifts[r];
+    for (int64_t i = r * n; i < (r + 1) * n; ++i) y[i] = x[i] - shift;
+  }
+  run_float_activation(FloatActivation::kExp, y, y, rows * n);
+  for (int64_t r = 0; r < rows; ++r) sums[r] = lane_sum(y + r * n, n);
 }
 
 float maximum_of(const float* x, int64_t n) {

@@ -12,10 +12,12 @@ enum class FloatActivation { kExp, kSigmoid, kSilu, kTanh, kGelu, kGeluTanh };
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n);
 
-// Softmax's numerators: y = exp(x - shift) for n elements through the exp loop above, returning
-// their sum (8 partial sums over every 8th element, then added in lane order: a fixed order that
-// vectorises, where one running sum was a chain of dependent adds). y may be x.
-float shifted_exponentials(float* y, const float* x, float shift, int64_t n);
+// Softmax's numerators over `rows` contiguous rows of n elements: y = exp(x - shifts[r]) through
+// one call of the exp loop above (called per row, its setup and dispatch were half the time of a
+// 32-wide row), and sums[r] the row's sum (8 partial sums over every 8th element, then added in
+// lane order: a fixed order that vectorises, where one running sum was a chain of dependent adds).
+// y may be x.
+void shifted_exponentials(float* y, const float* x, const float* shifts, int64_t rows, int64_t n, float* sums);
 
 // The largest of n elements, NaN when any is NaN, -inf when n is 0 (softmax's shift); float32
 // vectorised (the result does not depend on the order), float64 a plain loop for the kernels'

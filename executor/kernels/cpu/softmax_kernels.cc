@@ -2,9 +2,11 @@
 // copy laid out as [outer, dim, inner]: subtract the row maximum, exponentiate, normalise. A row of
 // -inf gives NaN, as in torch, except in _safe_softmax (the math attention path's), where it gives
 // zeros.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
@@ -30,9 +32,29 @@ C row_maximum(const C* x, int64_t extent, int64_t inner) {
   return maximum;
 }
 
+// float32 softmax along the last dim (attention's): every row's numerators through one call of
+// the vectorised exp (float_activation_loops.h), then each row normalised.
+void softmax_float_last_dim(const float* x, float* y, int64_t rows, int64_t extent, Softmax kind) {
+  std::vector<float> maxima(static_cast<size_t>(rows)), totals(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) maxima[static_cast<size_t>(r)] = maximum_of(x + r * extent, extent);
+  shifted_exponentials(y, x, maxima.data(), rows, extent, totals.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    float* row = y + r * extent;
+    if (kind == Softmax::kSafe && maxima[static_cast<size_t>(r)] == -std::numeric_limits<float>::infinity()) {
+      std::fill(row, row + extent, 0.0f);
+      continue;
+    }
+    const float scale = 1.0f / totals[static_cast<size_t>(r)];
+    for (int64_t k = 0; k < extent; ++k) row[k] *= scale;
+  }
+}
+
 template <class C>
 void softmax_rows(const C* in, C* out, int64_t outer, int64_t extent, int64_t inner, Softmax kind) {
   const bool log = kind == Softmax::kLog;
+  if constexpr (std::is_same_v<C, float>) {
+    if (inner == 1 && !log) return softmax_float_last_dim(in, out, outer, extent, kind);
+  }
   for (int64_t o = 0; o < outer; ++o) {
     for (int64_t i = 0; i < inner; ++i) {
       const C* x = in + o * extent * inner + i;
@@ -43,18 +65,10 @@ void softmax_rows(const C* in, C* out, int64_t outer, int64_t extent, int64_t in
         continue;
       }
       C total = 0;
-      bool exponentiated = false;
-      if constexpr (std::is_same_v<C, float>) {
-        // Rows along the last dim (attention's): the vectorised exp (float_activation_loops.h).
-        exponentiated = inner == 1 && !log;
-        if (exponentiated) total = shifted_exponentials(y, x, maximum, extent);
-      }
-      if (!exponentiated) {
-        for (int64_t k = 0; k < extent; ++k) {
-          const C e = std::exp(x[k * inner] - maximum);
-          total += e;
-          if (!log) y[k * inner] = e;
-        }
+      for (int64_t k = 0; k < extent; ++k) {
+        const C e = std::exp(x[k * inner] - maximum);
+        total += e;
+        if (!log) y[k * inner] = e;
       }
       if (log) {
         const C log_total = std::log(total);
