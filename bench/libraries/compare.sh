@@ -14,14 +14,16 @@ venv=${NRT_BENCH_VENV:-/tmp/nrt-bench-venv}
 lib=$("$venv/bin/python" -c 'import scipy_openblas32, os; print(os.path.join(os.path.dirname(scipy_openblas32.__file__), "lib"))')
 out=$(mktemp -d)
 # nrt's loops with the flags its Bazel build gives them (executor/kernels/cpu/BUILD.bazel); the
-# benchmark itself with AVX-512 for Sleef's AVX-512 variants.
+# benchmark itself for AVX2, Sleef's AVX-512 loops in a file built for AVX-512 and run only on a CPU
+# that has it (the AVX-512 column reads 0 elsewhere).
 cxx="g++ -std=c++20 -O3 -fno-trapping-math -I. -I/usr/include/x86_64-linux-gnu/openblas-pthread"
 $cxx -c executor/kernels/cpu/float_activation_loops.cc -o "$out/loops.o"
 $cxx -mavx2 -mfma -c executor/kernels/cpu/float_activation_loops_avx2.cc -o "$out/loops_avx2.o"
 $cxx -mavx512f -mavx512dq -mavx2 -mfma -mprefer-vector-width=512 \
   -c executor/kernels/cpu/float_activation_loops_avx512.cc -o "$out/loops_avx512.o"
 $cxx -c executor/runtime/intra_op_threads.cc -o "$out/threads.o"
-$cxx -mavx512f -mavx2 -mfma -c bench/libraries/library_compare.cc -o "$out/main.o"
+$cxx -mavx512f -c bench/libraries/sleef_avx512.cc -o "$out/sleef_avx512.o"
+$cxx -mavx2 -mfma -c bench/libraries/library_compare.cc -o "$out/main.o"
 g++ "$out"/*.o -o "$out/library_compare" -lopenblas -ldnnl -lsleef -ldl -lpthread
 OMP_NUM_THREADS=1 SCIPY_OPENBLAS="$lib/libscipy_openblas.so" "$out/library_compare" "$@"
 rm -rf "$out"
