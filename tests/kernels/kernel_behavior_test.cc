@@ -20,6 +20,7 @@
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
 #include "core/scalar_type.h"
 
@@ -307,6 +308,21 @@ TEST(Views, ComputingKernelsAreNotViews) {
                              "aten::mm.default", "aten::embedding.default"}) {
     EXPECT_FALSE(KernelRegistry::global().find(target, DeviceKind::kCpu)->is_view) << target;
   }
+}
+
+// A contiguous table's rows are copied as bytes, any other through views: a transposed table and
+// its contiguous copy give the same rows, each index's.
+TEST(Embedding, ContiguousAndStridedTablesGiveTheSameRows) {
+  const Tensor stored = iota(ScalarType::FLOAT32, {3, 6});
+  const Tensor transposed = stored.as_strided({6, 3}, {1, 6}, 0);  // row r: elements r, r + 6, r + 12
+  const Tensor indices = make(ScalarType::INT64, {4}, {5, 0, 5, 2});
+  Call strided{"aten::embedding.default", {{"weight", transposed}, {"indices", indices}}, {}};
+  ASSERT_TRUE(strided.run().ok());
+  Call dense{"aten::embedding.default", {{"weight", contiguous_as(transposed, ScalarType::FLOAT32)}, {"indices", indices}}, {}};
+  ASSERT_TRUE(dense.run().ok());
+  const std::vector<double> want = {5, 11, 17, 0, 6, 12, 5, 11, 17, 2, 8, 14};
+  EXPECT_EQ(values_of(strided.out()), want);
+  EXPECT_EQ(values_of(dense.out()), want);
 }
 
 // --- The sharding pass's lookup ------------------------------------------------------------------

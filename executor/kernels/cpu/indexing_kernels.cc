@@ -70,13 +70,19 @@ Status look_up_rows(KernelContext& ctx, const Tensor& weight, const Tensor& indi
   const int64_t width = weight.sizes()[1];
   const Tensor rows =
       staging.as_strided({static_cast<int64_t>(values.size()), width}, {width, 1}, staging.storage_offset());
+  // A contiguous table's rows are copied as bytes: through a view and copy_into per row, a
+  // 32-token lookup took 14 us (llama_tiny's embedding), nearly all of it making views.
+  const bool dense = weight.is_contiguous();
+  const size_t row_bytes = static_cast<size_t>(width) * weight.element_size();
   for (size_t i = 0; i < values.size(); ++i) {
-    const Tensor row = select_view(rows, 0, static_cast<int64_t>(i));
+    uint8_t* to = rows.raw_data() + i * row_bytes;
     const int64_t held = values[i] - first_row;
-    if (held >= 0 && held < weight.sizes()[0]) {
-      copy_into(row, select_view(weight, 0, held));
+    if (held < 0 || held >= weight.sizes()[0]) {
+      std::memset(to, 0, row_bytes);
+    } else if (dense) {
+      std::memcpy(to, weight.raw_data() + static_cast<size_t>(held) * row_bytes, row_bytes);
     } else {
-      std::memset(row.raw_data(), 0, static_cast<size_t>(width) * row.element_size());
+      copy_into(select_view(rows, 0, static_cast<int64_t>(i)), select_view(weight, 0, held));
     }
   }
   slot->commit();
