@@ -45,6 +45,28 @@ Result<ReductionArguments> read_reduction(const KernelContext& ctx, int dim_posi
 
 enum class Average { kSum, kMean };
 
+// The sum of one output's reduced elements, in double. Runs along memory are summed in 4 lanes
+// (element i into lane i % 4, the lanes added in order at the run's end): a fixed order that
+// vectorises, where one running sum was a chain of dependent adds (an RMSNorm's mean over 64
+// floats took 5 us for 32 rows).
+template <class In>
+double sum_in_double(const ReductionPlan& plan, uint8_t* base) {
+  double total = 0.0;
+  for_each_run_in<1>(plan.reduced, {base}, [&](const std::array<uint8_t*, 1>& p, const std::array<int64_t, 1>& s, int64_t n) {
+    double lanes[4] = {};
+    int64_t i = 0;
+    if (s[0] == static_cast<int64_t>(sizeof(In))) {
+      const In* x = reinterpret_cast<const In*>(p[0]);
+      for (; i + 4 <= n; i += 4) {
+        for (int k = 0; k < 4; ++k) lanes[k] += static_cast<double>(load(x[i + k]));
+      }
+    }
+    for (; i < n; ++i) lanes[i % 4] += static_cast<double>(load(*reinterpret_cast<const In*>(p[0] + i * s[0])));
+    total += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+  });
+  return total;
+}
+
 Status sum_or_mean(KernelContext& ctx, int dim_position, Average average) {
   NRT_TRY(args, read_reduction(ctx, dim_position, true));
   // An explicit dtype converts the input first, as torch does.
@@ -63,8 +85,7 @@ Status sum_or_mean(KernelContext& ctx, int dim_position, Average average) {
     if constexpr (is_floating_v<In>) {
       const double count = static_cast<double>(plan.reduced_numel);
       for_each_reduction(plan, *out, [&](uint8_t* o, uint8_t* base) {
-        double acc = 0.0;
-        for_each_reduced<In>(plan, base, [&acc](compute_t<In> x) { acc += static_cast<double>(x); });
+        double acc = sum_in_double<In>(plan, base);
         if (average == Average::kMean) acc /= count;
         *reinterpret_cast<In*>(o) = convert<In>(acc);
       });
