@@ -5,7 +5,7 @@ By hand only, where torch is installed (never in CI). Every model is built from 
 weights (no downloads), exported with torch.export, converted with `nrt-inspect convert` and then
 timed by four engines at each thread count:
 
-  nrt        nrt-run MODEL.nrt --input NAME=x.npy --repeat R --threads T   (its printed median)
+  nrt        nrt-run MODEL.nrt --input NAME=x.npy --warmup W --repeat R --threads T   (its printed median)
   torch      the eager nn.Module, torch.set_num_threads(T), torch.no_grad()
   xnnpack    ExecuTorch's .pte lowered with the XnnpackPartitioner, XNNPACK's pool reset to T
   ort        onnxruntime's CPUExecutionProvider on torch.onnx.export's model, intra_op_num_threads=T
@@ -223,7 +223,7 @@ def figure(engine, name, threads, args):
     folder = os.path.join(args.work, name)
     if engine == "nrt":
         command = [args.nrt_run, os.path.join(folder, "model.nrt"), "--input",
-                   f"x={os.path.join(folder, 'x.npy')}", "--repeat",
+                   f"x={os.path.join(folder, 'x.npy')}", "--warmup", str(args.warmup), "--repeat",
                    str(args.repeat), "--threads", str(threads)]
     else:
         command = [sys.executable, os.path.abspath(__file__), "--measure", engine, name, str(threads),
