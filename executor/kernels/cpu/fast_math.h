@@ -55,34 +55,25 @@ struct LaneBits<Floats16> {
   typedef int32_t Signed __attribute__((vector_size(64)));
 };
 
-// x86's maxps and minps, lane by lane: a > b ? a : b and a < b ? a : b, so b where either is NaN.
-// Spelled as intrinsics because GCC keeps a compare and a blend for a select against a constant.
+// x clamped to [low, high] lane by lane as x86's maxps then minps (max(a, b) = a > b ? a : b, so b
+// where either is NaN: a NaN x stays NaN). Spelled as intrinsics because GCC keeps a compare and
+// a blend for a select against a constant.
 template <class T>
-T max_of_lanes(T a, T b) {
+T clamp_lanes(T x, T low, T high) {
 #if defined(__AVX512F__)
-  if constexpr (std::is_same_v<T, Floats16>) return _mm512_mask_max_ps(a, 0xffff, a, b);  // GCC 12's unmasked one warns
+  // The masked forms: GCC 12's unmasked ones read an undefined register and warn.
+  if constexpr (std::is_same_v<T, Floats16>) {
+    return _mm512_mask_min_ps(high, 0xffff, high, _mm512_mask_max_ps(low, 0xffff, low, x));
+  }
 #endif
 #if defined(__AVX__)
-  if constexpr (std::is_same_v<T, Floats8>) return _mm256_max_ps(a, b);
+  if constexpr (std::is_same_v<T, Floats8>) return _mm256_min_ps(high, _mm256_max_ps(low, x));
 #endif
 #if defined(__SSE__)
-  if constexpr (std::is_same_v<T, Floats4>) return _mm_max_ps(a, b);
+  if constexpr (std::is_same_v<T, Floats4>) return _mm_min_ps(high, _mm_max_ps(low, x));
 #endif
-  return a > b ? a : b;
-}
-
-template <class T>
-T min_of_lanes(T a, T b) {
-#if defined(__AVX512F__)
-  if constexpr (std::is_same_v<T, Floats16>) return _mm512_mask_min_ps(a, 0xffff, a, b);
-#endif
-#if defined(__AVX__)
-  if constexpr (std::is_same_v<T, Floats8>) return _mm256_min_ps(a, b);
-#endif
-#if defined(__SSE__)
-  if constexpr (std::is_same_v<T, Floats4>) return _mm_min_ps(a, b);
-#endif
-  return a < b ? a : b;
+  const T above = low > x ? low : x;
+  return high < above ? high : above;
 }
 
 // c in every lane.
@@ -107,7 +98,7 @@ T fast_exp(T x) {
   using U = typename LaneBits<T>::Unsigned;
   using S = typename LaneBits<T>::Signed;
   const T lowest = splat<T>(-104.0f), highest = splat<T>(89.0f);
-  const T clamped = min_of_lanes(highest, max_of_lanes(lowest, x));  // NaN stays NaN
+  const T clamped = clamp_lanes(x, lowest, highest);
   // Round to nearest with the 1.5 * 2^23 trick: no call, no branch; the sum's low mantissa bits
   // hold n as an integer.
   const float magic = 12582912.0f;
