@@ -177,11 +177,17 @@ RunOutcome run_job(const RunJob& given) {
   // Repeats are stopped, not killed, by SIGINT and SIGTERM: what was measured is reported.
   std::optional<RunInterruption> interruption;
   if ((job.repeat > 1 || job.warmup > 0) && !world.launched()) interruption.emplace();
-  for (int w = 0; w < job.warmup && !(interruption && interruption->signal() != 0); ++w) {
+  // A run that fails ends the job on every rank: the others may be waiting for it in a collective.
+  auto run_failed = [&](const Error& error) {
+    if (world.size > 1) abandon_job(job.abandon, error);
+    return failed(world, error);
+  };
+  for (int w = 0; w < job.warmup; ++w) {
     auto result = session.run(inputs, InputsAre::kLocal);
-    if (!result) {
-      if (world.size > 1) abandon_job(job.abandon, result.error());
-      return failed(world, result.error());
+    if (!result) return run_failed(result.error());
+    if (interruption && interruption->signal() != 0) {
+      report.interrupted_by = interruption->signal();
+      break;
     }
   }
   std::optional<exec::RunProfile> profile;
@@ -190,18 +196,11 @@ RunOutcome run_job(const RunJob& given) {
     session.set_profile(&*profile);
   }
   auto last_progress = std::chrono::steady_clock::now();
-  for (int r = 0; r < job.repeat; ++r) {
-    if (interruption && interruption->signal() != 0 && report.times_ms.empty()) {  // during the warm-up
-      report.interrupted_by = interruption->signal();
-      break;
-    }
+  for (int r = 0; r < job.repeat && report.interrupted_by == 0; ++r) {
     const auto start = std::chrono::steady_clock::now();
     auto result = session.run(inputs, InputsAre::kLocal);
     const auto stop = std::chrono::steady_clock::now();
-    if (!result) {
-      if (world.size > 1) abandon_job(job.abandon, result.error());
-      return failed(world, result.error());
-    }
+    if (!result) return run_failed(result.error());
     report.times_ms.push_back(std::chrono::duration<double, std::milli>(stop - start).count());
     if (r + 1 == job.repeat) outputs = std::move(*result);
     if (job.progress && job.repeat > 1 && (r + 1 == job.repeat || stop - last_progress >= std::chrono::milliseconds(500))) {

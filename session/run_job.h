@@ -1,6 +1,6 @@
 // A run as the tools make one (nrt-run, and the Python package's run of files): join the world of
 // ranks (mpirun or none), open a Session, take inputs from .npy files or generate them, run it
-// `warmup` + `repeat` times, profile write the outputs as .npy files and compare them with expected ones.
+// `warmup` + `repeat` times, profile, write the outputs as .npy files and compare them with expected ones.
 // {rank} in the file, input paths, output, expect and trace paths is the world rank.
 //
 // Under a launcher every rank calls it. Failures before the run are agreed (every rank returns
