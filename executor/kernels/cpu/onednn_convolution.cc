@@ -170,12 +170,14 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
     memory user_weights(p->user_weights, engine, const_cast<float*>(weight));
     memory user_dst(p->user_dst, engine, output);
     memory src = user_src, weights = user_weights, dst = user_dst;
+    LaidOutWeights kept;  // holds the kept weights' buffer through the call
     if (p->src_in) {
       src = memory(p->convolution_pd.src_desc(), engine);
       p->src_in->execute(stream, user_src, src);
     }
     if (p->weights_in && weight_storage) {
-      weights = kept_weights(p.get(), p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage);
+      kept = kept_weights(p.get(), p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage);
+      weights = kept.memory;
     } else if (p->weights_in) {
       weights = memory(p->convolution_pd.weights_desc(), engine);
       p->weights_in->execute(stream, user_weights, weights);

@@ -1,6 +1,7 @@
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <utility>
 
@@ -10,16 +11,21 @@ namespace nrt::exec::cpu {
 namespace {
 
 // By primitive and weight address; at most 1 GiB.
-using KeptWeights = KeptByStorage<std::pair<const void*, const float*>, dnnl::memory, 1>;
+using KeptWeights = KeptByStorage<std::pair<const void*, const float*>, LaidOutWeights, 1>;
 
-dnnl::memory reordered_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight) {
+LaidOutWeights reordered_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
+                                 size_t trailing_bytes) {
   dnnl::engine& engine = onednn_engine();
+  const size_t bytes = (chosen.get_size() + 63) / 64 * 64 + trailing_bytes;
+  std::shared_ptr<void> buffer(std::aligned_alloc(64, bytes), std::free);
+  if (!buffer) throw std::bad_alloc();
+  std::memset(buffer.get(), 0, bytes);  // the trailing pages present, not only reserved
   dnnl::memory from(user, engine, const_cast<float*>(weight));  // read only
-  dnnl::memory to(chosen, engine);
+  dnnl::memory to(chosen, engine, buffer.get());
   dnnl::stream stream(engine);
   dnnl::reorder(from, to).execute(stream, from, to);
   stream.wait();
-  return to;
+  return {std::move(buffer), to};
 }
 
 }  // namespace
@@ -53,12 +59,14 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, onednn_engine(), wanted == 0 ? nullptr : buffer.data);
 }
 
-dnnl::memory kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
-                          const float* weight, const std::shared_ptr<const Storage>& storage) {
+LaidOutWeights kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
+                            const float* weight, const std::shared_ptr<const Storage>& storage,
+                            size_t trailing_bytes) {
   static KeptWeights kept(size_t{1} << 30);
   const auto key = std::make_pair(primitive, weight);
   if (auto found = kept.find(key, {storage})) return *found;
-  return kept.keep(key, {storage}, reordered_weights(user, chosen, weight), chosen.get_size());
+  return kept.keep(key, {storage}, reordered_weights(user, chosen, weight, trailing_bytes),
+                   chosen.get_size() + trailing_bytes);
 }
 
 }  // namespace nrt::exec::cpu

@@ -21,9 +21,19 @@ dnnl::engine& onednn_engine();
 dnnl::primitive_attr onednn_attributes();
 dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc);
 
+// Weights in a primitive's layout, and the buffer that holds them: keep it for as long as `memory`
+// is used.
+struct LaidOutWeights {
+  std::shared_ptr<void> buffer;
+  dnnl::memory memory;
+};
+
 // `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per `primitive` (any stable address naming the primitive) and weight address
 // while `storage` lives (kept_by_storage.h; at most 1 GiB in all, past it reordered for the call).
-dnnl::memory kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
-                          const float* weight, const std::shared_ptr<const Storage>& storage);
+// `trailing_bytes` of zeros follow them in the buffer, written so that their pages are present
+// (onednn_linear.cc says why a product needs them).
+LaidOutWeights kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
+                            const float* weight, const std::shared_ptr<const Storage>& storage,
+                            size_t trailing_bytes = 0);
 
 }  // namespace nrt::exec::cpu
