@@ -868,31 +868,49 @@ TEST(Convolution, KeptFoldedWeightsFollowEveryStorage) {
 
 // linear with a loaded program's weights (a constant storage) runs oneDNN's product with them
 // packed once (onednn_linear.h): it agrees with the product of the same bytes in a storage nothing
-// is kept for, and a storage refilled at the same address gets the new answer.
+// is kept for, and a storage refilled at the same address gets the new answer. 1024 outputs make
+// rows of 4 KiB, which a plain layout pads (onednn_linear.cc).
 TEST(Linear, KeptPackedWeightsAgreeAndFollowTheirStorage) {
-  // 48 x 128 x 96: past the size below which linear keeps to gemm.
-  const Tensor x = noise({48, 128}, 41), first = noise({96, 128}, 42), second = noise({96, 128}, 43), bias = noise({96}, 44);
-  std::vector<float> bytes(first.data<float>(), first.data<float>() + first.numel());
-  auto linear = [&](bool constant) {
-    auto storage = constant ? Storage::borrow_constant(bytes.data(), bytes.size() * sizeof(float), nullptr)
-                            : Storage::borrow(bytes.data(), bytes.size() * sizeof(float), nullptr);
-    const Tensor weight(storage, ScalarType::FLOAT32, {96, 128}, {128, 1});
-    Call call{"aten::linear.default", {{"input", x}, {"weight", weight}, {"bias", bias}}, {}};
-    EXPECT_TRUE(call.run().ok());
-    return every_value(call.out());
-  };
-  auto agree = [](const std::vector<double>& a, const std::vector<double>& b) {
-    bool same = a.size() == b.size();
-    for (size_t i = 0; same && i < a.size(); ++i) same = std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]);
-    return same;
-  };
-  const std::vector<double> expected_first = linear(false);
-  EXPECT_TRUE(agree(linear(true), expected_first));
-  EXPECT_TRUE(agree(linear(true), expected_first)) << "the kept packing";
-  std::copy(second.data<float>(), second.data<float>() + second.numel(), bytes.begin());
-  const std::vector<double> expected_second = linear(false);
-  ASSERT_FALSE(agree(expected_first, expected_second));
-  EXPECT_TRUE(agree(linear(true), expected_second)) << "a kept packing outlived its storage";
+  for (const int64_t outputs : {int64_t{96}, int64_t{1024}}) {
+    SCOPED_TRACE(outputs);
+    // 48 x 128 x outputs: past the size below which linear keeps to gemm.
+    const Tensor x = noise({48, 128}, 41), first = noise({outputs, 128}, 42), second = noise({outputs, 128}, 43);
+    const Tensor bias = noise({outputs}, 44);
+    std::vector<float> bytes(first.data<float>(), first.data<float>() + first.numel());
+    auto linear = [&](bool constant) {
+      auto storage = constant ? Storage::borrow_constant(bytes.data(), bytes.size() * sizeof(float), nullptr)
+                              : Storage::borrow(bytes.data(), bytes.size() * sizeof(float), nullptr);
+      const Tensor weight(storage, ScalarType::FLOAT32, {outputs, 128}, {128, 1});
+      Call call{"aten::linear.default", {{"input", x}, {"weight", weight}, {"bias", bias}}, {}};
+      EXPECT_TRUE(call.run().ok());
+      return every_value(call.out());
+    };
+    auto agree = [](const std::vector<double>& a, const std::vector<double>& b) {
+      bool same = a.size() == b.size();
+      for (size_t i = 0; same && i < a.size(); ++i) same = std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]);
+      return same;
+    };
+    // The product in double, from the bytes themselves.
+    auto reference = [&] {
+      std::vector<double> y(static_cast<size_t>(48 * outputs));
+      for (int64_t i = 0; i < 48; ++i) {
+        for (int64_t j = 0; j < outputs; ++j) {
+          double sum = at(bias, j);
+          for (int64_t p = 0; p < 128; ++p) sum += at(x, i * 128 + p) * double(bytes[static_cast<size_t>(j * 128 + p)]);
+          y[static_cast<size_t>(i * outputs + j)] = sum;
+        }
+      }
+      return y;
+    };
+    const std::vector<double> expected_first = linear(false);
+    EXPECT_TRUE(agree(expected_first, reference()));
+    EXPECT_TRUE(agree(linear(true), expected_first));
+    EXPECT_TRUE(agree(linear(true), expected_first)) << "the kept packing";
+    std::copy(second.data<float>(), second.data<float>() + second.numel(), bytes.begin());
+    const std::vector<double> expected_second = linear(false);
+    ASSERT_FALSE(agree(expected_first, expected_second));
+    EXPECT_TRUE(agree(linear(true), expected_second)) << "a kept packing outlived its storage";
+  }
 }
 
 std::vector<double> reference_product(const Tensor& a, const Tensor& b) {

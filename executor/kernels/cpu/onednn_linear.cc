@@ -21,6 +21,13 @@ struct Product {
   dnnl::matmul matmul;
 };
 
+// Where oneDNN chooses a plain layout for the weights (its gemm-based matmul, on CPUs without
+// AVX-512), rows of w^T [k, n] are n + this many floats apart. With rows a multiple of 4 KiB apart
+// (n = 1024, 3072) they fall in the same cache sets, and the gemm's copy of them ran 1.2-1.4x as
+// long: 128x1024x1024 took 9.8 ms with rows of 1024 floats, 7.3 ms with 1040, and no shape
+// measured was slower padded (docs/PERFORMANCE.md).
+constexpr int64_t kPlainRowPadding = 16;
+
 // Bytes present after each kept weight buffer. oneDNN's gemm prefetches up to ~48 KiB past the
 // weights' end; where those pages were not present (a buffer of 128 KiB or more is a mapping of
 // its own), every call paid for page walks that failed: a 64x128x256 product took 2.6x as long,
@@ -37,9 +44,14 @@ std::shared_ptr<const Product> build(int64_t m, int64_t n, int64_t k, bool has_b
   p->user_weights = memory::desc({k, n}, f32, Tag::ba);  // w [n, k] row-major is w^T column-major
   p->bias = memory::desc({1, n}, f32, Tag::ab);
   p->y = memory::desc({m, n}, f32, Tag::ab);
-  const memory::desc packed({k, n}, f32, Tag::any);
-  const auto desc = has_bias ? dnnl::matmul::desc(p->x, packed, p->bias, p->y) : dnnl::matmul::desc(p->x, packed, p->y);
-  p->pd = dnnl::matmul::primitive_desc(desc, onednn_attributes(), onednn_engine());
+  auto primitive_desc = [&](const memory::desc& weights) {
+    const auto desc = has_bias ? dnnl::matmul::desc(p->x, weights, p->bias, p->y) : dnnl::matmul::desc(p->x, weights, p->y);
+    return dnnl::matmul::primitive_desc(desc, onednn_attributes(), onednn_engine());
+  };
+  p->pd = primitive_desc(memory::desc({k, n}, f32, Tag::any));
+  if (p->pd.weights_desc().data.format_desc.blocking.inner_nblks == 0) {
+    p->pd = primitive_desc(memory::desc({k, n}, f32, memory::dims{n + kPlainRowPadding, 1}));
+  }
   p->matmul = dnnl::matmul(p->pd);
   return p;
 }
