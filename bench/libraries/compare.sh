@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds and runs bench/libraries/library_compare.cc (by hand, never in CI): GEMM and GEMV through
 # Debian's OpenBLAS 0.3.21 (what nrt uses), PyPI's scipy-openblas32 0.3.34 and Debian's oneDNN 2.6;
-# exp, tanh and erf-gelu through std::, nrt's own loops and Sleef 3.5. One thread each.
+# exp, tanh and erf-gelu through std::, nrt's own loops and Sleef 3.5. Then
+# bench/libraries/weight_layouts.cc: oneDNN's matmul with linear's weights in each layout. One
+# thread each.
 #   bash bench/libraries/compare.sh [--smoke]
 # Installs libdnnl-dev and libsleef-dev (apt, as root) and scipy-openblas32 into a venv under
 # ${NRT_BENCH_VENV:-/tmp/nrt-bench-venv} when missing. Never sets OPENBLAS_CORETYPE.
@@ -25,5 +27,9 @@ $cxx -c executor/runtime/intra_op_threads.cc -o "$out/threads.o"
 $cxx -mavx512f -c bench/libraries/sleef_avx512.cc -o "$out/sleef_avx512.o"
 $cxx -mavx2 -mfma -c bench/libraries/library_compare.cc -o "$out/main.o"
 g++ "$out"/*.o -o "$out/library_compare" -lopenblas -ldnnl -lsleef -ldl -lpthread
+$cxx -c bench/libraries/weight_layouts.cc -o "$out/weight_layouts.o"
+g++ "$out/weight_layouts.o" -o "$out/weight_layouts" -ldnnl
 OMP_NUM_THREADS=1 SCIPY_OPENBLAS="$lib/libscipy_openblas.so" "$out/library_compare" "$@"
+echo
+OMP_NUM_THREADS=1 "$out/weight_layouts" "$@"
 rm -rf "$out"
