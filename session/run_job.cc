@@ -173,7 +173,6 @@ RunOutcome run_job(const RunJob& given) {
   report.rtol = job.rtol;
   std::vector<exec::NamedOutput> outputs;
   report.repeat = job.repeat;
-  report.warmup = job.warmup;
   // Repeats are stopped, not killed, by SIGINT and SIGTERM: what was measured is reported.
   std::optional<RunInterruption> interruption;
   if ((job.repeat > 1 || job.warmup > 0) && !world.launched()) interruption.emplace();
@@ -185,6 +184,7 @@ RunOutcome run_job(const RunJob& given) {
   for (int w = 0; w < job.warmup; ++w) {
     auto result = session.run(inputs, InputsAre::kLocal);
     if (!result) return run_failed(result.error());
+    report.warmup = w + 1;  // those done: a signal may end the warm-up early
     if (interruption && interruption->signal() != 0) {
       report.interrupted_by = interruption->signal();
       break;

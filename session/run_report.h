@@ -29,7 +29,7 @@ struct RunReport {
   std::string device;
   std::vector<double> times_ms;  // one per run
   int repeat = 1;                // runs asked for
-  int warmup = 0;                // untimed runs before them
+  int warmup = 0;                // untimed runs done before them (fewer than asked if a signal came)
   // The signal that stopped the repeats (SIGINT, SIGTERM: session/run_interruption.h), or 0; when
   // set, times_ms holds the runs completed and no output was written or compared.
   int interrupted_by = 0;

@@ -36,6 +36,17 @@ check "--json: the report says interrupted_by SIGINT" python3 -c '
 import json; r = json.load(open("json.out"))
 assert r["interrupted_by"] == "SIGINT" and r["repeat"] == 1000000 and 0 < r["runs"] < 1000000, r
 assert r["exit_code"] == 130, r'
+# A signal during the warm-up: no timed run, and the warm-up runs reported are those done.
+"$RUN" "$MODEL" --random-inputs 1 --warmup 1000000 --repeat 5 > warmup.out 2> warmup.err &
+pid=$!
+sleep 2
+kill -INT "$pid"
+wait "$pid"
+check "SIGINT during the warm-up: 0 of 5 runs" \
+  grep -qE "^interrupted: SIGINT after 0 of 5 runs; no output was written or compared$" warmup.out
+check "SIGINT during the warm-up: the warm-up runs done, not those asked" python3 -c '
+import re; m = re.search(r", after ([0-9]+) warm-up runs?$", open("warmup.out").read(), re.M)
+assert m and 0 < int(m.group(1)) < 1000000, open("warmup.out").read()'
 # On a terminal (script(1) gives one) the runs done are shown as they go, the line cleared at the end.
 script -qc "'$RUN' '$MODEL' --random-inputs 1 --repeat 300" /dev/null > tty.out 2>&1
 check "a terminal shows the runs done" grep -qa "nrt-run: 300 of 300 runs, last" tty.out
