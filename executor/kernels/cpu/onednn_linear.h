@@ -1,9 +1,10 @@
 // Float32 matrix products with a loaded program's weights (linear's y = x * w^T + bias) through a
-// oneDNN matmul whose weights are packed once, in the layout it chooses, and kept while their
-// constant storage lives (onednn_kept_weights.h): dnnl_sgemm packs them on every call, 12% of
-// BERT-base's 128x768x768 products and 30% of a small Llama's (docs/PERFORMANCE.md). Products of
-// one row stay on gemv (gemm.h), where packing does not pay. Primitives are built once per shape
-// and thread count; executing one is thread-safe.
+// oneDNN matmul whose weights are packed once, in the layout it chooses (where that is a plain
+// one, with its rows padded: onednn_linear.cc), and kept while their constant storage lives
+// (onednn_kept_weights.h): dnnl_sgemm packs them on every call, 12% of BERT-base's 128x768x768
+// products and 30% of a small Llama's (docs/PERFORMANCE.md). Products of one row stay on gemv
+// (gemm.h), where packing does not pay. Primitives are built once per shape and thread count;
+// executing one is thread-safe.
 #pragma once
 
 #include <cstdint>
