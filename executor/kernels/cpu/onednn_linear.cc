@@ -30,8 +30,8 @@ constexpr int64_t kPlainRowPadding = 16;
 
 // Bytes present after each kept weight buffer. oneDNN's gemm prefetches up to ~48 KiB past the
 // weights' end; where those pages were not present (a buffer of 128 KiB or more is a mapping of
-// its own), every call paid for page walks that failed: a 64x128x256 product took 2.6x as long,
-// and whisper's 128->256 linear 0.20 ms rather than 0.13 ms (docs/PERFORMANCE.md).
+// its own), every call paid for page walks that failed: a 64x256x128 product (m x n x k) took
+// 2.7x as long, and whisper's 128->256 linear 0.20 ms rather than 0.13 ms (docs/PERFORMANCE.md).
 constexpr size_t kWeightTrailingBytes = size_t{64} << 10;
 
 // The thread count is part of the key, as for convolutions (onednn_convolution.cc).
