@@ -122,29 +122,30 @@ void elementwise(nrt::exec::cuda::CudaContext* c, bool smoke) {
 double direct_lt_ms(nrt::exec::cuda::CudaContext* c, ScalarType dtype, const Tensor& a, const Tensor& b, Tensor& out,
                     int64_t m, int64_t n, int64_t k, int reps) {
   const cudaDataType_t type = dtype == ScalarType::BFLOAT16 ? CUDA_R_16BF : CUDA_R_32F;
+  const nrt::exec::cuda::CublasLt& lt = *c->lt;
   cublasLtMatmulDesc_t desc;
-  cublasLtMatmulDescCreate(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
+  lt.matmul_desc_create(&desc, CUBLAS_COMPUTE_32F, CUDA_R_32F);
   cublasLtMatrixLayout_t la, lb, lc;
-  cublasLtMatrixLayoutCreate(&la, type, n, k, n);
-  cublasLtMatrixLayoutCreate(&lb, type, k, m, k);
-  cublasLtMatrixLayoutCreate(&lc, type, n, m, n);
+  lt.matrix_layout_create(&la, type, n, k, n);
+  lt.matrix_layout_create(&lb, type, k, m, k);
+  lt.matrix_layout_create(&lc, type, n, m, n);
   cublasLtMatmulPreference_t pref;
-  cublasLtMatmulPreferenceCreate(&pref);
+  lt.matmul_preference_create(&pref);
   const uint64_t ws = c->blas_workspace_bytes;
-  cublasLtMatmulPreferenceSetAttribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
+  lt.matmul_preference_set_attribute(pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws));
   cublasLtMatmulHeuristicResult_t h{};
   int found = 0;
-  cublasLtMatmulAlgoGetHeuristic(c->blas, desc, la, lb, lc, lc, pref, 1, &h, &found);
+  lt.matmul_algo_get_heuristic(c->blas, desc, la, lb, lc, lc, pref, 1, &h, &found);
   const float alpha = 1, beta = 0;
   const double ms = found == 0 ? -1 : device_ms(c->stream, reps, [&] {
-    cublasLtMatmul(c->blas, desc, &alpha, b.raw_data(), la, a.raw_data(), lb, &beta, out.raw_data(), lc, out.raw_data(), lc,
-                   &h.algo, c->blas_workspace, c->blas_workspace_bytes, c->stream);
+    lt.matmul(c->blas, desc, &alpha, b.raw_data(), la, a.raw_data(), lb, &beta, out.raw_data(), lc, out.raw_data(), lc,
+              &h.algo, c->blas_workspace, c->blas_workspace_bytes, c->stream);
   });
-  cublasLtMatmulPreferenceDestroy(pref);
-  cublasLtMatrixLayoutDestroy(la);
-  cublasLtMatrixLayoutDestroy(lb);
-  cublasLtMatrixLayoutDestroy(lc);
-  cublasLtMatmulDescDestroy(desc);
+  lt.matmul_preference_destroy(pref);
+  lt.matrix_layout_destroy(la);
+  lt.matrix_layout_destroy(lb);
+  lt.matrix_layout_destroy(lc);
+  lt.matmul_desc_destroy(desc);
   return ms;
 }
 

@@ -92,7 +92,9 @@ Result<std::unique_ptr<CudaContext>> make_context(int index) {
   uint64_t keep_everything = UINT64_MAX;
   NRT_RETURN_IF_ERROR(cuda_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything),
                                  "cudaMemPoolSetAttribute"));
-  NRT_RETURN_IF_ERROR(cublas_check(cublasLtCreate(&context->blas), "cublasLtCreate"));
+  NRT_TRY(lt, cublaslt());
+  context->lt = *lt;
+  NRT_RETURN_IF_ERROR(cublas_check(context->lt->create(&context->blas), "cublasLtCreate"));
   NRT_RETURN_IF_ERROR(cuda_check(cudaMalloc(&context->blas_workspace, kBlasWorkspaceBytes), "cudaMalloc"));
   context->blas_workspace_bytes = kBlasWorkspaceBytes;
   return context;

@@ -9,6 +9,7 @@
 #include <cstddef>
 
 #include "core/error.h"
+#include "executor/cuda/cublaslt_library.h"
 #include "executor/runtime/kernel.h"
 
 namespace nrt::exec::cuda {
@@ -16,6 +17,7 @@ namespace nrt::exec::cuda {
 struct CudaContext {
   int device = 0;
   cudaStream_t stream = nullptr;
+  const CublasLt* lt = nullptr;  // cuBLASLt's entry points (cublaslt_library.h)
   cublasLtHandle_t blas = nullptr;
   void* blas_workspace = nullptr;  // cuBLASLt's workspace on the device
   size_t blas_workspace_bytes = 0;

@@ -1,5 +1,7 @@
 #include "executor/cuda/cuda_status.h"
 
+#include "executor/cuda/cublaslt_library.h"
+
 #include <string>
 
 namespace nrt::exec::cuda {
@@ -20,8 +22,11 @@ Status cuda_check(cudaError_t result, std::string_view call) {
 
 Status cublas_check(cublasStatus_t result, std::string_view call) {
   if (result == CUBLAS_STATUS_SUCCESS) return {};
-  return make_error(ErrorCode::DeviceError, std::string(call) + ": " + cublasLtGetStatusString(result) + " (" +
-                                                cublasLtGetStatusName(result) + ")");
+  // A status comes from a call into the library, so it is open.
+  const auto lt = cublaslt();
+  if (!lt) return make_error(ErrorCode::DeviceError, std::string(call) + ": cuBLASLt status " + std::to_string(result));
+  return make_error(ErrorCode::DeviceError, std::string(call) + ": " + (*lt)->get_status_string(result) + " (" +
+                                                (*lt)->get_status_name(result) + ")");
 }
 
 }  // namespace nrt::exec::cuda

@@ -7,8 +7,9 @@ Chosen at build time, once per output base:
 NRT_CUDA_ARCHS (default "90"; comma-separated) lists the SM versions compiled (each as machine code), plus PTX of
 the last, so newer GPUs JIT it.
 
-@cuda//:defs.bzl gives CUDA_ENABLED, NVCC and CUDA_ARCHS; @cuda//:runtime links cudart and
-cuBLASLt (empty without CUDA).
+@cuda//:defs.bzl gives CUDA_ENABLED, NVCC and CUDA_ARCHS; @cuda//:runtime links cudart and names
+the directory cuBLASLt is opened from when first used (executor/cuda/cublaslt_library.h); empty
+without CUDA.
 """
 
 def _cuda_repository_impl(ctx):
@@ -22,13 +23,16 @@ def _cuda_repository_impl(ctx):
         ctx.symlink(home + "/include", "include")
         build = """package(default_visibility = ["//visibility:public"])
 
-# The CUDA runtime and cuBLASLt, linked dynamically (a machine without a driver still loads the
-# program; the first CUDA call then reports what is missing).
+# The CUDA runtime, linked dynamically (a machine without a driver still loads the program; the
+# first CUDA call then reports what is missing). cuBLASLt is not linked: executor/cuda opens it
+# when a CUDA context is first made, from the search path or from this toolkit's lib64.
 cc_library(
     name = "runtime",
     hdrs = glob(["include/*.h", "include/crt/*.h", "include/crt/*.hpp", "include/*.hpp"]),
     includes = ["include"],
-    linkopts = ["-L{home}/lib64", "-lcudart", "-lcublasLt", "-Wl,-rpath,{home}/lib64"],
+    # Single quotes: Bazel splits defines as a shell would, which would drop the double ones.
+    defines = ["NRT_CUDA_LIBRARY_DIR='\\"{home}/lib64\\"'"],
+    linkopts = ["-L{home}/lib64", "-lcudart", "-ldl", "-Wl,-rpath,{home}/lib64"],
 )
 """.format(home = home)
     else:

@@ -66,8 +66,10 @@ std::optional<LtTypes> lt_types(ScalarType dtype) {
   }
 }
 
-template <typename T, auto destroy>
+// A cuBLASLt descriptor, destroyed with the scope.
+template <typename T>
 struct LtHandle {
+  cublasStatus_t (*destroy)(T);
   T handle = nullptr;
   ~LtHandle() {
     if (handle != nullptr) (void)destroy(handle);
@@ -90,50 +92,51 @@ Status lt_matmul(const KernelContext& ctx, const Tensor& a, const Tensor& bm, co
     return {};
   };
   // Column-major: D (n x m) = op(B) (n x k) * op(A) (k x m).
-  LtHandle<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy> desc;
-  NRT_RETURN_IF_ERROR(check(cublasLtMatmulDescCreate(&desc.handle, types->compute, types->scale), "cublasLtMatmulDescCreate"));
+  const CublasLt& lt = *c.lt;
+  LtHandle<cublasLtMatmulDesc_t> desc{lt.matmul_desc_destroy};
+  NRT_RETURN_IF_ERROR(check(lt.matmul_desc_create(&desc.handle, types->compute, types->scale), "cublasLtMatmulDescCreate"));
   const cublasOperation_t op_first = B->transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
   const cublasOperation_t op_second = A->transposed ? CUBLAS_OP_T : CUBLAS_OP_N;
-  NRT_RETURN_IF_ERROR(check(cublasLtMatmulDescSetAttribute(desc.handle, CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof(op_first)),
+  NRT_RETURN_IF_ERROR(check(lt.matmul_desc_set_attribute(desc.handle, CUBLASLT_MATMUL_DESC_TRANSA, &op_first, sizeof(op_first)),
                             "cublasLtMatmulDescSetAttribute"));
-  NRT_RETURN_IF_ERROR(check(cublasLtMatmulDescSetAttribute(desc.handle, CUBLASLT_MATMUL_DESC_TRANSB, &op_second, sizeof(op_second)),
+  NRT_RETURN_IF_ERROR(check(lt.matmul_desc_set_attribute(desc.handle, CUBLASLT_MATMUL_DESC_TRANSB, &op_second, sizeof(op_second)),
                             "cublasLtMatmulDescSetAttribute"));
-  LtHandle<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy> la, lb, lc;
+  LtHandle<cublasLtMatrixLayout_t> la{lt.matrix_layout_destroy}, lb{lt.matrix_layout_destroy}, lc{lt.matrix_layout_destroy};
   // Layouts are of the stored matrices: op(X) transposed means X is stored the other way round.
-  NRT_RETURN_IF_ERROR(check(cublasLtMatrixLayoutCreate(&la.handle, types->data, B->transposed ? k : n, B->transposed ? n : k, B->ld),
+  NRT_RETURN_IF_ERROR(check(lt.matrix_layout_create(&la.handle, types->data, B->transposed ? k : n, B->transposed ? n : k, B->ld),
                             "cublasLtMatrixLayoutCreate"));
-  NRT_RETURN_IF_ERROR(check(cublasLtMatrixLayoutCreate(&lb.handle, types->data, A->transposed ? m : k, A->transposed ? k : m, A->ld),
+  NRT_RETURN_IF_ERROR(check(lt.matrix_layout_create(&lb.handle, types->data, A->transposed ? m : k, A->transposed ? k : m, A->ld),
                             "cublasLtMatrixLayoutCreate"));
-  NRT_RETURN_IF_ERROR(check(cublasLtMatrixLayoutCreate(&lc.handle, types->data, n, m, std::max<int64_t>(n, 1)), "cublasLtMatrixLayoutCreate"));
+  NRT_RETURN_IF_ERROR(check(lt.matrix_layout_create(&lc.handle, types->data, n, m, std::max<int64_t>(n, 1)), "cublasLtMatrixLayoutCreate"));
   if (batch > 1) {
     const int32_t count = static_cast<int32_t>(batch);
     const int64_t c_stride = m * n;
     const std::pair<cublasLtMatrixLayout_t, int64_t> layouts[] = {{la.handle, B->batch_stride}, {lb.handle, A->batch_stride}, {lc.handle, c_stride}};
     for (const auto& [layout, stride] : layouts) {
-      NRT_RETURN_IF_ERROR(check(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
+      NRT_RETURN_IF_ERROR(check(lt.matrix_layout_set_attribute(layout, CUBLASLT_MATRIX_LAYOUT_BATCH_COUNT, &count, sizeof(count)),
                                 "cublasLtMatrixLayoutSetAttribute"));
-      NRT_RETURN_IF_ERROR(check(cublasLtMatrixLayoutSetAttribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
+      NRT_RETURN_IF_ERROR(check(lt.matrix_layout_set_attribute(layout, CUBLASLT_MATRIX_LAYOUT_STRIDED_BATCH_OFFSET, &stride, sizeof(stride)),
                                 "cublasLtMatrixLayoutSetAttribute"));
     }
   }
-  LtHandle<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy> preference;
-  NRT_RETURN_IF_ERROR(check(cublasLtMatmulPreferenceCreate(&preference.handle), "cublasLtMatmulPreferenceCreate"));
+  LtHandle<cublasLtMatmulPreference_t> preference{lt.matmul_preference_destroy};
+  NRT_RETURN_IF_ERROR(check(lt.matmul_preference_create(&preference.handle), "cublasLtMatmulPreferenceCreate"));
   const uint64_t workspace = c.blas_workspace_bytes;
-  NRT_RETURN_IF_ERROR(check(cublasLtMatmulPreferenceSetAttribute(preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
-                                                                 &workspace, sizeof(workspace)),
+  NRT_RETURN_IF_ERROR(check(lt.matmul_preference_set_attribute(preference.handle, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                               &workspace, sizeof(workspace)),
                             "cublasLtMatmulPreferenceSetAttribute"));
   cublasLtMatmulHeuristicResult_t heuristic{};
   int found = 0;
-  NRT_RETURN_IF_ERROR(check(cublasLtMatmulAlgoGetHeuristic(c.blas, desc.handle, la.handle, lb.handle, lc.handle, lc.handle,
-                                                           preference.handle, 1, &heuristic, &found),
+  NRT_RETURN_IF_ERROR(check(lt.matmul_algo_get_heuristic(c.blas, desc.handle, la.handle, lb.handle, lc.handle, lc.handle,
+                                                         preference.handle, 1, &heuristic, &found),
                             "cublasLtMatmulAlgoGetHeuristic"));
   if (found == 0) return make_error(ErrorCode::DeviceError, who + "cuBLASLt has no algorithm for this product");
   const float alpha32 = static_cast<float>(alpha), beta32 = static_cast<float>(beta);
   const bool wide = types->scale == CUDA_R_64F;
-  return check(cublasLtMatmul(c.blas, desc.handle, wide ? static_cast<const void*>(&alpha) : &alpha32, B->data, la.handle,
-                              A->data, lb.handle, wide ? static_cast<const void*>(&beta) : &beta32, out.raw_data(),
-                              lc.handle, out.raw_data(), lc.handle, &heuristic.algo, c.blas_workspace,
-                              c.blas_workspace_bytes, c.stream),
+  return check(lt.matmul(c.blas, desc.handle, wide ? static_cast<const void*>(&alpha) : &alpha32, B->data, la.handle,
+                         A->data, lb.handle, wide ? static_cast<const void*>(&beta) : &beta32, out.raw_data(),
+                         lc.handle, out.raw_data(), lc.handle, &heuristic.algo, c.blas_workspace,
+                         c.blas_workspace_bytes, c.stream),
                "cublasLtMatmul");
 }
 
