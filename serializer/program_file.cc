@@ -58,6 +58,7 @@ Result<ProgramFile> ProgramFile::open(const std::string& path, const VerifyOptio
   const std::span<const uint8_t> bytes = (*mapping)->bytes();
   auto file = verify(*mapping, bytes, options);
   if (!file) return make_error(file.error().code, path + ": " + file.error().message);
+  file->mapped_ = true;
   return file;
 }
 

@@ -40,6 +40,9 @@ class ProgramFile {
   std::span<const uint8_t> file_bytes() const { return bytes_; }
   // Made by with_program: file_bytes() does not hold program().
   bool rewritten() const { return rewritten_ != nullptr; }
+  // Opened from a path: file_bytes() are a read-only mapping of the file, whose pages the process
+  // may drop and read back from the file (Storage::borrow_file_mapping). From bytes: not.
+  bool mapped() const { return mapped_; }
   std::span<const uint8_t> flatbuffer_bytes() const;
   // Bytes of storage `index` (checked in range by verification).
   std::span<const uint8_t> storage_bytes(uint32_t index) const;
@@ -53,6 +56,7 @@ class ProgramFile {
   std::span<const uint8_t> bytes_;
   ContainerLayout layout_;
   const fb::Program* program_ = nullptr;
+  bool mapped_ = false;
 };
 
 

@@ -281,7 +281,8 @@ Status Executor::bind_weights(const ExecutionPlan& plan) {
     if (!storage) {
       const auto bytes = file_->storage_bytes(weight->storage());
       auto* data = const_cast<uint8_t*>(bytes.data());  // read-only by contract (storage.h)
-      storage = Storage::borrow_constant(data, bytes.size(), file_);
+      storage = file_->mapped() ? Storage::borrow_file_mapping(data, bytes.size(), file_)
+                                : Storage::borrow_constant(data, bytes.size(), file_);
     }
     if (elem > 0 && reinterpret_cast<uintptr_t>(storage->data() + offset * static_cast<int64_t>(elem)) % elem != 0) {
       // A storage aligned below its element size: kernels may not read it in place.

@@ -1,5 +1,9 @@
 #include "executor/runtime/storage.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <memory>
 #include <new>
 
@@ -48,6 +52,24 @@ std::shared_ptr<Storage> Storage::borrow_constant(void* data, size_t bytes, std:
   auto storage = borrow(data, bytes, std::move(owner), device);
   storage->constant_ = true;
   return storage;
+}
+
+std::shared_ptr<Storage> Storage::borrow_file_mapping(void* data, size_t bytes, std::shared_ptr<const void> owner) {
+  auto storage = borrow_constant(data, bytes, std::move(owner));
+  storage->file_mapping_ = true;
+  return storage;
+}
+
+void Storage::release_pages(const void* begin, size_t bytes) const {
+  if (!file_mapping_) return;
+  static const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  // Only pages wholly inside both the range and the storage: a page shared with bytes beyond them
+  // stays.
+  const auto data = reinterpret_cast<uintptr_t>(data_);
+  const uintptr_t from = std::max(reinterpret_cast<uintptr_t>(begin), data);
+  const uintptr_t to = std::min(reinterpret_cast<uintptr_t>(begin) + bytes, data + bytes_);
+  const uintptr_t first = (from + page - 1) / page * page, last = to / page * page;
+  if (last > first) (void)madvise(reinterpret_cast<void*>(first), last - first, MADV_DONTNEED);  // advice only
 }
 
 Storage::~Storage() {

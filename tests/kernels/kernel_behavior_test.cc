@@ -3,9 +3,14 @@
 // replaced, secondary outputs may be absent, every dtype an op allows is accepted, the 16-bit
 // float conversions round correctly, torch's promotion table, and BLAS products of sizes and
 // layouts beyond the goldens' small ones.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 #include <cmath>
@@ -910,6 +915,96 @@ TEST(Linear, KeptPackedWeightsAgreeAndFollowTheirStorage) {
     const std::vector<double> expected_second = linear(false);
     ASSERT_FALSE(agree(expected_first, expected_second));
     EXPECT_TRUE(agree(linear(true), expected_second)) << "a kept packing outlived its storage";
+  }
+}
+
+// How many of the pages of [begin, begin + bytes) are mapped into this process now (bit 63 of
+// /proc/self/pagemap's entry: present), -1 when it cannot be read.
+int64_t present_pages(const void* begin, size_t bytes) {
+  const auto page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  const uintptr_t first = reinterpret_cast<uintptr_t>(begin) / page;
+  const uintptr_t last = (reinterpret_cast<uintptr_t>(begin) + bytes + page - 1) / page;
+  FILE* pagemap = std::fopen("/proc/self/pagemap", "rb");
+  if (pagemap == nullptr) return -1;
+  std::vector<uint64_t> entries(last - first);
+  const bool read = std::fseek(pagemap, static_cast<long>(first * sizeof(uint64_t)), SEEK_SET) == 0 &&
+                    std::fread(entries.data(), sizeof(uint64_t), entries.size(), pagemap) == entries.size();
+  std::fclose(pagemap);
+  if (!read) return -1;
+  int64_t present = 0;
+  for (uint64_t entry : entries) present += (entry >> 63) & 1;
+  return present;
+}
+
+// Weights in a mapped file (Storage::borrow_file_mapping, as Executor::load gives a .nrt's) that
+// oneDNN keeps packed release their pages (storage.h): the product is right before and after, the
+// weights read back from the file unchanged, and the page before them, which other bytes share,
+// stays. Other memory is never released: its contents would be lost.
+TEST(Linear, KeptWeightsReleaseTheirFilePages) {
+  const int64_t outputs = 1024, inputs = 128;
+  const Tensor x = noise({48, inputs}, 51), values = noise({outputs, inputs}, 52), bias = noise({outputs}, 53);
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE)), weight_bytes = values.nbytes();
+  // One page of other bytes, the weights, one page after.
+  const std::string path = std::string(std::getenv("TEST_TMPDIR") ? std::getenv("TEST_TMPDIR") : "/tmp") +
+                           "/kept_weights_release_" + std::to_string(getpid()) + ".bin";
+  {
+    std::vector<uint8_t> file(page + weight_bytes + page, 0x5a);
+    std::memcpy(file.data() + page, values.data<float>(), weight_bytes);
+    FILE* out = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(out, nullptr);
+    ASSERT_EQ(std::fwrite(file.data(), 1, file.size(), out), file.size());
+    std::fclose(out);
+  }
+  const size_t file_bytes = page + weight_bytes + page;
+  const int fd = open(path.c_str(), O_RDONLY);
+  ASSERT_GE(fd, 0);
+  void* mapping = mmap(nullptr, file_bytes, PROT_READ, MAP_PRIVATE, fd, 0);
+  close(fd);
+  std::remove(path.c_str());  // the mapping keeps the file's pages
+  ASSERT_NE(mapping, MAP_FAILED);
+  std::shared_ptr<const void> owner(mapping, [file_bytes](const void* at) { munmap(const_cast<void*>(at), file_bytes); });
+  auto storage = Storage::borrow_file_mapping(mapping, file_bytes, owner);
+  EXPECT_TRUE(storage->constant());
+  EXPECT_TRUE(storage->file_mapping());
+  const Tensor weight(storage, ScalarType::FLOAT32, {outputs, inputs}, {inputs, 1},
+                      static_cast<int64_t>(page / sizeof(float)));
+  const auto* bytes = static_cast<const volatile uint8_t*>(mapping);
+  for (size_t at = 0; at < file_bytes; at += page) (void)bytes[at];  // every page present
+  const uint8_t* weights_at = static_cast<const uint8_t*>(mapping) + page;
+  const int64_t weight_pages = static_cast<int64_t>(weight_bytes / page);
+  ASSERT_EQ(present_pages(weights_at, weight_bytes), weight_pages);
+
+  auto linear = [&] {
+    Call call{"aten::linear.default", {{"input", x}, {"weight", weight}, {"bias", bias}}, {}};
+    EXPECT_TRUE(call.run().ok());
+    return every_value(call.out());
+  };
+  std::vector<double> reference(static_cast<size_t>(48 * outputs));
+  for (int64_t i = 0; i < 48; ++i) {
+    for (int64_t j = 0; j < outputs; ++j) {
+      double sum = at(bias, j);
+      for (int64_t p = 0; p < inputs; ++p) sum += at(x, i * inputs + p) * at(values, j * inputs + p);
+      reference[static_cast<size_t>(i * outputs + j)] = sum;
+    }
+  }
+  auto agree = [&](const std::vector<double>& y) {
+    bool same = y.size() == reference.size();
+    for (size_t i = 0; same && i < y.size(); ++i) same = std::abs(y[i] - reference[i]) <= 1e-5 + 1e-5 * std::abs(reference[i]);
+    return same;
+  };
+  EXPECT_TRUE(agree(linear()));
+  EXPECT_EQ(present_pages(weights_at, weight_bytes), 0) << "the packed copy serves; the file's pages were kept";
+  EXPECT_EQ(present_pages(mapping, page), 1) << "the page before the weights is not theirs";
+  EXPECT_TRUE(agree(linear())) << "the kept packing";
+  EXPECT_EQ(std::memcmp(weights_at, values.data<float>(), weight_bytes), 0) << "read back from the file";
+
+  // Memory that is not a file mapping keeps its pages and contents.
+  std::vector<float> owned(values.data<float>(), values.data<float>() + values.numel());
+  for (const auto& other : {Storage::borrow_constant(owned.data(), weight_bytes, nullptr),
+                            Storage::borrow(owned.data(), weight_bytes, nullptr)}) {
+    EXPECT_FALSE(other->file_mapping());
+    other->release_pages(owned.data(), weight_bytes);
+    EXPECT_EQ(std::memcmp(owned.data(), values.data<float>(), weight_bytes), 0);
   }
 }
 

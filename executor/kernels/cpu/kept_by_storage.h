@@ -35,8 +35,10 @@ class KeptByStorage {
   }
 
   // Keeps `value` (of `bytes`) for `key` and returns what is kept: another thread's value when it
-  // kept one from the same sources first, or `value` itself when kept or past the bound.
-  Value keep(const Key& key, const Sources& sources, Value value, size_t bytes) {
+  // kept one from the same sources first, or `value` itself when kept or past the bound. `kept`,
+  // when given, says whether a value is now kept for `key` (false past the bound).
+  Value keep(const Key& key, const Sources& sources, Value value, size_t bytes, bool* kept = nullptr) {
+    if (kept != nullptr) *kept = false;
     std::lock_guard<std::mutex> lock(mutex_);
     for (auto it = entries_.begin(); it != entries_.end();) {  // what programs since unloaded left behind
       if (expired(it->second)) {
@@ -55,9 +57,12 @@ class KeptByStorage {
     auto [at, inserted] = entries_.emplace(key, std::move(entry));
     if (inserted) {
       bytes_ += bytes;
+      if (kept != nullptr) *kept = true;
       return value;
     }
-    return current(at->second, sources) ? at->second.value : value;
+    if (!current(at->second, sources)) return value;
+    if (kept != nullptr) *kept = true;
+    return at->second.value;
   }
 
  private:

@@ -65,8 +65,12 @@ LaidOutWeights kept_weights(const void* primitive, const dnnl::memory::desc& use
   static KeptWeights kept(size_t{1} << 30);
   const auto key = std::make_pair(primitive, weight);
   if (auto found = kept.find(key, {storage})) return *found;
-  return kept.keep(key, {storage}, reordered_weights(user, chosen, weight, trailing_bytes),
-                   chosen.get_size() + trailing_bytes);
+  bool now_kept = false;
+  LaidOutWeights laid_out = kept.keep(key, {storage}, reordered_weights(user, chosen, weight, trailing_bytes),
+                                      chosen.get_size() + trailing_bytes, &now_kept);
+  // The copy serves every later call: the file's pages of these weights need not stay resident.
+  if (now_kept) storage->release_pages(weight, user.get_size());
+  return laid_out;
 }
 
 }  // namespace nrt::exec::cpu
