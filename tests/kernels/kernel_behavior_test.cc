@@ -25,6 +25,7 @@
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
 #include "core/scalar_type.h"
@@ -974,28 +975,32 @@ TEST(Linear, KeptWeightsReleaseTheirFilePages) {
   const int64_t weight_pages = static_cast<int64_t>(weight_bytes / page);
   ASSERT_EQ(present_pages(weights_at, weight_bytes), weight_pages);
 
-  auto linear = [&] {
-    Call call{"aten::linear.default", {{"input", x}, {"weight", weight}, {"bias", bias}}, {}};
+  // The product of `input`'s rows, and whether it agrees with one in double from the same values.
+  auto linear_agrees = [&](const Tensor& input) {
+    Call call{"aten::linear.default", {{"input", input}, {"weight", weight}, {"bias", bias}}, {}};
     EXPECT_TRUE(call.run().ok());
-    return every_value(call.out());
-  };
-  std::vector<double> reference(static_cast<size_t>(48 * outputs));
-  for (int64_t i = 0; i < 48; ++i) {
-    for (int64_t j = 0; j < outputs; ++j) {
-      double sum = at(bias, j);
-      for (int64_t p = 0; p < inputs; ++p) sum += at(x, i * inputs + p) * at(values, j * inputs + p);
-      reference[static_cast<size_t>(i * outputs + j)] = sum;
+    const std::vector<double> y = every_value(call.out());
+    const int64_t rows = input.sizes()[0];
+    bool same = y.size() == static_cast<size_t>(rows * outputs);
+    for (int64_t i = 0; same && i < rows; ++i) {
+      for (int64_t j = 0; same && j < outputs; ++j) {
+        double sum = at(bias, j);
+        for (int64_t p = 0; p < inputs; ++p) sum += at(input, i * inputs + p) * at(values, j * inputs + p);
+        same = std::abs(y[static_cast<size_t>(i * outputs + j)] - sum) <= 1e-5 + 1e-5 * std::abs(sum);
+      }
     }
-  }
-  auto agree = [&](const std::vector<double>& y) {
-    bool same = y.size() == reference.size();
-    for (size_t i = 0; same && i < y.size(); ++i) same = std::abs(y[i] - reference[i]) <= 1e-5 + 1e-5 * std::abs(reference[i]);
     return same;
   };
-  EXPECT_TRUE(agree(linear()));
+  EXPECT_TRUE(linear_agrees(x));
   EXPECT_EQ(present_pages(weights_at, weight_bytes), 0) << "the packed copy serves; the file's pages were kept";
   EXPECT_EQ(present_pages(mapping, page), 1) << "the page before the weights is not theirs";
-  EXPECT_TRUE(agree(linear())) << "the kept packing";
+  const size_t kept_bytes = kept_weights_bytes();
+  EXPECT_TRUE(linear_agrees(x)) << "the kept packing";
+  // Another row count builds another primitive, which shares the copy: nothing more is kept, and
+  // the file's pages are not read again.
+  EXPECT_TRUE(linear_agrees(noise({32, inputs}, 54)));
+  EXPECT_EQ(kept_weights_bytes(), kept_bytes);
+  EXPECT_EQ(present_pages(weights_at, weight_bytes), 0);
   EXPECT_EQ(std::memcmp(weights_at, values.data<float>(), weight_bytes), 0) << "read back from the file";
 
   // Memory that is not a file mapping keeps its pages and contents.

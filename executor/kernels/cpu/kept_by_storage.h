@@ -23,6 +23,12 @@ class KeptByStorage {
 
   explicit KeptByStorage(size_t max_bytes) : max_bytes_(max_bytes) {}
 
+  // The bytes of the values kept now.
+  size_t bytes() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return bytes_;
+  }
+
   // The value kept for `key` from exactly `sources`, else nullopt.
   std::optional<Value> find(const Key& key, const Sources& sources) {
     std::lock_guard<std::mutex> lock(mutex_);

@@ -176,7 +176,7 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
       p->src_in->execute(stream, user_src, src);
     }
     if (p->weights_in && weight_storage) {
-      kept = kept_weights(p.get(), p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage);
+      kept = kept_weights(p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage);
       weights = kept.memory;
     } else if (p->weights_in) {
       weights = memory(p->convolution_pd.weights_desc(), engine);

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <new>
+#include <string>
 #include <utility>
 
 #include "executor/kernels/cpu/kept_by_storage.h"
@@ -10,8 +11,24 @@
 namespace nrt::exec::cpu {
 namespace {
 
-// By primitive and weight address; at most 1 GiB.
-using KeptWeights = KeptByStorage<std::pair<const void*, const float*>, LaidOutWeights, 1>;
+// By weight address and layout (the bytes of both memory descriptors and the trailing size), not
+// by primitive: the primitives of one weight for each row count and thread count share one copy,
+// so a program run at several sequence lengths packs each weight once (keyed by primitive, it
+// kept a copy per length, up to the bound, and read the file's pages back for each). At most 1 GiB.
+using KeptWeights = KeptByStorage<std::pair<const float*, std::string>, LaidOutWeights, 1>;
+
+KeptWeights& kept_weights_table() {
+  static KeptWeights kept(size_t{1} << 30);
+  return kept;
+}
+
+std::string layout_key(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, size_t trailing_bytes) {
+  std::string key(sizeof user.data + sizeof chosen.data + sizeof trailing_bytes, '\0');
+  std::memcpy(key.data(), &user.data, sizeof user.data);
+  std::memcpy(key.data() + sizeof user.data, &chosen.data, sizeof chosen.data);
+  std::memcpy(key.data() + sizeof user.data + sizeof chosen.data, &trailing_bytes, sizeof trailing_bytes);
+  return key;
+}
 
 LaidOutWeights reordered_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
                                  size_t trailing_bytes) {
@@ -59,11 +76,10 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, onednn_engine(), wanted == 0 ? nullptr : buffer.data);
 }
 
-LaidOutWeights kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
-                            const float* weight, const std::shared_ptr<const Storage>& storage,
-                            size_t trailing_bytes) {
-  static KeptWeights kept(size_t{1} << 30);
-  const auto key = std::make_pair(primitive, weight);
+LaidOutWeights kept_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
+                            const std::shared_ptr<const Storage>& storage, size_t trailing_bytes) {
+  const auto key = std::make_pair(weight, layout_key(user, chosen, trailing_bytes));
+  KeptWeights& kept = kept_weights_table();
   if (auto found = kept.find(key, {storage})) return *found;
   bool now_kept = false;
   LaidOutWeights laid_out = kept.keep(key, {storage}, reordered_weights(user, chosen, weight, trailing_bytes),
@@ -72,5 +88,7 @@ LaidOutWeights kept_weights(const void* primitive, const dnnl::memory::desc& use
   if (now_kept) storage->release_pages(weight, user.get_size());
   return laid_out;
 }
+
+size_t kept_weights_bytes() { return kept_weights_table().bytes(); }
 
 }  // namespace nrt::exec::cpu

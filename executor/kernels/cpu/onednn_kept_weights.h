@@ -28,13 +28,16 @@ struct LaidOutWeights {
   dnnl::memory memory;
 };
 
-// `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per `primitive` (any stable address naming the primitive) and weight address
-// while `storage` lives (kept_by_storage.h; at most 1 GiB in all, past it reordered for the call).
-// `trailing_bytes` of zeros follow them in the buffer, written so that their pages are present
-// (onednn_linear.cc says why a product needs them). Once kept, the weights' own pages are released
-// (Storage::release_pages: where they are a file mapping).
-LaidOutWeights kept_weights(const void* primitive, const dnnl::memory::desc& user, const dnnl::memory::desc& chosen,
-                            const float* weight, const std::shared_ptr<const Storage>& storage,
-                            size_t trailing_bytes = 0);
+// `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per weight address and
+// layout (every primitive that chose it shares the copy) while `storage` lives (kept_by_storage.h;
+// at most 1 GiB in all, past it reordered for the call). `trailing_bytes` of zeros follow them in
+// the buffer, written so that their pages are present (onednn_linear.cc says why a product needs
+// them). Once kept, the weights' own pages are released (Storage::release_pages: where they are a
+// file mapping).
+LaidOutWeights kept_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
+                            const std::shared_ptr<const Storage>& storage, size_t trailing_bytes = 0);
+
+// The bytes kept_weights holds now, in all (tests, diagnostics).
+size_t kept_weights_bytes();
 
 }  // namespace nrt::exec::cpu

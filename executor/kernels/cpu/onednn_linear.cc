@@ -83,7 +83,7 @@ bool onednn_linear(int64_t m, int64_t n, int64_t k, const float* x, const float*
   if (!p) return false;
   try {
     const LaidOutWeights weights =
-        kept_weights(p.get(), p->user_weights, p->pd.weights_desc(), w, weight_storage, kWeightTrailingBytes);
+        kept_weights(p->user_weights, p->pd.weights_desc(), w, weight_storage, kWeightTrailingBytes);
     dnnl::engine& engine = onednn_engine();
     dnnl::stream stream(engine);
     // oneDNN takes non-const handles; it reads the inputs only.
