@@ -16,25 +16,8 @@ void resolve(void* library, const char* name, F& slot, std::vector<std::string>&
   if (slot == nullptr) missing.emplace_back(name);
 }
 
-}  // namespace
-
-Result<const CublasLt*> open_cublaslt(const std::vector<std::string>& candidates) {
-  std::string tried, reason = "no file to try", file;
-  void* library = nullptr;
-  for (const std::string& candidate : candidates) {
-    tried += (tried.empty() ? "'" : " or '") + candidate + "'";
-    // RTLD_LOCAL: its symbols stay out of the global scope, where another copy (torch's, in a
-    // Python process) may already be.
-    library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (library != nullptr) {
-      file = "'" + candidate + "'";
-      break;
-    }
-    reason = dlerror();
-  }
-  if (library == nullptr) {
-    return make_error(ErrorCode::DeviceUnavailable, "cannot load cuBLASLt (" + tried + "): " + reason);
-  }
+// The table of the library `file` opened as `library`, or why it cannot serve (closing it then).
+Result<const CublasLt*> table_of(void* library, const std::string& file) {
   auto table = std::make_unique<CublasLt>();
   std::vector<std::string> missing;
   resolve(library, "cublasLtGetVersion", table->get_version, missing);
@@ -56,17 +39,39 @@ Result<const CublasLt*> open_cublaslt(const std::vector<std::string>& candidates
     std::string names;
     for (const std::string& m : missing) names += (names.empty() ? "" : ", ") + m;
     dlclose(library);
-    return make_error(ErrorCode::DeviceUnavailable, "cuBLASLt (" + file + ") lacks " + names);
+    return make_error(ErrorCode::DeviceUnavailable, "'" + file + "' lacks " + names);
   }
   // The structs and enums nrt passes are those of the headers' major version (major * 10000 + ...).
   const size_t version = table->get_version();
   if (version / 10000 != CUBLAS_VER_MAJOR) {
     dlclose(library);
-    return make_error(ErrorCode::DeviceUnavailable, "cuBLASLt (" + file + ") is version " + std::to_string(version) +
-                                                        ", nrt was built for major version " +
-                                                        std::to_string(CUBLAS_VER_MAJOR));
+    return make_error(ErrorCode::DeviceUnavailable, "'" + file + "' is version " + std::to_string(version) +
+                                                        ", not of major version " + std::to_string(CUBLAS_VER_MAJOR));
   }
   return table.release();  // kept for the process, as the library is
+}
+
+}  // namespace
+
+Result<const CublasLt*> open_cublaslt(const std::vector<std::string>& candidates) {
+  std::string reasons;
+  for (const std::string& candidate : candidates) {
+    // RTLD_LOCAL: its symbols are reached through the table only. A process that already has the
+    // library (torch's, in a Python process) gets that one back; its major version is checked.
+    void* library = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+    std::string reason;
+    if (library == nullptr) {
+      const char* error = dlerror();
+      reason = error != nullptr ? error : "'" + candidate + "' cannot be opened";
+    } else {
+      auto table = table_of(library, candidate);
+      if (table) return table;
+      reason = table.error().message;
+    }
+    reasons += (reasons.empty() ? "" : "; ") + reason;
+  }
+  if (reasons.empty()) reasons = "no file to try";
+  return make_error(ErrorCode::DeviceUnavailable, "cannot load cuBLASLt: " + reasons);
 }
 
 std::string cublaslt_file_name() { return "libcublasLt.so." + std::to_string(CUBLAS_VER_MAJOR); }

@@ -36,15 +36,16 @@ struct CublasLt {
 
 // The library of the headers' major version (libcublasLt.so.<major>: by the usual search, then in
 // the toolkit the build used), opened once per process and kept; every later call returns the same
-// table or the same error. DeviceUnavailable (NRT-E1014) naming the file when it cannot be opened,
-// lacks an entry point, or is of another major version.
+// table or the same error. DeviceUnavailable (NRT-E1014), naming each file tried and why, when
+// none opens with every entry point at the headers' major version.
 Result<const CublasLt*> cublaslt();
 
 // The file name cublaslt() opens first ("libcublasLt.so.13").
 std::string cublaslt_file_name();
 
-// What cublaslt() does once: opens the first of `candidates` (file names or paths) that loads and
-// checks it; a table that lives, and a library that stays open, for the rest of the process.
+// What cublaslt() does once: the table of the first of `candidates` (file names or paths) that
+// opens and is cuBLASLt of the headers' major version, living (its library open) for the rest of
+// the process; else DeviceUnavailable saying why each failed.
 Result<const CublasLt*> open_cublaslt(const std::vector<std::string>& candidates);
 
 }  // namespace nrt::exec::cuda

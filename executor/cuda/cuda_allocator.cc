@@ -81,8 +81,11 @@ Status device_present(int index) {
 
 Result<std::unique_ptr<CudaContext>> make_context(int index) {
   NRT_RETURN_IF_ERROR(device_present(index));
+  // Before anything is created on the device: a failed context is made again on the next use.
+  NRT_TRY(lt, cublaslt());
   auto context = std::make_unique<CudaContext>();
   context->device = index;
+  context->lt = *lt;
   NRT_RETURN_IF_ERROR(cuda_check(cudaSetDevice(index), "cudaSetDevice"));
   NRT_RETURN_IF_ERROR(cuda_check(cudaDeviceGetAttribute(&context->multiprocessors, cudaDevAttrMultiProcessorCount, index),
                                  "cudaDeviceGetAttribute"));
@@ -92,8 +95,6 @@ Result<std::unique_ptr<CudaContext>> make_context(int index) {
   uint64_t keep_everything = UINT64_MAX;
   NRT_RETURN_IF_ERROR(cuda_check(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &keep_everything),
                                  "cudaMemPoolSetAttribute"));
-  NRT_TRY(lt, cublaslt());
-  context->lt = *lt;
   NRT_RETURN_IF_ERROR(cublas_check(context->lt->create(&context->blas), "cublasLtCreate"));
   NRT_RETURN_IF_ERROR(cuda_check(cudaMalloc(&context->blas_workspace, kBlasWorkspaceBytes), "cudaMalloc"));
   context->blas_workspace_bytes = kBlasWorkspaceBytes;

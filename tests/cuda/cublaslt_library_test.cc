@@ -78,16 +78,22 @@ TEST(CublasLtLibrary, NamesWhatCannotBeUsed) {
   const auto absent = open_cublaslt({"libcublasLt.so.0-absent", "/nonexistent/libcublasLt.so"});
   ASSERT_FALSE(absent.ok());
   EXPECT_EQ(absent.error().code, ErrorCode::DeviceUnavailable);
-  EXPECT_NE(absent.error().message.find("'libcublasLt.so.0-absent' or '/nonexistent/libcublasLt.so'"), std::string::npos)
-      << absent.error().message;
+  // Each file tried, with why it failed.
+  EXPECT_NE(absent.error().message.find("libcublasLt.so.0-absent"), std::string::npos) << absent.error().message;
+  EXPECT_NE(absent.error().message.find("; /nonexistent/libcublasLt.so"), std::string::npos) << absent.error().message;
 
   const std::string runtime = "libcudart.so." + std::to_string(CUDART_VERSION / 1000);
   const auto other = open_cublaslt({runtime});
   ASSERT_FALSE(other.ok());
   EXPECT_EQ(other.error().code, ErrorCode::DeviceUnavailable);
-  EXPECT_NE(other.error().message.find("('" + runtime + "') lacks cublasLtGetVersion, cublasLtGetStatusName"),
+  EXPECT_NE(other.error().message.find("'" + runtime + "' lacks cublasLtGetVersion, cublasLtGetStatusName"),
             std::string::npos)
       << other.error().message;
+
+  // A file that cannot serve does not stop the search: the next one is tried.
+  const auto after_runtime = open_cublaslt({runtime, cublaslt_file_name()});
+  ASSERT_TRUE(after_runtime.ok()) << after_runtime.error().to_string();
+  EXPECT_EQ((*after_runtime)->get_version() / 10000, static_cast<size_t>(CUBLAS_VER_MAJOR));
 
   EXPECT_FALSE(open_cublaslt({}).ok());
 }
