@@ -48,7 +48,7 @@ class Storage {
   // Drops the whole pages of [begin, begin + bytes) from the process's resident memory where this
   // storage is a file mapping (elsewhere does nothing: other memory would lose its contents). For
   // weights a kernel keeps a copy of (onednn_kept_weights.h): without it a program's linear
-  // weights were resident twice (BERT-base's run peaked at 716 MB, 403 without); bytes touched again
+  // weights were resident twice (BERT-base's run peaked at 699 MiB, 385 without); bytes touched again
   // are read back from the file.
   void release_pages(const void* begin, size_t bytes) const;
 

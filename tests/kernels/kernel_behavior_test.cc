@@ -15,6 +15,8 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -25,6 +27,7 @@
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/kept_by_storage.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
@@ -917,6 +920,30 @@ TEST(Linear, KeptPackedWeightsAgreeAndFollowTheirStorage) {
     ASSERT_FALSE(agree(expected_first, expected_second));
     EXPECT_TRUE(agree(linear(true), expected_second)) << "a kept packing outlived its storage";
   }
+}
+
+// Values kept from a constant storage serve another live constant storage of the same bytes (two
+// loads of one mapped file), and no storage once the first is gone and its address reused.
+TEST(KeptByStorage, SharedByLiveStoragesOfTheSameBytesOnly) {
+  KeptByStorage<int, int, 1> kept(1024);
+  std::vector<float> bytes(16, 1.0f);
+  const size_t size = bytes.size() * sizeof(float);
+  std::shared_ptr<const Storage> first = Storage::borrow_constant(bytes.data(), size, nullptr);
+  bool now_kept = false;
+  EXPECT_EQ(kept.keep(7, {first}, 42, 64, &now_kept), 42);
+  EXPECT_TRUE(now_kept);
+  const auto second = Storage::borrow_constant(bytes.data(), size, nullptr);
+  EXPECT_EQ(kept.find(7, {second}), std::optional<int>(42)) << "a live storage of the same bytes";
+  EXPECT_EQ(kept.find(7, {Storage::borrow_constant(bytes.data(), size / 2, nullptr)}), std::nullopt)
+      << "other bytes at the same address";
+  EXPECT_EQ(kept.keep(7, {first}, 43, 64, &now_kept), 43) << "that lookup dropped the entry";
+  EXPECT_EQ(kept.find(7, {Storage::borrow(bytes.data(), size, nullptr)}), std::nullopt) << "not constant";
+  EXPECT_EQ(kept.keep(7, {first}, 44, 64, &now_kept), 44);
+  first.reset();  // the storage it was kept from is gone: its address may hold other bytes now
+  EXPECT_EQ(kept.find(7, {second}), std::nullopt);
+  EXPECT_EQ(kept.keep(8, {second}, 9, 2048, &now_kept), 9);
+  EXPECT_FALSE(now_kept) << "past the bound";
+  EXPECT_EQ(kept.bytes(), 0u);
 }
 
 // How many of the pages of [begin, begin + bytes) are mapped into this process now (bit 63 of

@@ -1,7 +1,8 @@
 // Values derived from constant storages (Storage::constant(): a loaded program's weights), kept
 // while every storage they came from lives: oneDNN's reordered weights (onednn_kept_weights.h),
 // folded batch norms (batch_norm_folding.h). Entries hold their sources weakly, so that a storage
-// freed and replaced at the same address never reuses an entry: such an entry is replaced, and
+// freed and replaced at the same address never reuses an entry (another storage of the same bytes
+// may while the first lives: both are constant, so the bytes are one): such an entry is replaced, and
 // the ones whose sources are gone are swept when something new is kept. At most `max_bytes` are
 // kept; past that, `keep` keeps nothing and hands the value back for one use. Thread-safe.
 #pragma once
@@ -79,9 +80,18 @@ class KeptByStorage {
     size_t bytes = 0;
   };
 
+  // Kept from these sources, or from live constant storages of the same bytes: two loads of one
+  // mapped file (two executors, a subgraph and its parent) view the same bytes while both live, and
+  // would otherwise replace each other's entry on every call.
   static bool current(const Entry& entry, const Sources& sources) {
     for (size_t i = 0; i < kSources; ++i) {
-      if (entry.sources[i].lock() != sources[i]) return false;
+      const std::shared_ptr<const Storage> held = entry.sources[i].lock();
+      if (held == sources[i]) continue;
+      if (held && sources[i] && held->constant() && sources[i]->constant() && held->data() == sources[i]->data() &&
+          held->bytes() == sources[i]->bytes()) {
+        continue;
+      }
+      return false;
     }
     return true;
   }

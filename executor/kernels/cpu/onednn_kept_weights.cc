@@ -85,7 +85,7 @@ LaidOutWeights kept_weights(const dnnl::memory::desc& user, const dnnl::memory::
   LaidOutWeights laid_out = kept.keep(key, {storage}, reordered_weights(user, chosen, weight, trailing_bytes),
                                       chosen.get_size() + trailing_bytes, &now_kept);
   // The copy serves every later call: the file's pages of these weights need not stay resident.
-  if (now_kept) storage->release_pages(weight, user.get_size());
+  if (now_kept && storage) storage->release_pages(weight, user.get_size());
   return laid_out;
 }
 
