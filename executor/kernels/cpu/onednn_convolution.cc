@@ -26,6 +26,7 @@ struct Primitives {
   dnnl::convolution_forward::primitive_desc convolution_pd;
   dnnl::convolution_forward convolution;
   std::optional<dnnl::reorder> src_in, weights_in, dst_out;
+  WeightLayout weights;  // user_weights as the convolution wants them (kept_weights)
   bool applies_activation = false;
 };
 
@@ -132,6 +133,7 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
   p->convolution = dnnl::convolution_forward(p->convolution_pd);
   p->src_in = reorder_if_needed(p->user_src, p->convolution_pd.src_desc());
   p->weights_in = reorder_if_needed(p->user_weights, p->convolution_pd.weights_desc());
+  p->weights = weight_layout(p->user_weights, p->convolution_pd.weights_desc());
   p->dst_out = reorder_if_needed(p->convolution_pd.dst_desc(), p->user_dst);
   return p;
 }
@@ -176,7 +178,7 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
       p->src_in->execute(stream, user_src, src);
     }
     if (p->weights_in && weight_storage) {
-      kept = kept_weights(p->user_weights, p->convolution_pd.weights_desc(), weight, weight_storage);
+      kept = kept_weights(p->weights, weight, weight_storage);
       weights = kept.memory;
     } else if (p->weights_in) {
       weights = memory(p->convolution_pd.weights_desc(), engine);

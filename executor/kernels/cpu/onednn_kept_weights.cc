@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <new>
 #include <string>
 #include <utility>
@@ -11,34 +13,24 @@
 namespace nrt::exec::cpu {
 namespace {
 
-// By weight address and layout (the bytes of both memory descriptors and the trailing size), not
-// by primitive: the primitives of one weight for each row count and thread count share one copy,
-// so a program run at several sequence lengths packs each weight once (keyed by primitive, it
-// kept a copy per length, up to the bound, and read the file's pages back for each). At most 1 GiB.
-using KeptWeights = KeptByStorage<std::pair<const float*, std::string>, LaidOutWeights, 1>;
+// By weight address and WeightLayout::id, not by primitive: a program run at several sequence
+// lengths packs each weight once (keyed by primitive, it kept a copy per length, up to the bound,
+// and read the file's pages back for each). At most 1 GiB.
+using KeptWeights = KeptByStorage<std::pair<const float*, uint64_t>, LaidOutWeights, 1>;
 
 KeptWeights& kept_weights_table() {
   static KeptWeights kept(size_t{1} << 30);
   return kept;
 }
 
-std::string layout_key(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, size_t trailing_bytes) {
-  std::string key(sizeof user.data + sizeof chosen.data + sizeof trailing_bytes, '\0');
-  std::memcpy(key.data(), &user.data, sizeof user.data);
-  std::memcpy(key.data() + sizeof user.data, &chosen.data, sizeof chosen.data);
-  std::memcpy(key.data() + sizeof user.data + sizeof chosen.data, &trailing_bytes, sizeof trailing_bytes);
-  return key;
-}
-
-LaidOutWeights reordered_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
-                                 size_t trailing_bytes) {
+LaidOutWeights reordered_weights(const WeightLayout& layout, const float* weight) {
   dnnl::engine& engine = onednn_engine();
-  const size_t bytes = (chosen.get_size() + 63) / 64 * 64 + trailing_bytes;
+  const size_t bytes = (layout.chosen.get_size() + 63) / 64 * 64 + layout.trailing_bytes;
   std::shared_ptr<void> buffer(std::aligned_alloc(64, bytes), std::free);
   if (!buffer) throw std::bad_alloc();
   std::memset(buffer.get(), 0, bytes);  // the trailing pages present, not only reserved
-  dnnl::memory from(user, engine, const_cast<float*>(weight));  // read only
-  dnnl::memory to(chosen, engine, buffer.get());
+  dnnl::memory from(layout.user, engine, const_cast<float*>(weight));  // read only
+  dnnl::memory to(layout.chosen, engine, buffer.get());
   dnnl::stream stream(engine);
   dnnl::reorder(from, to).execute(stream, from, to);
   stream.wait();
@@ -76,16 +68,28 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, onednn_engine(), wanted == 0 ? nullptr : buffer.data);
 }
 
-LaidOutWeights kept_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
-                            const std::shared_ptr<const Storage>& storage, size_t trailing_bytes) {
-  const auto key = std::make_pair(weight, layout_key(user, chosen, trailing_bytes));
+WeightLayout weight_layout(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, size_t trailing_bytes) {
+  // The descriptors are plain data (oneDNN 2.6's dnnl_memory_desc_t): equal bytes, equal layouts.
+  std::string bytes(sizeof user.data + sizeof chosen.data + sizeof trailing_bytes, '\0');
+  std::memcpy(bytes.data(), &user.data, sizeof user.data);
+  std::memcpy(bytes.data() + sizeof user.data, &chosen.data, sizeof chosen.data);
+  std::memcpy(bytes.data() + sizeof user.data + sizeof chosen.data, &trailing_bytes, sizeof trailing_bytes);
+  static std::mutex mutex;
+  static std::map<std::string, uint64_t> ids;
+  std::lock_guard<std::mutex> lock(mutex);
+  const uint64_t id = ids.emplace(std::move(bytes), ids.size()).first->second;
+  return {user, chosen, trailing_bytes, id};
+}
+
+LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, const std::shared_ptr<const Storage>& storage) {
+  const auto key = std::make_pair(weight, layout.id);
   KeptWeights& kept = kept_weights_table();
   if (auto found = kept.find(key, {storage})) return *found;
   bool now_kept = false;
-  LaidOutWeights laid_out = kept.keep(key, {storage}, reordered_weights(user, chosen, weight, trailing_bytes),
-                                      chosen.get_size() + trailing_bytes, &now_kept);
+  LaidOutWeights laid_out = kept.keep(key, {storage}, reordered_weights(layout, weight),
+                                      layout.chosen.get_size() + layout.trailing_bytes, &now_kept);
   // The copy serves every later call: the file's pages of these weights need not stay resident.
-  if (now_kept && storage) storage->release_pages(weight, user.get_size());
+  if (now_kept && storage) storage->release_pages(weight, layout.user.get_size());
   return laid_out;
 }
 

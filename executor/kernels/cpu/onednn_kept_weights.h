@@ -4,6 +4,7 @@
 // (resnet18's 512-channel 3x3 weights: 0.8 ms a call; BERT's 768x3072 products 12% faster packed).
 #pragma once
 
+#include <cstdint>
 #include <memory>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -28,14 +29,22 @@ struct LaidOutWeights {
   dnnl::memory memory;
 };
 
-// `weight`'s bytes (laid out as `user`) in the layout `chosen`, kept per weight address and
-// layout (every primitive that chose it shares the copy) while `storage` lives (kept_by_storage.h;
-// at most 1 GiB in all, past it reordered for the call). `trailing_bytes` of zeros follow them in
-// the buffer, written so that their pages are present (onednn_linear.cc says why a product needs
-// them). Once kept, the weights' own pages are released (Storage::release_pages: where they are a
-// file mapping).
-LaidOutWeights kept_weights(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, const float* weight,
-                            const std::shared_ptr<const Storage>& storage, size_t trailing_bytes = 0);
+// How a primitive wants its weights: from `user` to `chosen`, with `trailing_bytes` of zeros after
+// them in the buffer, written so that their pages are present (onednn_linear.cc says why a product
+// needs them). `id` is the same for equal layouts: kept_weights keys its copies by it, so the
+// primitives of one weight for each row count and thread count share one copy. Made once per
+// primitive (weight_layout compares the descriptors then, not on every call).
+struct WeightLayout {
+  dnnl::memory::desc user, chosen;
+  size_t trailing_bytes = 0;
+  uint64_t id = 0;
+};
+WeightLayout weight_layout(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, size_t trailing_bytes = 0);
+
+// `weight`'s bytes in `layout`, kept per weight address and layout while `storage` lives
+// (kept_by_storage.h; at most 1 GiB in all, past it reordered for the call). Once kept, the
+// weights' own pages are released (Storage::release_pages: where they are a file mapping).
+LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, const std::shared_ptr<const Storage>& storage);
 
 // The bytes kept_weights holds now, in all (tests, diagnostics).
 size_t kept_weights_bytes();

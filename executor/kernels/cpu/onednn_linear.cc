@@ -16,9 +16,10 @@ using dnnl::memory;
 using Tag = memory::format_tag;
 
 struct Product {
-  memory::desc x, user_weights, bias, y;
+  memory::desc x, bias, y;
   dnnl::matmul::primitive_desc pd;
   dnnl::matmul matmul;
+  WeightLayout weights;  // the program's w as pd wants it (kept_weights)
 };
 
 // Where oneDNN chooses a plain layout for the weights (its gemm-based matmul, on CPUs without
@@ -41,7 +42,7 @@ std::shared_ptr<const Product> build(int64_t m, int64_t n, int64_t k, bool has_b
   const auto f32 = memory::data_type::f32;
   auto p = std::make_shared<Product>();
   p->x = memory::desc({m, k}, f32, Tag::ab);
-  p->user_weights = memory::desc({k, n}, f32, Tag::ba);  // w [n, k] row-major is w^T column-major
+  const memory::desc user_weights({k, n}, f32, Tag::ba);  // w [n, k] row-major is w^T column-major
   p->bias = memory::desc({1, n}, f32, Tag::ab);
   p->y = memory::desc({m, n}, f32, Tag::ab);
   auto primitive_desc = [&](const memory::desc& weights) {
@@ -53,6 +54,7 @@ std::shared_ptr<const Product> build(int64_t m, int64_t n, int64_t k, bool has_b
     p->pd = primitive_desc(memory::desc({k, n}, f32, memory::dims{n + kPlainRowPadding, 1}));
   }
   p->matmul = dnnl::matmul(p->pd);
+  p->weights = weight_layout(user_weights, p->pd.weights_desc(), kWeightTrailingBytes);
   return p;
 }
 
@@ -82,8 +84,7 @@ bool onednn_linear(int64_t m, int64_t n, int64_t k, const float* x, const float*
   const auto p = product_for(m, n, k, bias != nullptr, threads);
   if (!p) return false;
   try {
-    const LaidOutWeights weights =
-        kept_weights(p->user_weights, p->pd.weights_desc(), w, weight_storage, kWeightTrailingBytes);
+    const LaidOutWeights weights = kept_weights(p->weights, w, weight_storage);
     dnnl::engine& engine = onednn_engine();
     dnnl::stream stream(engine);
     // oneDNN takes non-const handles; it reads the inputs only.
