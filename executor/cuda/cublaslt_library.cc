@@ -3,7 +3,6 @@
 #include <dlfcn.h>
 
 #include <memory>
-#include <utility>
 #include <vector>
 
 namespace nrt::exec::cuda {

@@ -1,8 +1,8 @@
 #include "executor/cuda/cuda_status.h"
 
-#include "executor/cuda/cublaslt_library.h"
-
 #include <string>
+
+#include "executor/cuda/cublaslt_library.h"
 
 namespace nrt::exec::cuda {
 

@@ -875,6 +875,27 @@ TEST(Convolution, KeptFoldedWeightsFollowEveryStorage) {
   EXPECT_TRUE(clipped) << "relu applied";
 }
 
+// linear's y = x w^T + bias in double, x [m, k], w [n, k] the floats at `w`, bias [n].
+std::vector<double> linear_in_double(const Tensor& x, const float* w, const Tensor& bias) {
+  const int64_t m = x.sizes()[0], k = x.sizes()[1], n = bias.sizes()[0];
+  std::vector<double> y(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      double sum = at(bias, j);
+      for (int64_t p = 0; p < k; ++p) sum += at(x, i * k + p) * double(w[j * k + p]);
+      y[static_cast<size_t>(i * n + j)] = sum;
+    }
+  }
+  return y;
+}
+
+// Whether `got` agrees with `want` within 1e-5, absolute plus relative.
+bool agree(const std::vector<double>& got, const std::vector<double>& want) {
+  bool same = got.size() == want.size();
+  for (size_t i = 0; same && i < got.size(); ++i) same = std::abs(got[i] - want[i]) <= 1e-5 + 1e-5 * std::abs(want[i]);
+  return same;
+}
+
 // linear with a loaded program's weights (a constant storage) runs oneDNN's product with them
 // packed once (onednn_linear.h): it agrees with the product of the same bytes in a storage nothing
 // is kept for, and a storage refilled at the same address gets the new answer. 1024 outputs make
@@ -894,25 +915,8 @@ TEST(Linear, KeptPackedWeightsAgreeAndFollowTheirStorage) {
       EXPECT_TRUE(call.run().ok());
       return every_value(call.out());
     };
-    auto agree = [](const std::vector<double>& a, const std::vector<double>& b) {
-      bool same = a.size() == b.size();
-      for (size_t i = 0; same && i < a.size(); ++i) same = std::abs(a[i] - b[i]) <= 1e-5 + 1e-5 * std::abs(b[i]);
-      return same;
-    };
-    // The product in double, from the bytes themselves.
-    auto reference = [&] {
-      std::vector<double> y(static_cast<size_t>(48 * outputs));
-      for (int64_t i = 0; i < 48; ++i) {
-        for (int64_t j = 0; j < outputs; ++j) {
-          double sum = at(bias, j);
-          for (int64_t p = 0; p < 128; ++p) sum += at(x, i * 128 + p) * double(bytes[static_cast<size_t>(j * 128 + p)]);
-          y[static_cast<size_t>(i * outputs + j)] = sum;
-        }
-      }
-      return y;
-    };
     const std::vector<double> expected_first = linear(false);
-    EXPECT_TRUE(agree(expected_first, reference()));
+    EXPECT_TRUE(agree(expected_first, linear_in_double(x, bytes.data(), bias))) << "the product in double, from the bytes";
     EXPECT_TRUE(agree(linear(true), expected_first));
     EXPECT_TRUE(agree(linear(true), expected_first)) << "the kept packing";
     std::copy(second.data<float>(), second.data<float>() + second.numel(), bytes.begin());
@@ -1006,17 +1010,7 @@ TEST(Linear, KeptWeightsReleaseTheirFilePages) {
   auto linear_agrees = [&](const Tensor& input) {
     Call call{"aten::linear.default", {{"input", input}, {"weight", weight}, {"bias", bias}}, {}};
     EXPECT_TRUE(call.run().ok());
-    const std::vector<double> y = every_value(call.out());
-    const int64_t rows = input.sizes()[0];
-    bool same = y.size() == static_cast<size_t>(rows * outputs);
-    for (int64_t i = 0; same && i < rows; ++i) {
-      for (int64_t j = 0; same && j < outputs; ++j) {
-        double sum = at(bias, j);
-        for (int64_t p = 0; p < inputs; ++p) sum += at(input, i * inputs + p) * at(values, j * inputs + p);
-        same = std::abs(y[static_cast<size_t>(i * outputs + j)] - sum) <= 1e-5 + 1e-5 * std::abs(sum);
-      }
-    }
-    return same;
+    return agree(every_value(call.out()), linear_in_double(input, values.data<float>(), bias));
   };
   EXPECT_TRUE(linear_agrees(x));
   EXPECT_EQ(present_pages(weights_at, weight_bytes), 0) << "the packed copy serves; the file's pages were kept";
