@@ -1,7 +1,8 @@
 // Threads inside ops (executor/runtime/intra_op_threads.h): parallel_for covers every index exactly
 // once in contiguous chunks, at most one per thread and none under the grain; a call made while the
 // pool runs another runs serially on its caller; unset, it runs on the caller alone; callers on
-// many threads all complete. That kernels give the same bits at any thread count is
+// many threads all complete; the chunks run on OpenMP's team (oneDNN's threads), the caller as its
+// first member. That kernels give the same bits at any thread count is
 // tests/threads_test.sh's (real models through nrt-run).
 #include <gtest/gtest.h>
 
@@ -12,6 +13,11 @@
 #include <vector>
 
 #include "executor/runtime/intra_op_threads.h"
+
+// libgomp's queries (omp.h comes with gcc only; the sanitizer builds are clang's).
+extern "C" int omp_in_parallel();
+extern "C" int omp_get_thread_num();
+extern "C" int omp_get_num_threads();
 
 namespace nrt::exec {
 namespace {
@@ -57,6 +63,31 @@ TEST(IntraOpThreads, CoversEveryIndexOnceInChunksNoSmallerThanTheGrain) {
     const Chunks small = run(150, 100);
     EXPECT_EQ(small.seen.size(), 1u);
   }
+  set_intra_op_threads(0);
+}
+
+TEST(IntraOpThreads, ChunksRunOnOpenMpsTeamWithTheCallerFirst) {
+  set_intra_op_threads(2);
+  struct Seen {
+    int in_parallel, number, team;
+    std::thread::id thread;
+  };
+  for (int repeat = 0; repeat < 20; ++repeat) {
+    std::vector<Seen> seen(2);
+    parallel_for(2, 1, [&](int64_t begin, int64_t end) {
+      ASSERT_EQ(end, begin + 1);
+      seen[static_cast<size_t>(begin)] = {omp_in_parallel(), omp_get_thread_num(), omp_get_num_threads(),
+                                          std::this_thread::get_id()};
+    });
+    for (int c = 0; c < 2; ++c) {
+      EXPECT_EQ(seen[static_cast<size_t>(c)].in_parallel, 1) << "chunk " << c;
+      EXPECT_EQ(seen[static_cast<size_t>(c)].number, c) << "chunk " << c;
+      EXPECT_EQ(seen[static_cast<size_t>(c)].team, 2) << "chunk " << c;
+    }
+    EXPECT_EQ(seen[0].thread, std::this_thread::get_id());
+    EXPECT_NE(seen[1].thread, std::this_thread::get_id());
+  }
+  EXPECT_EQ(omp_in_parallel(), 0);
   set_intra_op_threads(0);
 }
 
