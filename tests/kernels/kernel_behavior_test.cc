@@ -736,6 +736,10 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
       {"aten::mm.default", {{"self", rows}, {"mat2", columns}}, {}},
       {"aten::mul.Tensor", {{"self", big}, {"other", other}}, {}},
       {"aten::gelu.default", {{"self", big}}, {}},
+      // Split where a thread's part is not whole vectors: the last n % 8 elements of the serial
+      // loop are the only ones computed one at a time, whatever the split.
+      {"aten::gelu.default", {{"self", noise({(1 << 14) + 5}, 15)}}, {}},
+      {"aten::silu.default", {{"self", noise({(1 << 13) + 3}, 16)}}, {}},
       {"aten::conv2d.default", {{"input", image}, {"weight", weight}, {"bias", RuntimeValue{}}, {"stride", std::vector<int64_t>{1, 1}},
                                 {"padding", std::vector<int64_t>{1, 1}}}, {}},
       {"aten::conv2d.default", {{"input", image}, {"weight", depthwise}, {"bias", RuntimeValue{}}, {"stride", std::vector<int64_t>{2, 2}},
