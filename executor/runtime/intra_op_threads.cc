@@ -1,5 +1,7 @@
 #include "executor/runtime/intra_op_threads.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <atomic>
 
@@ -68,11 +70,30 @@ void run_chunks(void* data) {
 std::atomic<int> g_threads{0};
 std::atomic<bool> g_team_busy{false};
 
+// libgomp's team does not survive fork(): a child that starts a split, or a oneDNN product on
+// several threads, waits forever for members that are not there. A child forked after threads
+// were set runs its ops on the caller (as torch's children do).
+std::atomic<bool> g_team_may_exist{false};
+std::atomic<bool> g_forked_after_team{false};
+
+void note_fork_in_child() {
+  if (g_team_may_exist.load()) g_forked_after_team.store(true);
+}
+
+[[maybe_unused]] const int g_fork_handler = pthread_atfork(nullptr, nullptr, &note_fork_in_child);
+
 }  // namespace
 
-void set_intra_op_threads(int threads) { g_threads.store(std::clamp(threads, 0, 1024)); }
+void set_intra_op_threads(int threads) {
+  threads = std::clamp(threads, 0, 1024);
+  if (threads > 1) g_team_may_exist.store(true);
+  g_threads.store(threads);
+}
 
-int intra_op_threads() { return g_threads.load(std::memory_order_relaxed); }
+int intra_op_threads() {
+  const int threads = g_threads.load(std::memory_order_relaxed);
+  return g_forked_after_team.load(std::memory_order_relaxed) ? std::min(threads, 1) : threads;
+}
 
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
   if (n <= 0) return;

@@ -18,6 +18,7 @@ namespace nrt::exec {
 
 // 0: unset; 1 to 1024. OpenMP starts the team's threads on the first split.
 void set_intra_op_threads(int threads);
+// At most 1 in a child fork()ed after threads were set above 1: OpenMP's team is not there.
 int intra_op_threads();
 
 // Calls fn(begin, end) for contiguous chunks covering [0, n), at most intra_op_threads() of them

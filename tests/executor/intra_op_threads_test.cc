@@ -2,9 +2,11 @@
 // once in contiguous chunks, at most one per thread and none under the grain; a call made while the
 // pool runs another runs serially on its caller; unset, it runs on the caller alone; callers on
 // many threads all complete; the chunks run on OpenMP's team (oneDNN's threads), the caller as its
-// first member. That kernels give the same bits at any thread count is
+// first member; a child forked after a split runs on its caller rather than wait for the team. That kernels give the same bits at any thread count is
 // tests/threads_test.sh's (real models through nrt-run).
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <mutex>
@@ -88,6 +90,32 @@ TEST(IntraOpThreads, ChunksRunOnOpenMpsTeamWithTheCallerFirst) {
     EXPECT_NE(seen[1].thread, std::this_thread::get_id());
   }
   EXPECT_EQ(omp_in_parallel(), 0);
+  set_intra_op_threads(0);
+}
+
+TEST(IntraOpThreads, AChildForkedAfterASplitRunsOnItsCaller) {
+  set_intra_op_threads(2);
+  const Chunks parent = run(1000, 10);
+  ASSERT_EQ(parent.seen.size(), 2u);
+  const pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // libgomp's team is not in this process: a split here would wait for it forever.
+    alarm(20);
+    int64_t chunks = 0, covered = 0;
+    parallel_for(1000, 10, [&](int64_t begin, int64_t end) {
+      ++chunks;
+      covered += end - begin;
+    });
+    _exit(intra_op_threads() == 1 && chunks == 1 && covered == 1000 ? 0 : 1);
+  }
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status)) << "the child was ended by signal " << (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0);
+  // The parent keeps its threads.
+  EXPECT_EQ(intra_op_threads(), 2);
+  EXPECT_EQ(run(1000, 10).seen.size(), 2u);
   set_intra_op_threads(0);
 }
 
