@@ -5,15 +5,7 @@
 #include <algorithm>
 #include <atomic>
 
-// libgomp's entry points, declared here: omp.h comes with gcc only (the sanitizer builds are
-// clang's). GOMP_parallel is what gcc emits for `#pragma omp parallel`; calling it directly keeps
-// -fopenmp (and clang's libomp) out of the build.
-extern "C" {
-void GOMP_parallel(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
-int omp_get_thread_num();
-int omp_get_num_threads();
-int omp_in_parallel();
-}
+#include "executor/runtime/libgomp.h"
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)

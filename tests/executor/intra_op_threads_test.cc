@@ -1,9 +1,10 @@
 // Threads inside ops (executor/runtime/intra_op_threads.h): parallel_for covers every index exactly
-// once in contiguous chunks, at most one per thread and none under the grain; a call made while the
-// pool runs another runs serially on its caller; unset, it runs on the caller alone; callers on
-// many threads all complete; the chunks run on OpenMP's team (oneDNN's threads), the caller as its
-// first member; a child forked after a split runs on its caller rather than wait for the team. That kernels give the same bits at any thread count is
-// tests/threads_test.sh's (real models through nrt-run).
+// once in contiguous chunks, at most one per thread and none under the grain; a call made while
+// another runs runs serially on its caller; unset, it runs on the caller alone; callers on many
+// threads all complete; the chunks run on OpenMP's team (oneDNN's threads), the caller as its first
+// member; a child forked after a split runs on its caller rather than wait for the team. That
+// kernels give the same bits at any thread count is tests/threads_test.sh's (real models through
+// nrt-run).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,11 +16,7 @@
 #include <vector>
 
 #include "executor/runtime/intra_op_threads.h"
-
-// libgomp's queries (omp.h comes with gcc only; the sanitizer builds are clang's).
-extern "C" int omp_in_parallel();
-extern "C" int omp_get_thread_num();
-extern "C" int omp_get_num_threads();
+#include "executor/runtime/libgomp.h"
 
 namespace nrt::exec {
 namespace {

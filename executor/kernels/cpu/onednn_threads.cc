@@ -1,7 +1,6 @@
 #include "executor/kernels/cpu/onednn_threads.h"
 
-// libgomp's setter, declared here: omp.h comes with gcc only (the ASan build is clang's).
-extern "C" void omp_set_num_threads(int threads);
+#include "executor/runtime/libgomp.h"
 
 namespace nrt::exec::cpu {
 
