@@ -15,6 +15,7 @@
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/onednn_convolution.h"
+#include "executor/kernels/cpu/winograd_convolution.h"
 #include "executor/runtime/convolution_epilogue.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/output_slot.h"
@@ -258,9 +259,12 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     // A loaded program's weights: oneDNN may keep their reordered copy (onednn_convolution.h).
     const std::shared_ptr<const Storage> weight_storage =
         weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
-    const OneDnnOutcome outcome = onednn_convolution_forward(
-        shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
-        out.data<float>(), weight_storage);
+    // 3x3 convolutions of stride 1 by Winograd's F(2x2, 3x3) where it beats oneDNN's direct ones
+    // (winograd_convolution.h); the rest through oneDNN.
+    const auto forward = winograd_takes(shape) ? winograd_convolution_forward : onednn_convolution_forward;
+    const OneDnnOutcome outcome =
+        forward(shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
+                out.data<float>(), weight_storage);
     if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<C>(activation, out);  // NHWC is dense too
     if (outcome != OneDnnOutcome::kRefused) return;
     if (input_channels_last || output_channels_last) {

@@ -1,0 +1,227 @@
+#include "executor/kernels/cpu/winograd_convolution.h"
+
+#include <algorithm>
+#include <cstring>
+#include <tuple>
+
+#include "executor/kernels/cpu/kept_by_storage.h"
+#include "executor/kernels/cpu/onednn_kept_weights.h"
+#include "executor/kernels/cpu/winograd_parts.h"
+#include "executor/runtime/intra_op_threads.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+using winograd::kChannelBlock;
+using winograd::kTileLanes;
+
+// The transformed inputs and products of one chunk together stay under this many bytes, in the
+// second-level cache, but a chunk holds at least kChunkTiles tiles: each chunk reads all of U again
+// (256 channels: 4 MiB). Measured on resnet18's 3x3 layers (docs/PERFORMANCE.md): at 1 MiB, 64
+// channels at 56x56 took 1.36 ms, at 256 KiB 1.61 and at 2 MiB 1.49; 256 channels at 14x14 took
+// 2.46 ms in chunks of one tile row, 1.44 in one chunk.
+constexpr int64_t kChunkBytes = int64_t{1} << 20;
+constexpr int64_t kChunkTiles = 64;
+
+// U = G g G^T per channel pair with G = [[1, 0, 0], [1/2, 1/2, 1/2], [1/2, -1/2, 1/2], [0, 0, 1]],
+// laid out as winograd_parts.h's U: [16][blocks][C][width], output channel k in block k / width,
+// lane k % width (width 6 for NCHW, 16 for channels-last).
+std::shared_ptr<float[]> transform_weights(const float* weight, int64_t out_channels, int64_t channels, int64_t width) {
+  const int64_t blocks = (out_channels + width - 1) / width;
+  const size_t count = static_cast<size_t>(16 * blocks * channels * width);
+  std::shared_ptr<float[]> u(new float[count]());
+  for (int64_t k = 0; k < out_channels; ++k) {
+    const int64_t block = k / width, lane = k % width;
+    for (int64_t c = 0; c < channels; ++c) {
+      const float* g = weight + (k * channels + c) * 9;
+      float t[4][3];  // G g
+      for (int j = 0; j < 3; ++j) {
+        t[0][j] = g[j];
+        t[1][j] = 0.5f * (g[j] + g[3 + j] + g[6 + j]);
+        t[2][j] = 0.5f * (g[j] - g[3 + j] + g[6 + j]);
+        t[3][j] = g[6 + j];
+      }
+      for (int i = 0; i < 4; ++i) {
+        const float row[4] = {t[i][0], 0.5f * (t[i][0] + t[i][1] + t[i][2]), 0.5f * (t[i][0] - t[i][1] + t[i][2]),
+                              t[i][2]};
+        for (int j = 0; j < 4; ++j) {
+          u[static_cast<size_t>((((i * 4 + j) * blocks + block) * channels + c) * width + lane)] = row[j];
+        }
+      }
+    }
+  }
+  return u;
+}
+
+// By weight address, shape and layout, while the weights' storage lives; at most 1 GiB (about 2x
+// the bytes of the 3x3 weights they come from: 16 values for 9).
+using KeptTransforms = KeptByStorage<std::tuple<const float*, int64_t, int64_t, int64_t>, std::shared_ptr<float[]>, 1>;
+
+std::shared_ptr<float[]> transformed_weights(const float* weight, int64_t out_channels, int64_t channels,
+                                             int64_t width, const std::shared_ptr<const Storage>& storage) {
+  if (!storage) return transform_weights(weight, out_channels, channels, width);
+  static KeptTransforms kept(size_t{1} << 30);
+  const auto key = std::make_tuple(weight, out_channels, channels, width);
+  if (auto found = kept.find(key, {storage})) return *found;
+  const int64_t blocks = (out_channels + width - 1) / width;
+  const size_t bytes = static_cast<size_t>(16 * blocks * channels * width) * sizeof(float);
+  bool now_kept = false;
+  std::shared_ptr<float[]> u =
+      kept.keep(key, {storage}, transform_weights(weight, out_channels, channels, width), bytes, &now_kept);
+  // As for oneDNN's kept weights: the file's pages of the weights need not stay resident.
+  if (now_kept) storage->release_pages(weight, static_cast<size_t>(out_channels * channels * 9) * sizeof(float));
+  return u;
+}
+
+// [N, C, P] to [N, P, C] (to_last) or back, P positions: a convolution with one side channels-last
+// runs on channels-last tensors, the other side reordered (as oneDNN's reorders do; resnet18's
+// first convolution of a block reads NCHW, its last writes NCHW for the residual's add).
+void reorder_channels(const float* from, int64_t batches, int64_t channels, int64_t positions, bool to_last, float* to) {
+  constexpr int64_t kBlock = 16;  // 16 x 16 floats: both sides' lines in cache
+  const int64_t channel_blocks = (channels + kBlock - 1) / kBlock;
+  parallel_for(batches * channel_blocks, 4, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t n = item / channel_blocks, c0 = item % channel_blocks * kBlock;
+      const int64_t c1 = std::min(channels, c0 + kBlock);
+      const float* in = from + n * channels * positions;
+      float* out = to + n * channels * positions;
+      for (int64_t p0 = 0; p0 < positions; p0 += kBlock) {
+        const int64_t p1 = std::min(positions, p0 + kBlock);
+        for (int64_t c = c0; c < c1; ++c) {
+          for (int64_t p = p0; p < p1; ++p) {
+            if (to_last) {
+              out[p * channels + c] = in[c * positions + p];
+            } else {
+              out[c * positions + p] = in[p * channels + c];
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
+float* scratch_floats(int64_t count) {
+  const dnnl::memory::desc desc({count}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::x);
+  return static_cast<float*>(onednn_scratchpad(desc).get_data_handle());
+}
+
+}  // namespace
+
+bool winograd_takes(const OneDnnConvolution& s) {
+  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (!avx2 || s.groups != 1) return false;
+  // Channels-last moves 8 channels at a time.
+  const bool channels_last = s.input_channels_last || s.output_channels_last;
+  if (channels_last && (s.channels % 8 != 0 || s.out_channels % 8 != 0)) return false;
+  if (s.in[0] != 1 || s.kernel[0] != 1 || s.out[0] != 1 || s.pad_begin[0] != 0 || s.pad_end[0] != 0) return false;
+  for (int i = 1; i < 3; ++i) {
+    if (s.kernel[i] != 3 || s.stride[i] != 1 || s.dilation[i] != 1) return false;
+    if (s.pad_begin[i] < 0 || s.pad_begin[i] > 2 || s.pad_end[i] < 0 || s.pad_end[i] > 2) return false;
+  }
+  if (s.in[2] >= (int64_t{1} << 30)) return false;  // the input pass's lane arithmetic is 32-bit
+  // Under 8 outputs a side, a quarter or more of the tiles' outputs fall past the edge (7x7: 49 of
+  // 64 used) and oneDNN's direct convolution was as fast (resnet18's 512 channels at 7x7).
+  return s.channels >= 16 && s.out_channels >= 16 && s.batches >= 1 && s.out[1] >= 8 && s.out[2] >= 8;
+}
+
+OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const float* input, const float* weight,
+                                           const float* bias, float* output,
+                                           const std::shared_ptr<const Storage>& weight_storage) {
+  if (!winograd_takes(s)) return OneDnnOutcome::kRefused;
+  const bool channels_last = s.input_channels_last || s.output_channels_last;
+  winograd::Geometry g{};
+  g.channels = s.channels;
+  g.out_channels = s.out_channels;
+  g.in_h = s.in[1];
+  g.in_w = s.in[2];
+  g.out_h = s.out[1];
+  g.out_w = s.out[2];
+  g.pad_top = s.pad_begin[1];
+  g.pad_left = s.pad_begin[2];
+  g.tiles_h = (g.out_h + 1) / 2;
+  g.tiles_w = (g.out_w + 1) / 2;
+  g.k_blocks = (g.out_channels + kChannelBlock - 1) / kChannelBlock;
+  const int64_t k_padded = channels_last ? winograd::k_panels(g) * kTileLanes : g.k_blocks * kChannelBlock;
+
+  const std::shared_ptr<float[]> u =
+      transformed_weights(weight, g.out_channels, g.channels, channels_last ? kTileLanes : kChannelBlock, weight_storage);
+  winograd::Epilogue epilogue;
+  epilogue.bias = bias;
+  switch (s.activation.kind) {
+    case ConvolutionActivation::Kind::kRelu: epilogue.kind = 1; break;
+    case ConvolutionActivation::Kind::kClip:
+      epilogue.kind = 2;
+      epilogue.low = static_cast<float>(s.activation.min);
+      epilogue.high = static_cast<float>(s.activation.max);
+      break;
+    default: break;
+  }
+
+  // Whole tile rows per chunk (at least one); a chunk's tiles padded to whole product blocks.
+  const int64_t all_rows = s.batches * g.tiles_h;
+  const int64_t bytes_per_tile = 16 * (g.channels + k_padded) * int64_t{sizeof(float)};
+  const int64_t chunk_tiles = std::max(kChunkBytes / bytes_per_tile, kChunkTiles);
+  const int64_t chunk_rows = std::clamp<int64_t>(chunk_tiles / g.tiles_w, 1, all_rows);
+  const int64_t block = channels_last ? kChannelBlock : kTileLanes;
+  auto padded_of = [&](int64_t tiles) { return (tiles + block - 1) / block * block; };
+  const int64_t most = padded_of(chunk_rows * g.tiles_w);
+  const int64_t v_block = channels_last ? winograd::channels_last_v_xi_stride(g, most) : winograd::v_xi_stride(g, most);
+  const int64_t m_block = channels_last ? winograd::channels_last_m_xi_stride(g, most) : winograd::m_xi_stride(g, most);
+  // 8 floats past M: the NCHW output pass reads whole vectors of a tile row, up to 7 tiles past the
+  // last (it stores none of them).
+  const int64_t in_count = s.batches * g.channels * g.in_h * g.in_w, out_count = s.batches * g.out_channels * g.out_h * g.out_w;
+  const int64_t in_copy = channels_last && !s.input_channels_last ? in_count : 0;
+  const int64_t out_copy = channels_last && !s.output_channels_last ? out_count : 0;
+  float* v = scratch_floats(16 * (v_block + m_block) + 8 + in_copy + out_copy);
+  float* m = v + 16 * v_block;
+  float* const final_output = output;
+  if (in_copy > 0) {
+    float* copy = m + 16 * m_block + 8;
+    reorder_channels(input, s.batches, g.channels, g.in_h * g.in_w, true, copy);
+    input = copy;
+  }
+  if (out_copy > 0) output = m + 16 * m_block + 8 + in_copy;
+
+  for (int64_t first = 0; first < all_rows; first += chunk_rows) {
+    const int64_t rows = std::min(chunk_rows, all_rows - first), tiles = rows * g.tiles_w, padded = padded_of(tiles);
+    // The tiles past the chunk's, up to a whole block: zero, so that their products are finite.
+    for (int64_t xi = 0; xi < 16 && padded > tiles; ++xi) {
+      if (channels_last) {
+        float* past = v + xi * winograd::channels_last_v_xi_stride(g, padded) + tiles * g.channels;
+        std::fill(past, past + (padded - tiles) * g.channels, 0.0f);
+        continue;
+      }
+      for (int64_t c = 0; c < g.channels; ++c) {
+        float* lanes = v + xi * winograd::v_xi_stride(g, padded) + c * padded;
+        std::fill(lanes + tiles, lanes + padded, 0.0f);
+      }
+    }
+    if (channels_last) {
+      parallel_for(rows * (g.channels / 8), 16, [&](int64_t begin, int64_t end) {
+        winograd::transform_inputs_channels_last(g, input, first, padded, begin, end, v);
+      });
+      parallel_for(16 * winograd::k_panels(g), 1, [&](int64_t begin, int64_t end) {
+        winograd::multiply_channels_last(g, u.get(), v, padded, begin, end, m);
+      });
+      parallel_for(rows * (g.out_channels / 8), 16, [&](int64_t begin, int64_t end) {
+        winograd::transform_outputs_channels_last(g, m, first, padded, begin, end, epilogue, output);
+      });
+      continue;
+    }
+    parallel_for(g.channels * rows, 16, [&](int64_t begin, int64_t end) {
+      winograd::transform_inputs(g, input, first, rows, padded, begin, end, v);
+    });
+    parallel_for(16 * (padded / kTileLanes), 1, [&](int64_t begin, int64_t end) {
+      winograd::multiply(g, u.get(), v, padded, begin, end, m);
+    });
+    parallel_for(g.out_channels * rows, 16, [&](int64_t begin, int64_t end) {
+      winograd::transform_outputs(g, m, first, rows, padded, begin, end, epilogue, output);
+    });
+  }
+  if (out_copy > 0) reorder_channels(output, s.batches, g.out_channels, g.out_h * g.out_w, false, final_output);
+  return s.activation.kind == ConvolutionActivation::Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller
+                                                                  : OneDnnOutcome::kDone;
+}
+
+}  // namespace nrt::exec::cpu

@@ -1,0 +1,38 @@
+// Float32 3x3 convolutions of stride 1 by Winograd's minimal filtering F(2x2, 3x3) (Lavin and
+// Gray, "Fast Algorithms for Convolutional Neural Networks", 2016): each 2x2 block of outputs
+// takes 16 products per channel pair where the direct convolution takes 36, so 2.25x fewer
+// multiplications, at the cost of transforming inputs, weights and outputs. oneDNN 2.6 runs
+// Winograd on AVX-512 only; on AVX2 its direct 3x3 convolutions were the limit of resnet18
+// (docs/PERFORMANCE.md).
+//
+// The weights' transform is kept while their constant storage lives, as oneDNN's reordered
+// weights are (kept_by_storage.h); the inputs are transformed and multiplied in chunks of tile rows
+// sized to stay in cache. The products run on the intra-op threads; every output element is
+// computed by one thread in one order, so results do not depend on the thread count. The
+// transforms add rounding of the size of the direct sum's (their coefficients are 0, +-1 and
+// +-1/2).
+#pragma once
+
+#include <memory>
+
+#include "executor/kernels/cpu/onednn_convolution.h"
+#include "executor/runtime/storage.h"
+
+namespace nrt::exec::cpu {
+
+// Whether winograd_convolution_forward takes `shape`: 2-D (depth 1), 3x3, stride 1, no dilation,
+// one group, padding at most 2 on each side, at least 16 input and output channels, at least 8
+// outputs a side, a CPU with AVX2 and FMA; where either side is channels-last (as nrt's fused CNN
+// chains run: executor/runtime/convolution_fusion.h), channel counts that are multiples of 8. It
+// then runs on channels-last tensors, the other side reordered.
+bool winograd_takes(const OneDnnConvolution& shape);
+
+// The canonical 3-D form of onednn_convolution.h (input [N, C, 1, H, W], weight [K, C, 1, 3, 3],
+// bias [K] or null, output [N, K, 1, OH, OW]; the channels-last flags as there) for a shape
+// winograd_takes; refused, having written nothing, otherwise. The bias is added and
+// relu or clip applied as outputs are written; silu is left to the caller (kActivationLeftToCaller).
+OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
+                                           const float* bias, float* output,
+                                           const std::shared_ptr<const Storage>& weight_storage = nullptr);
+
+}  // namespace nrt::exec::cpu

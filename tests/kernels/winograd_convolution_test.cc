@@ -1,0 +1,248 @@
+// The Winograd F(2x2, 3x3) convolution (executor/kernels/cpu/winograd_convolution.h) against the
+// direct sum in double: every padding it takes, odd output sizes (tiles past the edge), channel
+// counts that are not whole blocks of the product kernel, batches, several chunks of tile rows,
+// the bias and each epilogue, on NCHW and on channels-last tensors; its bits at 1 and 3 threads;
+// and the shapes it refuses.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "executor/kernels/cpu/winograd_convolution.h"
+#include "executor/runtime/intra_op_threads.h"
+
+namespace nrt::exec::cpu {
+namespace {
+
+struct Case {
+  int64_t batches, channels, out_channels, height, width;
+  int64_t pad_top, pad_left, pad_bottom, pad_right;
+};
+
+OneDnnConvolution shape_of(const Case& c, ConvolutionActivation activation = {}) {
+  OneDnnConvolution s{c.batches, c.channels, c.out_channels, 1, {}, {}, {}, {}, {}, {}, {}, activation};
+  const int64_t in[3] = {1, c.height, c.width};
+  const int64_t begin[3] = {0, c.pad_top, c.pad_left}, end[3] = {0, c.pad_bottom, c.pad_right};
+  for (int i = 0; i < 3; ++i) {
+    s.in[i] = in[i];
+    s.kernel[i] = i == 0 ? 1 : 3;
+    s.stride[i] = 1;
+    s.dilation[i] = 1;
+    s.pad_begin[i] = begin[i];
+    s.pad_end[i] = end[i];
+    s.out[i] = in[i] + begin[i] + end[i] - s.kernel[i] + 1;
+  }
+  return s;
+}
+
+std::vector<float> uniform(size_t count, unsigned seed) {
+  std::mt19937 random(seed);
+  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
+  std::vector<float> values(count);
+  for (float& v : values) v = value(random);
+  return values;
+}
+
+// The convolution with its bias, summed in double.
+std::vector<double> direct(const OneDnnConvolution& s, const std::vector<float>& x, const std::vector<float>& w,
+                           const float* bias) {
+  const int64_t h = s.in[1], wd = s.in[2], oh = s.out[1], ow = s.out[2];
+  std::vector<double> y(static_cast<size_t>(s.batches * s.out_channels * oh * ow));
+  for (int64_t n = 0; n < s.batches; ++n) {
+    for (int64_t k = 0; k < s.out_channels; ++k) {
+      for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double sum = bias != nullptr ? bias[k] : 0.0;
+          for (int64_t c = 0; c < s.channels; ++c) {
+            for (int64_t ky = 0; ky < 3; ++ky) {
+              const int64_t iy = oy + ky - s.pad_begin[1];
+              if (iy < 0 || iy >= h) continue;
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                const int64_t ix = ox + kx - s.pad_begin[2];
+                if (ix < 0 || ix >= wd) continue;
+                sum += double{x[static_cast<size_t>(((n * s.channels + c) * h + iy) * wd + ix)]} *
+                       w[static_cast<size_t>(((k * s.channels + c) * 3 + ky) * 3 + kx)];
+              }
+            }
+          }
+          y[static_cast<size_t>(((n * s.out_channels + k) * oh + oy) * ow + ox)] = sum;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+size_t output_count(const OneDnnConvolution& s) {
+  return static_cast<size_t>(s.batches * s.out_channels * s.out[1] * s.out[2]);
+}
+
+TEST(WinogradConvolution, MatchesTheDirectSumOnEveryEdge) {
+  const Case cases[] = {
+      {1, 16, 16, 8, 8, 1, 1, 1, 1},       // one tile row of 4 tiles, whole blocks of 6 but for 16
+      {2, 17, 23, 9, 11, 1, 1, 1, 1},      // odd outputs both ways: the last tiles half outside
+      {1, 16, 22, 10, 13, 0, 0, 0, 0},     // no padding
+      {1, 24, 16, 9, 10, 2, 1, 0, 2},      // padding of 0, 1 and 2, unequal sides
+      {1, 16, 20, 130, 130, 1, 1, 1, 1},   // several chunks of tile rows, the last one short
+  };
+  const ConvolutionActivation none, relu{ConvolutionActivation::Kind::kRelu}, clip{ConvolutionActivation::Kind::kClip, -0.1, 0.2};
+  unsigned seed = 1;
+  for (const Case& c : cases) {
+    for (const ConvolutionActivation& activation : {none, relu, clip}) {
+      const OneDnnConvolution s = shape_of(c, activation);
+      ASSERT_TRUE(winograd_takes(s)) << "case " << seed;
+      const auto x = uniform(static_cast<size_t>(c.batches * c.channels * c.height * c.width), seed++);
+      const auto w = uniform(static_cast<size_t>(c.out_channels * c.channels * 9), seed++);
+      const auto b = uniform(static_cast<size_t>(c.out_channels), seed++);
+      const bool with_bias = activation.kind != ConvolutionActivation::Kind::kClip;  // and a null bias
+      std::vector<float> y(output_count(s), std::nanf(""));
+      ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), with_bias ? b.data() : nullptr, y.data()),
+                OneDnnOutcome::kDone);
+      const std::vector<double> want = direct(s, x, w, with_bias ? b.data() : nullptr);
+      for (size_t i = 0; i < y.size(); ++i) {
+        double expected = want[i];
+        if (activation.kind == ConvolutionActivation::Kind::kRelu) expected = std::max(expected, 0.0);
+        if (activation.kind == ConvolutionActivation::Kind::kClip) expected = std::clamp(expected, -0.1, 0.2);
+        // Sums of at most 24 * 9 products of values in [-0.5, 0.5]; a wrong transform is off by 0.01 and more.
+        ASSERT_NEAR(y[i], expected, 2e-5) << "case " << seed << ", element " << i;
+      }
+    }
+  }
+}
+
+// [N, C, H, W] values laid out channels-last ([N, H, W, C] in memory), and back.
+std::vector<float> to_channels_last(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
+  std::vector<float> y(x.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t k = 0; k < c; ++k) {
+      for (int64_t p = 0; p < plane; ++p) y[static_cast<size_t>((i * plane + p) * c + k)] = x[static_cast<size_t>((i * c + k) * plane + p)];
+    }
+  }
+  return y;
+}
+std::vector<float> from_channels_last(const std::vector<float>& y, int64_t n, int64_t c, int64_t plane) {
+  std::vector<float> x(y.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t k = 0; k < c; ++k) {
+      for (int64_t p = 0; p < plane; ++p) x[static_cast<size_t>((i * c + k) * plane + p)] = y[static_cast<size_t>((i * plane + p) * c + k)];
+    }
+  }
+  return x;
+}
+
+// Channels-last on both sides, or on one (the other reordered): the same sums, and the same bits as
+// the NCHW passes (one order of additions in both).
+TEST(WinogradConvolution, ChannelsLastMatchesTheDirectSumAndTheNchwBits) {
+  const Case cases[] = {
+      {1, 16, 16, 8, 8, 1, 1, 1, 1},
+      {2, 24, 40, 9, 11, 1, 1, 1, 1},      // odd outputs; 40 output channels: a partial panel of 16
+      {1, 16, 24, 10, 13, 0, 0, 0, 0},
+      {1, 32, 16, 9, 10, 2, 1, 0, 2},
+      {1, 16, 32, 100, 90, 1, 1, 1, 1},    // several chunks; tiles not a multiple of 6
+  };
+  unsigned seed = 101;
+  for (const Case& c : cases) {
+    for (const ConvolutionActivation& activation : {ConvolutionActivation{}, ConvolutionActivation{ConvolutionActivation::Kind::kRelu}}) {
+      OneDnnConvolution s = shape_of(c, activation);
+      const int64_t plane = c.height * c.width, out_plane = s.out[1] * s.out[2];
+      const auto x = uniform(static_cast<size_t>(c.batches * c.channels * plane), seed++);
+      const auto w = uniform(static_cast<size_t>(c.out_channels * c.channels * 9), seed++);
+      const auto b = uniform(static_cast<size_t>(c.out_channels), seed++);
+      std::vector<float> nchw(output_count(s));
+      ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), nchw.data()), OneDnnOutcome::kDone);
+      s.input_channels_last = s.output_channels_last = true;
+      ASSERT_TRUE(winograd_takes(s)) << "case " << seed;
+      const std::vector<float> x_last = to_channels_last(x, c.batches, c.channels, plane);
+      std::vector<float> y_last(output_count(s), std::nanf(""));
+      ASSERT_EQ(winograd_convolution_forward(s, x_last.data(), w.data(), b.data(), y_last.data()), OneDnnOutcome::kDone);
+      const std::vector<float> y = from_channels_last(y_last, c.batches, c.out_channels, out_plane);
+      EXPECT_EQ(std::memcmp(y.data(), nchw.data(), y.size() * sizeof(float)), 0) << "case " << seed;
+      // One side channels-last, the other NCHW.
+      s.output_channels_last = false;
+      std::vector<float> y_first(output_count(s));
+      ASSERT_EQ(winograd_convolution_forward(s, x_last.data(), w.data(), b.data(), y_first.data()), OneDnnOutcome::kDone);
+      EXPECT_EQ(std::memcmp(y_first.data(), nchw.data(), y.size() * sizeof(float)), 0) << "case " << seed;
+      s.input_channels_last = false, s.output_channels_last = true;
+      std::vector<float> y_second(output_count(s));
+      ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), y_second.data()), OneDnnOutcome::kDone);
+      EXPECT_EQ(y_second, y_last) << "case " << seed;
+      const std::vector<double> want = direct(s, x, w, b.data());
+      for (size_t i = 0; i < y.size(); ++i) {
+        const double expected = activation.kind == ConvolutionActivation::Kind::kRelu ? std::max(want[i], 0.0) : want[i];
+        ASSERT_NEAR(y[i], expected, 2e-5) << "case " << seed << ", element " << i;
+      }
+    }
+  }
+}
+
+TEST(WinogradConvolution, LeavesSiluToTheCaller) {
+  const Case c{1, 16, 18, 12, 12, 1, 1, 1, 1};
+  const OneDnnConvolution plain = shape_of(c), silu = shape_of(c, {ConvolutionActivation::Kind::kSilu});
+  const auto x = uniform(16 * 144, 41), w = uniform(18 * 16 * 9, 42), b = uniform(18, 43);
+  std::vector<float> without(output_count(plain)), with(output_count(plain));
+  ASSERT_EQ(winograd_convolution_forward(plain, x.data(), w.data(), b.data(), without.data()), OneDnnOutcome::kDone);
+  ASSERT_EQ(winograd_convolution_forward(silu, x.data(), w.data(), b.data(), with.data()),
+            OneDnnOutcome::kActivationLeftToCaller);
+  EXPECT_EQ(std::memcmp(without.data(), with.data(), without.size() * sizeof(float)), 0);
+}
+
+TEST(WinogradConvolution, ThreadCountsGiveTheSameBits) {
+  const Case c{2, 32, 40, 30, 27, 1, 1, 1, 1};
+  const auto x = uniform(static_cast<size_t>(2 * 32 * 30 * 27), 51), w = uniform(40 * 32 * 9, 52), b = uniform(40, 53);
+  for (const bool channels_last : {false, true}) {
+    OneDnnConvolution s = shape_of(c, {ConvolutionActivation::Kind::kRelu});
+    s.input_channels_last = s.output_channels_last = channels_last;
+    std::vector<float> one(output_count(s)), three(output_count(s));
+    set_intra_op_threads(1);
+    ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), one.data()), OneDnnOutcome::kDone);
+    set_intra_op_threads(3);
+    ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), three.data()), OneDnnOutcome::kDone);
+    set_intra_op_threads(0);
+    EXPECT_EQ(std::memcmp(one.data(), three.data(), one.size() * sizeof(float)), 0) << "channels-last " << channels_last;
+  }
+}
+
+TEST(WinogradConvolution, RefusesWhatItDoesNotComputeAndWritesNothing) {
+  const Case base{1, 16, 16, 12, 12, 1, 1, 1, 1};
+  ASSERT_TRUE(winograd_takes(shape_of(base)));
+  std::vector<OneDnnConvolution> refused;
+  OneDnnConvolution s = shape_of(base);
+  s.stride[1] = 2, s.out[1] = 6;
+  refused.push_back(s);
+  s = shape_of(base);
+  s.dilation[2] = 2, s.out[2] = 10;
+  refused.push_back(s);
+  s = shape_of(base);
+  s.groups = 2;
+  refused.push_back(s);
+  s = shape_of(base);
+  s.kernel[1] = s.kernel[2] = 5, s.pad_begin[1] = s.pad_begin[2] = s.pad_end[1] = s.pad_end[2] = 2;
+  refused.push_back(s);
+  s = shape_of(base);
+  s.pad_begin[2] = 3, s.out[2] = 14;
+  refused.push_back(s);
+  refused.push_back(shape_of({1, 8, 16, 12, 12, 1, 1, 1, 1}));  // too few channels
+  refused.push_back(shape_of({1, 16, 16, 7, 7, 1, 1, 1, 1}));   // too few outputs a side
+  s = shape_of({1, 20, 16, 12, 12, 1, 1, 1, 1});
+  s.input_channels_last = true;  // channels-last input, 20 channels
+  refused.push_back(s);
+  s = shape_of({1, 16, 20, 12, 12, 1, 1, 1, 1});
+  s.output_channels_last = true;  // channels-last output, 20 output channels
+  refused.push_back(s);
+  s = shape_of(base);
+  s.in[0] = s.out[0] = 2;  // three spatial dimensions
+  refused.push_back(s);
+  const auto x = uniform(16 * 144 * 2, 61), w = uniform(16 * 16 * 25, 62);
+  for (size_t i = 0; i < refused.size(); ++i) {
+    EXPECT_FALSE(winograd_takes(refused[i])) << "shape " << i;
+    std::vector<float> y(16 * 144 * 2, 7.0f);
+    EXPECT_EQ(winograd_convolution_forward(refused[i], x.data(), w.data(), nullptr, y.data()), OneDnnOutcome::kRefused);
+    EXPECT_EQ(y, std::vector<float>(16 * 144 * 2, 7.0f)) << "shape " << i;
+  }
+}
+
+}  // namespace
+}  // namespace nrt::exec::cpu
