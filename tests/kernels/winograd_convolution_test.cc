@@ -82,11 +82,11 @@ size_t output_count(const OneDnnConvolution& s) {
 
 TEST(WinogradConvolution, MatchesTheDirectSumOnEveryEdge) {
   const Case cases[] = {
-      {1, 16, 16, 8, 8, 1, 1, 1, 1},       // one tile row of 4 tiles, whole blocks of 6 but for 16
-      {2, 17, 23, 9, 11, 1, 1, 1, 1},      // odd outputs both ways: the last tiles half outside
-      {1, 16, 22, 10, 13, 0, 0, 0, 0},     // no padding
-      {1, 24, 16, 9, 10, 2, 1, 0, 2},      // padding of 0, 1 and 2, unequal sides
-      {1, 16, 20, 130, 130, 1, 1, 1, 1},   // several chunks of tile rows, the last one short
+      {1, 24, 24, 8, 8, 1, 1, 1, 1},       // one tile row of 4 tiles, whole blocks of 6
+      {2, 25, 29, 9, 11, 1, 1, 1, 1},      // odd outputs both ways: the last tiles half outside
+      {1, 24, 26, 10, 13, 0, 0, 0, 0},     // no padding
+      {1, 24, 28, 9, 10, 2, 1, 0, 2},      // padding of 0, 1 and 2, unequal sides
+      {1, 24, 28, 130, 130, 1, 1, 1, 1},   // several chunks of tile rows, the last one short
   };
   const ConvolutionActivation none, relu{ConvolutionActivation::Kind::kRelu}, clip{ConvolutionActivation::Kind::kClip, -0.1, 0.2};
   unsigned seed = 1;
@@ -106,7 +106,7 @@ TEST(WinogradConvolution, MatchesTheDirectSumOnEveryEdge) {
         double expected = want[i];
         if (activation.kind == ConvolutionActivation::Kind::kRelu) expected = std::max(expected, 0.0);
         if (activation.kind == ConvolutionActivation::Kind::kClip) expected = std::clamp(expected, -0.1, 0.2);
-        // Sums of at most 24 * 9 products of values in [-0.5, 0.5]; a wrong transform is off by 0.01 and more.
+        // Sums of at most 25 * 9 products of values in [-0.5, 0.5]; a wrong transform is off by 0.01 and more.
         ASSERT_NEAR(y[i], expected, 2e-5) << "case " << seed << ", element " << i;
       }
     }
@@ -137,11 +137,11 @@ std::vector<float> from_channels_last(const std::vector<float>& y, int64_t n, in
 // the NCHW passes (one order of additions in both).
 TEST(WinogradConvolution, ChannelsLastMatchesTheDirectSumAndTheNchwBits) {
   const Case cases[] = {
-      {1, 16, 16, 8, 8, 1, 1, 1, 1},
+      {1, 24, 24, 8, 8, 1, 1, 1, 1},
       {2, 24, 40, 9, 11, 1, 1, 1, 1},      // odd outputs; 40 output channels: a partial panel of 16
-      {1, 16, 24, 10, 13, 0, 0, 0, 0},
-      {1, 32, 16, 9, 10, 2, 1, 0, 2},
-      {1, 16, 32, 100, 90, 1, 1, 1, 1},    // several chunks; tiles not a multiple of 6
+      {1, 24, 32, 10, 13, 0, 0, 0, 0},
+      {1, 32, 24, 9, 10, 2, 1, 0, 2},
+      {1, 24, 32, 100, 90, 1, 1, 1, 1},    // several chunks; tiles not a multiple of 6
   };
   unsigned seed = 101;
   for (const Case& c : cases) {
@@ -179,9 +179,9 @@ TEST(WinogradConvolution, ChannelsLastMatchesTheDirectSumAndTheNchwBits) {
 }
 
 TEST(WinogradConvolution, LeavesSiluToTheCaller) {
-  const Case c{1, 16, 18, 12, 12, 1, 1, 1, 1};
+  const Case c{1, 24, 26, 12, 12, 1, 1, 1, 1};
   const OneDnnConvolution plain = shape_of(c), silu = shape_of(c, {ConvolutionActivation::Kind::kSilu});
-  const auto x = uniform(16 * 144, 41), w = uniform(18 * 16 * 9, 42), b = uniform(18, 43);
+  const auto x = uniform(24 * 144, 41), w = uniform(26 * 24 * 9, 42), b = uniform(26, 43);
   std::vector<float> without(output_count(plain)), with(output_count(plain));
   ASSERT_EQ(winograd_convolution_forward(plain, x.data(), w.data(), b.data(), without.data()), OneDnnOutcome::kDone);
   ASSERT_EQ(winograd_convolution_forward(silu, x.data(), w.data(), b.data(), with.data()),
@@ -206,8 +206,11 @@ TEST(WinogradConvolution, ThreadCountsGiveTheSameBits) {
 }
 
 TEST(WinogradConvolution, RefusesWhatItDoesNotComputeAndWritesNothing) {
-  const Case base{1, 16, 16, 12, 12, 1, 1, 1, 1};
+  const Case base{1, 24, 24, 12, 12, 1, 1, 1, 1};
   ASSERT_TRUE(winograd_takes(shape_of(base)));
+  OneDnnConvolution sixteen = shape_of({1, 16, 16, 12, 12, 1, 1, 1, 1});
+  sixteen.input_channels_last = sixteen.output_channels_last = true;
+  ASSERT_TRUE(winograd_takes(sixteen)) << "16 channels, channels-last";
   std::vector<OneDnnConvolution> refused;
   OneDnnConvolution s = shape_of(base);
   s.stride[1] = 2, s.out[1] = 6;
@@ -224,8 +227,11 @@ TEST(WinogradConvolution, RefusesWhatItDoesNotComputeAndWritesNothing) {
   s = shape_of(base);
   s.pad_begin[2] = 3, s.out[2] = 14;
   refused.push_back(s);
-  refused.push_back(shape_of({1, 8, 16, 12, 12, 1, 1, 1, 1}));  // too few channels
-  refused.push_back(shape_of({1, 16, 16, 7, 7, 1, 1, 1, 1}));   // too few outputs a side
+  refused.push_back(shape_of({1, 16, 24, 12, 12, 1, 1, 1, 1}));  // NCHW, 16 channels
+  s = shape_of({1, 8, 16, 12, 12, 1, 1, 1, 1});
+  s.input_channels_last = s.output_channels_last = true;  // channels-last, 8 channels
+  refused.push_back(s);
+  refused.push_back(shape_of({1, 24, 24, 7, 7, 1, 1, 1, 1}));   // too few outputs a side
   s = shape_of({1, 20, 16, 12, 12, 1, 1, 1, 1});
   s.input_channels_last = true;  // channels-last input, 20 channels
   refused.push_back(s);
@@ -235,12 +241,12 @@ TEST(WinogradConvolution, RefusesWhatItDoesNotComputeAndWritesNothing) {
   s = shape_of(base);
   s.in[0] = s.out[0] = 2;  // three spatial dimensions
   refused.push_back(s);
-  const auto x = uniform(16 * 144 * 2, 61), w = uniform(16 * 16 * 25, 62);
+  const auto x = uniform(24 * 144 * 2, 61), w = uniform(24 * 24 * 25, 62);
   for (size_t i = 0; i < refused.size(); ++i) {
     EXPECT_FALSE(winograd_takes(refused[i])) << "shape " << i;
-    std::vector<float> y(16 * 144 * 2, 7.0f);
+    std::vector<float> y(24 * 144 * 2, 7.0f);
     EXPECT_EQ(winograd_convolution_forward(refused[i], x.data(), w.data(), nullptr, y.data()), OneDnnOutcome::kRefused);
-    EXPECT_EQ(y, std::vector<float>(16 * 144 * 2, 7.0f)) << "shape " << i;
+    EXPECT_EQ(y, std::vector<float>(24 * 144 * 2, 7.0f)) << "shape " << i;
   }
 }
 

@@ -21,9 +21,9 @@
 namespace nrt::exec::cpu {
 
 // Whether winograd_convolution_forward takes `shape`: 2-D (depth 1), 3x3, stride 1, no dilation,
-// one group, padding at most 2 on each side, at least 16 input and output channels, at least 8
-// outputs a side, a CPU with AVX2 and FMA; where either side is channels-last (as nrt's fused CNN
-// chains run: executor/runtime/convolution_fusion.h), channel counts that are multiples of 8. It
+// one group, padding at most 2 on each side, at least 8 outputs a side, a CPU with AVX2 and FMA,
+// and at least 24 input and output channels; or, where either side is channels-last (as nrt's
+// fused CNN chains run: executor/runtime/convolution_fusion.h), at least 16, multiples of 8. It
 // then runs on channels-last tensors, the other side reordered.
 bool winograd_takes(const OneDnnConvolution& shape);
 
