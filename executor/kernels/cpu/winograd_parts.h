@@ -81,4 +81,13 @@ void multiply_channels_last(const Geometry& g, const float* u, const float* v, i
 void transform_outputs_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
                                      int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
 
+// F(4x4, 3x3) on channels-last tensors: tiles of 4x4 outputs from 6x6 inputs (the geometry's
+// tiles_h and tiles_w count them), 36 points where the above have 16 (xi = 6 * row + column; U, V
+// and M as above with 36 blocks; multiply_channels_last over 36 * k_panels items). Items as
+// transform_inputs_channels_last's and transform_outputs_channels_last's.
+void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
+                                        int64_t begin, int64_t end, float* v);
+void transform_outputs_4x4_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
+                                         int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
+
 }  // namespace nrt::exec::cpu::winograd

@@ -316,4 +316,90 @@ void transform_outputs_channels_last(const Geometry& g, const float* m, int64_t 
   }
 }
 
+// F(4x4, 3x3) on channels-last tensors: 6x6 inputs a tile, 36 points.
+namespace {
+
+// B^T x over six vectors, B^T = [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
+// [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]]; x and y `step` apart.
+void input_points(const __m256* x, int step, __m256* y, int y_step) {
+  const __m256 four = _mm256_set1_ps(4.0f), minus_four = _mm256_set1_ps(-4.0f), minus_five = _mm256_set1_ps(-5.0f);
+  const __m256 two = _mm256_set1_ps(2.0f);
+  const __m256 x0 = x[0], x1 = x[step], x2 = x[2 * step], x3 = x[3 * step], x4 = x[4 * step], x5 = x[5 * step];
+  y[0] = _mm256_fmadd_ps(four, x0, _mm256_fmadd_ps(minus_five, x2, x4));
+  y[y_step] = _mm256_fmadd_ps(minus_four, _mm256_add_ps(x1, x2), _mm256_add_ps(x3, x4));
+  y[2 * y_step] = _mm256_fmadd_ps(four, _mm256_sub_ps(x1, x2), _mm256_sub_ps(x4, x3));
+  y[3 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x3, x1), _mm256_sub_ps(x4, x2));
+  y[4 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x1, x3), _mm256_sub_ps(x4, x2));
+  y[5 * y_step] = _mm256_fmadd_ps(four, x1, _mm256_fmadd_ps(minus_five, x3, x5));
+}
+
+// A^T x over six vectors, A^T = [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
+// [0, 1, -1, 8, -8, 1]]; x `step` apart, y `y_step`.
+void output_points(const __m256* x, int step, __m256* y, int y_step) {
+  const __m256 a = _mm256_add_ps(x[step], x[2 * step]), b = _mm256_sub_ps(x[step], x[2 * step]);
+  const __m256 c = _mm256_add_ps(x[3 * step], x[4 * step]), d = _mm256_sub_ps(x[3 * step], x[4 * step]);
+  y[0] = _mm256_add_ps(_mm256_add_ps(x[0], a), c);
+  y[y_step] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
+  y[2 * y_step] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
+  y[3 * y_step] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), x[5 * step]);
+}
+
+}  // namespace
+
+void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
+                                        int64_t begin, int64_t end, float* v) {
+  const int64_t channels = g.channels, blocks = channels / 8, tw = g.tiles_w;
+  const int64_t xi_stride = channels_last_v_xi_stride(g, padded);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t row = first_row + item / blocks, c = 8 * (item % blocks);
+    const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
+    const float* image = input + n * g.in_h * g.in_w * channels + c;
+    float* out = v + (row - first_row) * tw * channels + c;
+    for (int64_t tx = 0; tx < tw; ++tx) {
+      __m256 d[6][6], r[6][6], t[6][6];
+      for (int i = 0; i < 6; ++i) {
+        const int64_t y = 4 * ty - g.pad_top + i;
+        for (int j = 0; j < 6; ++j) {
+          const int64_t x = 4 * tx - g.pad_left + j;
+          const bool inside = y >= 0 && y < g.in_h && x >= 0 && x < g.in_w;
+          d[i][j] = inside ? _mm256_loadu_ps(image + (y * g.in_w + x) * channels) : _mm256_setzero_ps();
+        }
+      }
+      for (int j = 0; j < 6; ++j) input_points(&d[0][j], 6, &r[0][j], 6);  // over the rows
+      for (int i = 0; i < 6; ++i) input_points(&r[i][0], 1, &t[i][0], 1);  // then the columns
+      float* to = out + tx * channels;
+      for (int xi = 0; xi < 36; ++xi) _mm256_storeu_ps(to + xi * xi_stride, t[xi / 6][xi % 6]);
+    }
+  }
+}
+
+void transform_outputs_4x4_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
+                                         int64_t begin, int64_t end, const Epilogue& epilogue, float* output) {
+  const int64_t out_channels = g.out_channels, blocks = out_channels / 8, tw = g.tiles_w;
+  const int64_t ldm = k_panels(g) * kTileLanes, xi_stride = channels_last_m_xi_stride(g, padded);
+  const __m256 low = _mm256_set1_ps(epilogue.low), high = _mm256_set1_ps(epilogue.high), zero = _mm256_setzero_ps();
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t row = first_row + item / blocks, k = 8 * (item % blocks);
+    const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
+    const float* in = m + (row - first_row) * tw * ldm + k;
+    const __m256 bias = epilogue.bias != nullptr ? _mm256_loadu_ps(epilogue.bias + k) : zero;
+    float* image = output + n * g.out_h * g.out_w * out_channels + k;
+    for (int64_t tx = 0; tx < tw; ++tx) {
+      __m256 p[6][6], r[4][6], y[4][4];
+      for (int xi = 0; xi < 36; ++xi) p[xi / 6][xi % 6] = _mm256_loadu_ps(in + tx * ldm + xi * xi_stride);
+      for (int j = 0; j < 6; ++j) output_points(&p[0][j], 6, &r[0][j], 6);  // over the rows
+      for (int i = 0; i < 4; ++i) output_points(&r[i][0], 1, &y[i][0], 1);  // then the columns
+      for (int i = 0; i < 4 && 4 * ty + i < g.out_h; ++i) {
+        for (int j = 0; j < 4 && 4 * tx + j < g.out_w; ++j) {
+          // As in transform_outputs: max and min return their second operand where either is NaN.
+          __m256 value = _mm256_add_ps(y[i][j], bias);
+          if (epilogue.kind == 1) value = _mm256_max_ps(zero, value);
+          if (epilogue.kind == 2) value = _mm256_min_ps(high, _mm256_max_ps(low, value));
+          _mm256_storeu_ps(image + ((4 * ty + i) * g.out_w + 4 * tx + j) * out_channels, value);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace nrt::exec::cpu::winograd
