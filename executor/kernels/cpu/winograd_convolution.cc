@@ -1,7 +1,6 @@
 #include "executor/kernels/cpu/winograd_convolution.h"
 
 #include <algorithm>
-#include <cstring>
 #include <tuple>
 
 #include "executor/kernels/cpu/kept_by_storage.h"
@@ -86,31 +85,13 @@ std::shared_ptr<float[]> transformed_weights(const float* weight, int64_t out_ch
   return u;
 }
 
-// [N, C, P] to [N, P, C] (to_last) or back, P positions: a convolution with one side channels-last
-// runs on channels-last tensors, the other side reordered (as oneDNN's reorders do; resnet18's
-// first convolution of a block reads NCHW, its last writes NCHW for the residual's add).
+// A convolution with one side channels-last runs on channels-last tensors, the other side
+// reordered (as oneDNN's reorders do; resnet18's first convolution of a block reads NCHW, its last
+// writes NCHW for the residual's add). In 8x8 transposes, 64 channels at 56x56 take 0.035 ms
+// either way; a plain loop over 16x16 blocks took 0.084 to channels-last and 0.176 back.
 void reorder_channels(const float* from, int64_t batches, int64_t channels, int64_t positions, bool to_last, float* to) {
-  constexpr int64_t kBlock = 16;  // 16 x 16 floats: both sides' lines in cache
-  const int64_t channel_blocks = (channels + kBlock - 1) / kBlock;
-  parallel_for(batches * channel_blocks, 4, [&](int64_t begin, int64_t end) {
-    for (int64_t item = begin; item < end; ++item) {
-      const int64_t n = item / channel_blocks, c0 = item % channel_blocks * kBlock;
-      const int64_t c1 = std::min(channels, c0 + kBlock);
-      const float* in = from + n * channels * positions;
-      float* out = to + n * channels * positions;
-      for (int64_t p0 = 0; p0 < positions; p0 += kBlock) {
-        const int64_t p1 = std::min(positions, p0 + kBlock);
-        for (int64_t c = c0; c < c1; ++c) {
-          for (int64_t p = p0; p < p1; ++p) {
-            if (to_last) {
-              out[p * channels + c] = in[c * positions + p];
-            } else {
-              out[c * positions + p] = in[p * channels + c];
-            }
-          }
-        }
-      }
-    }
+  parallel_for(batches * (channels / 8), 4, [&](int64_t begin, int64_t end) {
+    winograd::reorder_channels(from, channels, positions, to_last, begin, end, to);
   });
 }
 

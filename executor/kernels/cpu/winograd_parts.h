@@ -1,6 +1,6 @@
-// The three passes of a Winograd F(2x2, 3x3) convolution (winograd_convolution.h), over one chunk
-// of tile rows. Compiled with AVX2 and FMA (winograd_parts_avx2.cc); called only on CPUs that have
-// them.
+// The three passes of a Winograd convolution (winograd_convolution.h), over one chunk of tile
+// rows: F(2x2, 3x3) on NCHW and channels-last tensors, F(4x4, 3x3) on channels-last ones (at the
+// end). Compiled with AVX2 and FMA (winograd_parts_avx2.cc); called only on CPUs that have them.
 //
 // A tile is a 2x2 block of outputs, read from the 4x4 block of inputs around it. Tiles are
 // numbered n, then tile row, then tile column; a chunk holds whole tile rows (`rows` of them, from
@@ -26,7 +26,7 @@ struct Geometry {
   int64_t channels, out_channels;
   int64_t in_h, in_w, out_h, out_w;
   int64_t pad_top, pad_left;
-  int64_t tiles_h, tiles_w;  // ceil(out / 2)
+  int64_t tiles_h, tiles_w;  // ceil(out / outputs a tile side)
   int64_t k_blocks;          // ceil(out_channels / kChannelBlock)
 };
 
@@ -89,5 +89,11 @@ void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, i
                                         int64_t begin, int64_t end, float* v);
 void transform_outputs_4x4_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
                                          int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
+
+// [N, C, P] to [N, P, C] (to_last) or back, P positions, C a multiple of 8: items [begin, end) of
+// N * (C / 8), item i = image i / (C / 8), channels [8 (i % (C / 8)), + 8). For a convolution with
+// one side channels-last, which runs on channels-last tensors.
+void reorder_channels(const float* from, int64_t channels, int64_t positions, bool to_last, int64_t begin,
+                      int64_t end, float* to);
 
 }  // namespace nrt::exec::cpu::winograd
