@@ -113,24 +113,18 @@ TEST(WinogradConvolution, MatchesTheDirectSumOnEveryEdge) {
   }
 }
 
-// [N, C, H, W] values laid out channels-last ([N, H, W, C] in memory), and back.
-std::vector<float> to_channels_last(const std::vector<float>& x, int64_t n, int64_t c, int64_t plane) {
-  std::vector<float> y(x.size());
+// [N, C, H, W] values laid out channels-last ([N, H, W, C] in memory), or back.
+std::vector<float> relayout(const std::vector<float>& from, int64_t n, int64_t c, int64_t plane, bool to_last) {
+  std::vector<float> to(from.size());
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t k = 0; k < c; ++k) {
-      for (int64_t p = 0; p < plane; ++p) y[static_cast<size_t>((i * plane + p) * c + k)] = x[static_cast<size_t>((i * c + k) * plane + p)];
+      for (int64_t p = 0; p < plane; ++p) {
+        const auto nchw = static_cast<size_t>((i * c + k) * plane + p), last = static_cast<size_t>((i * plane + p) * c + k);
+        to[to_last ? last : nchw] = from[to_last ? nchw : last];
+      }
     }
   }
-  return y;
-}
-std::vector<float> from_channels_last(const std::vector<float>& y, int64_t n, int64_t c, int64_t plane) {
-  std::vector<float> x(y.size());
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t k = 0; k < c; ++k) {
-      for (int64_t p = 0; p < plane; ++p) x[static_cast<size_t>((i * c + k) * plane + p)] = y[static_cast<size_t>((i * plane + p) * c + k)];
-    }
-  }
-  return x;
+  return to;
 }
 
 // Channels-last on both sides, or on one (the other reordered, the same bits): the direct sum,
@@ -159,10 +153,10 @@ TEST(WinogradConvolution, ChannelsLastMatchesTheDirectSum) {
       const auto b = uniform(static_cast<size_t>(c.out_channels), seed++);
       s.input_channels_last = s.output_channels_last = true;
       ASSERT_EQ(winograd_tile(s), tile) << "case " << seed;
-      const std::vector<float> x_last = to_channels_last(x, c.batches, c.channels, plane);
+      const std::vector<float> x_last = relayout(x, c.batches, c.channels, plane, true);
       std::vector<float> y_last(output_count(s), std::nanf(""));
       ASSERT_EQ(winograd_convolution_forward(s, x_last.data(), w.data(), b.data(), y_last.data()), OneDnnOutcome::kDone);
-      const std::vector<float> y = from_channels_last(y_last, c.batches, c.out_channels, out_plane);
+      const std::vector<float> y = relayout(y_last, c.batches, c.out_channels, out_plane, false);
       const std::vector<double> want = direct(s, x, w, b.data());
       // F(4x4, 3x3) rounds more: 3e-5 at most measured over these sums of up to 48 * 9 products.
       const double tolerance = tile == 4 ? 1e-4 : 2e-5;

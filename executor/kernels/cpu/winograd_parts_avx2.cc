@@ -33,6 +33,18 @@ void store(float* to, __m256 value, int64_t count) {
   if (count & 1) _mm_store_ss(to, part);
 }
 
+// The epilogue on 8 outputs: the bias, then the activation. max and min return their second
+// operand where either is NaN, so NaN stays NaN (and -0 stays -0), as in the scalar relu and clip
+// of convolution_kernels.cc.
+__m256 finish(const Epilogue& epilogue, __m256 value, __m256 bias) {
+  value = _mm256_add_ps(value, bias);
+  if (epilogue.kind == 1) return _mm256_max_ps(_mm256_setzero_ps(), value);
+  if (epilogue.kind == 2) {
+    return _mm256_min_ps(_mm256_set1_ps(epilogue.high), _mm256_max_ps(_mm256_set1_ps(epilogue.low), value));
+  }
+  return value;
+}
+
 // Columns [8 * block, 8 * block + 8) of an input row padded by pad_left zeros on the left, and
 // zeros past its width: a masked load at the edges, which reads no byte outside the row.
 __m256 padded_columns(const float* row, int64_t width, int64_t pad_left, int64_t block) {
@@ -136,24 +148,17 @@ void multiply_block(int64_t channels, const float* a, int64_t a_row, int64_t a_s
   for (int64_t c = 0; c < channels; ++c) {
     const __m256 b0 = _mm256_loadu_ps(b + c * ldb), b1 = _mm256_loadu_ps(b + c * ldb + 8);
     const int64_t at = c * a_step;
-    __m256 ar = _mm256_broadcast_ss(a0 + at);
-    c00 = _mm256_fmadd_ps(ar, b0, c00);
-    c01 = _mm256_fmadd_ps(ar, b1, c01);
-    ar = _mm256_broadcast_ss(a1 + at);
-    c10 = _mm256_fmadd_ps(ar, b0, c10);
-    c11 = _mm256_fmadd_ps(ar, b1, c11);
-    ar = _mm256_broadcast_ss(a2 + at);
-    c20 = _mm256_fmadd_ps(ar, b0, c20);
-    c21 = _mm256_fmadd_ps(ar, b1, c21);
-    ar = _mm256_broadcast_ss(a3 + at);
-    c30 = _mm256_fmadd_ps(ar, b0, c30);
-    c31 = _mm256_fmadd_ps(ar, b1, c31);
-    ar = _mm256_broadcast_ss(a4 + at);
-    c40 = _mm256_fmadd_ps(ar, b0, c40);
-    c41 = _mm256_fmadd_ps(ar, b1, c41);
-    ar = _mm256_broadcast_ss(a5 + at);
-    c50 = _mm256_fmadd_ps(ar, b0, c50);
-    c51 = _mm256_fmadd_ps(ar, b1, c51);
+    const auto row = [&](const float* a_row, __m256& low, __m256& high) {
+      const __m256 ar = _mm256_broadcast_ss(a_row + at);
+      low = _mm256_fmadd_ps(ar, b0, low);
+      high = _mm256_fmadd_ps(ar, b1, high);
+    };
+    row(a0, c00, c01);
+    row(a1, c10, c11);
+    row(a2, c20, c21);
+    row(a3, c30, c31);
+    row(a4, c40, c41);
+    row(a5, c50, c51);
   }
   const __m256 rows[kChannelBlock][2] = {{c00, c01}, {c10, c11}, {c20, c21}, {c30, c31}, {c40, c41}, {c50, c51}};
   for (int r = 0; r < kChannelBlock; ++r) {
@@ -182,15 +187,6 @@ void transform_outputs(const Geometry& g, const float* m, int64_t first_row, int
                        int64_t begin, int64_t end, const Epilogue& epilogue, float* output) {
   const int64_t tw = g.tiles_w, xi_stride = m_xi_stride(g, stride);
   const int64_t plane = g.out_h * g.out_w;
-  const __m256 low = _mm256_set1_ps(epilogue.low), high = _mm256_set1_ps(epilogue.high), zero = _mm256_setzero_ps();
-  // Bias, then the activation; max and min return their second operand where either is NaN, so
-  // NaN stays NaN (and -0 stays -0), as in the scalar relu and clip of convolution_kernels.cc.
-  auto finish = [&](__m256 value, __m256 bias) {
-    value = _mm256_add_ps(value, bias);
-    if (epilogue.kind == 1) return _mm256_max_ps(zero, value);
-    if (epilogue.kind == 2) return _mm256_min_ps(high, _mm256_max_ps(low, value));
-    return value;
-  };
   for (int64_t item = begin; item < end; ++item) {
     const int64_t k = item / rows, row = first_row + item % rows;
     const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
@@ -210,8 +206,8 @@ void transform_outputs(const Geometry& g, const float* m, int64_t first_row, int
       const int64_t columns = g.out_w - 2 * tx;  // of this row from 2tx on
       for (int r = 0; r < (second_row ? 2 : 1); ++r) {
         const __m256* s = r == 0 ? s0 : s1;
-        const __m256 left = finish(_mm256_add_ps(_mm256_add_ps(s[0], s[1]), s[2]), bias);
-        const __m256 right = finish(_mm256_sub_ps(_mm256_sub_ps(s[1], s[2]), s[3]), bias);
+        const __m256 left = finish(epilogue, _mm256_add_ps(_mm256_add_ps(s[0], s[1]), s[2]), bias);
+        const __m256 right = finish(epilogue, _mm256_sub_ps(_mm256_sub_ps(s[1], s[2]), s[3]), bias);
         // Tile t's two columns side by side: l0 r0 l1 r1 ... l7 r7.
         const __m256 lo = _mm256_unpacklo_ps(left, right), hi = _mm256_unpackhi_ps(left, right);
         float* to = image + r * g.out_w + 2 * tx;
@@ -223,10 +219,56 @@ void transform_outputs(const Geometry& g, const float* m, int64_t first_row, int
 }
 
 // Channels-last: every vector holds 8 neighbouring channels of one position, so the transforms
-// need no shuffles and the products' rows are the tiles.
+// need no shuffles and the products' rows are the tiles. One pass per side for both tile sizes:
+// the transforms over the tile's rows, then its columns.
+namespace {
 
-void transform_inputs_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
-                                    int64_t begin, int64_t end, float* v) {
+// B^T x over kTile + 2 vectors `step` apart, into y `y_step` apart. F(2x2, 3x3): B^T = [[1, 0, -1,
+// 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]. F(4x4, 3x3): B^T = [[4, 0, -5, 0, 1, 0],
+// [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0],
+// [0, 4, 0, -5, 0, 1]].
+template <int kTile>
+void input_points(const __m256* x, int step, __m256* y, int y_step) {
+  if constexpr (kTile == 2) {
+    y[0] = _mm256_sub_ps(x[0], x[2 * step]);
+    y[y_step] = _mm256_add_ps(x[step], x[2 * step]);
+    y[2 * y_step] = _mm256_sub_ps(x[2 * step], x[step]);
+    y[3 * y_step] = _mm256_sub_ps(x[step], x[3 * step]);
+  } else {
+    const __m256 four = _mm256_set1_ps(4.0f), minus_four = _mm256_set1_ps(-4.0f), minus_five = _mm256_set1_ps(-5.0f);
+    const __m256 two = _mm256_set1_ps(2.0f);
+    const __m256 x0 = x[0], x1 = x[step], x2 = x[2 * step], x3 = x[3 * step], x4 = x[4 * step], x5 = x[5 * step];
+    y[0] = _mm256_fmadd_ps(four, x0, _mm256_fmadd_ps(minus_five, x2, x4));
+    y[y_step] = _mm256_fmadd_ps(minus_four, _mm256_add_ps(x1, x2), _mm256_add_ps(x3, x4));
+    y[2 * y_step] = _mm256_fmadd_ps(four, _mm256_sub_ps(x1, x2), _mm256_sub_ps(x4, x3));
+    y[3 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x3, x1), _mm256_sub_ps(x4, x2));
+    y[4 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x1, x3), _mm256_sub_ps(x4, x2));
+    y[5 * y_step] = _mm256_fmadd_ps(four, x1, _mm256_fmadd_ps(minus_five, x3, x5));
+  }
+}
+
+// A^T x over kTile + 2 vectors into kTile. F(2x2, 3x3): A^T = [[1, 1, 1, 0], [0, 1, -1, -1]] (the
+// NCHW pass's order of additions). F(4x4, 3x3): A^T = [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0],
+// [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]].
+template <int kTile>
+void output_points(const __m256* x, int step, __m256* y, int y_step) {
+  if constexpr (kTile == 2) {
+    y[0] = _mm256_add_ps(_mm256_add_ps(x[0], x[step]), x[2 * step]);
+    y[y_step] = _mm256_sub_ps(_mm256_sub_ps(x[step], x[2 * step]), x[3 * step]);
+  } else {
+    const __m256 a = _mm256_add_ps(x[step], x[2 * step]), b = _mm256_sub_ps(x[step], x[2 * step]);
+    const __m256 c = _mm256_add_ps(x[3 * step], x[4 * step]), d = _mm256_sub_ps(x[3 * step], x[4 * step]);
+    y[0] = _mm256_add_ps(_mm256_add_ps(x[0], a), c);
+    y[y_step] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
+    y[2 * y_step] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
+    y[3 * y_step] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), x[5 * step]);
+  }
+}
+
+template <int kTile>
+void inputs_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded, int64_t begin,
+                          int64_t end, float* v) {
+  constexpr int kSide = kTile + 2;
   const int64_t channels = g.channels, blocks = channels / 8, tw = g.tiles_w;
   const int64_t xi_stride = channels_last_v_xi_stride(g, padded);
   for (int64_t item = begin; item < end; ++item) {
@@ -235,32 +277,60 @@ void transform_inputs_channels_last(const Geometry& g, const float* input, int64
     const float* image = input + n * g.in_h * g.in_w * channels + c;
     float* out = v + (row - first_row) * tw * channels + c;
     for (int64_t tx = 0; tx < tw; ++tx) {
-      __m256 d[4][4];
-      for (int i = 0; i < 4; ++i) {
-        const int64_t y = 2 * ty - g.pad_top + i;
-        for (int j = 0; j < 4; ++j) {
-          const int64_t x = 2 * tx - g.pad_left + j;
+      __m256 d[kSide][kSide], r[kSide][kSide], t[kSide][kSide];
+      for (int i = 0; i < kSide; ++i) {
+        const int64_t y = kTile * ty - g.pad_top + i;
+        for (int j = 0; j < kSide; ++j) {
+          const int64_t x = kTile * tx - g.pad_left + j;
           const bool inside = y >= 0 && y < g.in_h && x >= 0 && x < g.in_w;
           d[i][j] = inside ? _mm256_loadu_ps(image + (y * g.in_w + x) * channels) : _mm256_setzero_ps();
         }
       }
-      // B^T d B: over the rows of the tile (d0 - d2, d1 + d2, d2 - d1, d1 - d3), then its columns.
-      __m256 r[4][4];
-      for (int j = 0; j < 4; ++j) {
-        r[0][j] = _mm256_sub_ps(d[0][j], d[2][j]);
-        r[1][j] = _mm256_add_ps(d[1][j], d[2][j]);
-        r[2][j] = _mm256_sub_ps(d[2][j], d[1][j]);
-        r[3][j] = _mm256_sub_ps(d[1][j], d[3][j]);
-      }
+      for (int j = 0; j < kSide; ++j) input_points<kTile>(&d[0][j], kSide, &r[0][j], kSide);
+      for (int i = 0; i < kSide; ++i) input_points<kTile>(&r[i][0], 1, &t[i][0], 1);
       float* to = out + tx * channels;
-      for (int i = 0; i < 4; ++i) {
-        _mm256_storeu_ps(to + (4 * i) * xi_stride, _mm256_sub_ps(r[i][0], r[i][2]));
-        _mm256_storeu_ps(to + (4 * i + 1) * xi_stride, _mm256_add_ps(r[i][1], r[i][2]));
-        _mm256_storeu_ps(to + (4 * i + 2) * xi_stride, _mm256_sub_ps(r[i][2], r[i][1]));
-        _mm256_storeu_ps(to + (4 * i + 3) * xi_stride, _mm256_sub_ps(r[i][1], r[i][3]));
+      for (int xi = 0; xi < kSide * kSide; ++xi) _mm256_storeu_ps(to + xi * xi_stride, t[xi / kSide][xi % kSide]);
+    }
+  }
+}
+
+template <int kTile>
+void outputs_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded, int64_t begin,
+                           int64_t end, const Epilogue& epilogue, float* output) {
+  constexpr int kSide = kTile + 2;
+  const int64_t out_channels = g.out_channels, blocks = out_channels / 8, tw = g.tiles_w;
+  const int64_t ldm = k_panels(g) * kTileLanes, xi_stride = channels_last_m_xi_stride(g, padded);
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t row = first_row + item / blocks, k = 8 * (item % blocks);
+    const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
+    const float* in = m + (row - first_row) * tw * ldm + k;
+    const __m256 bias = epilogue.bias != nullptr ? _mm256_loadu_ps(epilogue.bias + k) : _mm256_setzero_ps();
+    float* image = output + n * g.out_h * g.out_w * out_channels + k;
+    for (int64_t tx = 0; tx < tw; ++tx) {
+      __m256 p[kSide][kSide], r[kTile][kSide], y[kTile][kTile];
+      for (int xi = 0; xi < kSide * kSide; ++xi) p[xi / kSide][xi % kSide] = _mm256_loadu_ps(in + tx * ldm + xi * xi_stride);
+      for (int j = 0; j < kSide; ++j) output_points<kTile>(&p[0][j], kSide, &r[0][j], kSide);
+      for (int i = 0; i < kTile; ++i) output_points<kTile>(&r[i][0], 1, &y[i][0], 1);
+      for (int i = 0; i < kTile && kTile * ty + i < g.out_h; ++i) {
+        for (int j = 0; j < kTile && kTile * tx + j < g.out_w; ++j) {
+          float* to = image + ((kTile * ty + i) * g.out_w + kTile * tx + j) * out_channels;
+          _mm256_storeu_ps(to, finish(epilogue, y[i][j], bias));
+        }
       }
     }
   }
+}
+
+}  // namespace
+
+void transform_inputs_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
+                                    int64_t begin, int64_t end, float* v) {
+  inputs_channels_last<2>(g, input, first_row, padded, begin, end, v);
+}
+
+void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
+                                        int64_t begin, int64_t end, float* v) {
+  inputs_channels_last<4>(g, input, first_row, padded, begin, end, v);
 }
 
 void multiply_channels_last(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
@@ -279,127 +349,12 @@ void multiply_channels_last(const Geometry& g, const float* u, const float* v, i
 
 void transform_outputs_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
                                      int64_t begin, int64_t end, const Epilogue& epilogue, float* output) {
-  const int64_t out_channels = g.out_channels, blocks = out_channels / 8, tw = g.tiles_w;
-  const int64_t ldm = k_panels(g) * kTileLanes, xi_stride = channels_last_m_xi_stride(g, padded);
-  const __m256 low = _mm256_set1_ps(epilogue.low), high = _mm256_set1_ps(epilogue.high), zero = _mm256_setzero_ps();
-  // As in transform_outputs: max and min return their second operand where either is NaN.
-  auto finish = [&](__m256 value, __m256 bias) {
-    value = _mm256_add_ps(value, bias);
-    if (epilogue.kind == 1) return _mm256_max_ps(zero, value);
-    if (epilogue.kind == 2) return _mm256_min_ps(high, _mm256_max_ps(low, value));
-    return value;
-  };
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t row = first_row + item / blocks, k = 8 * (item % blocks);
-    const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
-    const float* in = m + (row - first_row) * tw * ldm + k;
-    const __m256 bias = epilogue.bias != nullptr ? _mm256_loadu_ps(epilogue.bias + k) : zero;
-    float* image = output + n * g.out_h * g.out_w * out_channels + k;
-    for (int64_t tx = 0; tx < tw; ++tx) {
-      // A^T M A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]: over the rows of the tile, then its columns.
-      __m256 s[2][4];
-      for (int j = 0; j < 4; ++j) {
-        const float* at = in + tx * ldm + j * xi_stride;
-        const __m256 m0 = _mm256_loadu_ps(at), m1 = _mm256_loadu_ps(at + 4 * xi_stride);
-        const __m256 m2 = _mm256_loadu_ps(at + 8 * xi_stride), m3 = _mm256_loadu_ps(at + 12 * xi_stride);
-        s[0][j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
-        s[1][j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
-      }
-      for (int r = 0; r < 2 && 2 * ty + r < g.out_h; ++r) {
-        float* to = image + ((2 * ty + r) * g.out_w + 2 * tx) * out_channels;
-        _mm256_storeu_ps(to, finish(_mm256_add_ps(_mm256_add_ps(s[r][0], s[r][1]), s[r][2]), bias));
-        if (2 * tx + 1 < g.out_w) {
-          _mm256_storeu_ps(to + out_channels, finish(_mm256_sub_ps(_mm256_sub_ps(s[r][1], s[r][2]), s[r][3]), bias));
-        }
-      }
-    }
-  }
-}
-
-// F(4x4, 3x3) on channels-last tensors: 6x6 inputs a tile, 36 points.
-namespace {
-
-// B^T x over six vectors, B^T = [[4, 0, -5, 0, 1, 0], [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0],
-// [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0], [0, 4, 0, -5, 0, 1]]; x and y `step` apart.
-void input_points(const __m256* x, int step, __m256* y, int y_step) {
-  const __m256 four = _mm256_set1_ps(4.0f), minus_four = _mm256_set1_ps(-4.0f), minus_five = _mm256_set1_ps(-5.0f);
-  const __m256 two = _mm256_set1_ps(2.0f);
-  const __m256 x0 = x[0], x1 = x[step], x2 = x[2 * step], x3 = x[3 * step], x4 = x[4 * step], x5 = x[5 * step];
-  y[0] = _mm256_fmadd_ps(four, x0, _mm256_fmadd_ps(minus_five, x2, x4));
-  y[y_step] = _mm256_fmadd_ps(minus_four, _mm256_add_ps(x1, x2), _mm256_add_ps(x3, x4));
-  y[2 * y_step] = _mm256_fmadd_ps(four, _mm256_sub_ps(x1, x2), _mm256_sub_ps(x4, x3));
-  y[3 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x3, x1), _mm256_sub_ps(x4, x2));
-  y[4 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x1, x3), _mm256_sub_ps(x4, x2));
-  y[5 * y_step] = _mm256_fmadd_ps(four, x1, _mm256_fmadd_ps(minus_five, x3, x5));
-}
-
-// A^T x over six vectors, A^T = [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0], [0, 1, 1, 4, 4, 0],
-// [0, 1, -1, 8, -8, 1]]; x `step` apart, y `y_step`.
-void output_points(const __m256* x, int step, __m256* y, int y_step) {
-  const __m256 a = _mm256_add_ps(x[step], x[2 * step]), b = _mm256_sub_ps(x[step], x[2 * step]);
-  const __m256 c = _mm256_add_ps(x[3 * step], x[4 * step]), d = _mm256_sub_ps(x[3 * step], x[4 * step]);
-  y[0] = _mm256_add_ps(_mm256_add_ps(x[0], a), c);
-  y[y_step] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
-  y[2 * y_step] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
-  y[3 * y_step] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), x[5 * step]);
-}
-
-}  // namespace
-
-void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
-                                        int64_t begin, int64_t end, float* v) {
-  const int64_t channels = g.channels, blocks = channels / 8, tw = g.tiles_w;
-  const int64_t xi_stride = channels_last_v_xi_stride(g, padded);
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t row = first_row + item / blocks, c = 8 * (item % blocks);
-    const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
-    const float* image = input + n * g.in_h * g.in_w * channels + c;
-    float* out = v + (row - first_row) * tw * channels + c;
-    for (int64_t tx = 0; tx < tw; ++tx) {
-      __m256 d[6][6], r[6][6], t[6][6];
-      for (int i = 0; i < 6; ++i) {
-        const int64_t y = 4 * ty - g.pad_top + i;
-        for (int j = 0; j < 6; ++j) {
-          const int64_t x = 4 * tx - g.pad_left + j;
-          const bool inside = y >= 0 && y < g.in_h && x >= 0 && x < g.in_w;
-          d[i][j] = inside ? _mm256_loadu_ps(image + (y * g.in_w + x) * channels) : _mm256_setzero_ps();
-        }
-      }
-      for (int j = 0; j < 6; ++j) input_points(&d[0][j], 6, &r[0][j], 6);  // over the rows
-      for (int i = 0; i < 6; ++i) input_points(&r[i][0], 1, &t[i][0], 1);  // then the columns
-      float* to = out + tx * channels;
-      for (int xi = 0; xi < 36; ++xi) _mm256_storeu_ps(to + xi * xi_stride, t[xi / 6][xi % 6]);
-    }
-  }
+  outputs_channels_last<2>(g, m, first_row, padded, begin, end, epilogue, output);
 }
 
 void transform_outputs_4x4_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
                                          int64_t begin, int64_t end, const Epilogue& epilogue, float* output) {
-  const int64_t out_channels = g.out_channels, blocks = out_channels / 8, tw = g.tiles_w;
-  const int64_t ldm = k_panels(g) * kTileLanes, xi_stride = channels_last_m_xi_stride(g, padded);
-  const __m256 low = _mm256_set1_ps(epilogue.low), high = _mm256_set1_ps(epilogue.high), zero = _mm256_setzero_ps();
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t row = first_row + item / blocks, k = 8 * (item % blocks);
-    const int64_t n = row / g.tiles_h, ty = row % g.tiles_h;
-    const float* in = m + (row - first_row) * tw * ldm + k;
-    const __m256 bias = epilogue.bias != nullptr ? _mm256_loadu_ps(epilogue.bias + k) : zero;
-    float* image = output + n * g.out_h * g.out_w * out_channels + k;
-    for (int64_t tx = 0; tx < tw; ++tx) {
-      __m256 p[6][6], r[4][6], y[4][4];
-      for (int xi = 0; xi < 36; ++xi) p[xi / 6][xi % 6] = _mm256_loadu_ps(in + tx * ldm + xi * xi_stride);
-      for (int j = 0; j < 6; ++j) output_points(&p[0][j], 6, &r[0][j], 6);  // over the rows
-      for (int i = 0; i < 4; ++i) output_points(&r[i][0], 1, &y[i][0], 1);  // then the columns
-      for (int i = 0; i < 4 && 4 * ty + i < g.out_h; ++i) {
-        for (int j = 0; j < 4 && 4 * tx + j < g.out_w; ++j) {
-          // As in transform_outputs: max and min return their second operand where either is NaN.
-          __m256 value = _mm256_add_ps(y[i][j], bias);
-          if (epilogue.kind == 1) value = _mm256_max_ps(zero, value);
-          if (epilogue.kind == 2) value = _mm256_min_ps(high, _mm256_max_ps(low, value));
-          _mm256_storeu_ps(image + ((4 * ty + i) * g.out_w + 4 * tx + j) * out_channels, value);
-        }
-      }
-    }
-  }
+  outputs_channels_last<4>(g, m, first_row, padded, begin, end, epilogue, output);
 }
 
 // Between NCHW and channels-last, 8 channels by 8 positions at a time.
