@@ -31,16 +31,20 @@ constexpr double kG4[6][3] = {{0.25, 0, 0},
                               {1.0 / 24, -1.0 / 12, 1.0 / 6},
                               {0, 0, 1}};
 
-// U = G g G^T per channel pair (in double, rounded once), laid out as winograd_parts.h's U:
-// [points][blocks][C][width], output channel k in block k / width, lane k % width (width 6 for
-// NCHW, 16 for channels-last); `tile` 2 or 4 outputs a side.
+// The floats of U: [points][blocks][C][width], output channel k in block k / width, lane k % width
+// (width 6 for NCHW, 16 for channels-last); `tile` 2 or 4 outputs a side.
+size_t transformed_count(int64_t out_channels, int64_t channels, int64_t width, int tile) {
+  const int64_t blocks = (out_channels + width - 1) / width;
+  return static_cast<size_t>((tile + 2) * (tile + 2) * blocks * channels * width);
+}
+
+// U = G g G^T per channel pair (in double, rounded once), laid out as winograd_parts.h's U.
 std::shared_ptr<float[]> transform_weights(const float* weight, int64_t out_channels, int64_t channels, int64_t width,
                                            int tile) {
   const int side = tile + 2;
   const double* g_rows = tile == 2 ? &kG2[0][0] : &kG4[0][0];
   const int64_t blocks = (out_channels + width - 1) / width;
-  const size_t count = static_cast<size_t>(side * side * blocks * channels * width);
-  std::shared_ptr<float[]> u(new float[count]());
+  std::shared_ptr<float[]> u(new float[transformed_count(out_channels, channels, width, tile)]());
   for (int64_t k = 0; k < out_channels; ++k) {
     const int64_t block = k / width, lane = k % width;
     for (int64_t c = 0; c < channels; ++c) {
@@ -75,8 +79,7 @@ std::shared_ptr<float[]> transformed_weights(const float* weight, int64_t out_ch
   static KeptTransforms kept(size_t{1} << 30);
   const auto key = std::make_tuple(weight, out_channels, channels, width, tile);
   if (auto found = kept.find(key, {storage})) return *found;
-  const int64_t blocks = (out_channels + width - 1) / width;
-  const size_t bytes = static_cast<size_t>((tile + 2) * (tile + 2) * blocks * channels * width) * sizeof(float);
+  const size_t bytes = transformed_count(out_channels, channels, width, tile) * sizeof(float);
   bool now_kept = false;
   std::shared_ptr<float[]> u =
       kept.keep(key, {storage}, transform_weights(weight, out_channels, channels, width, tile), bytes, &now_kept);
@@ -137,9 +140,10 @@ bool winograd_takes(const OneDnnConvolution& s) {
 OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const float* input, const float* weight,
                                            const float* bias, float* output,
                                            const std::shared_ptr<const Storage>& weight_storage) {
-  if (!winograd_takes(s)) return OneDnnOutcome::kRefused;
+  const int tile = winograd_tile(s);
+  if (tile == 0) return OneDnnOutcome::kRefused;
   const bool channels_last = s.input_channels_last || s.output_channels_last;
-  const int tile = large_tiles(s) ? 4 : 2, points = (tile + 2) * (tile + 2);
+  const int points = (tile + 2) * (tile + 2);
   winograd::Geometry g{};
   g.channels = s.channels;
   g.out_channels = s.out_channels;
@@ -178,11 +182,12 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
   const int64_t most = padded_of(chunk_rows * g.tiles_w);
   const int64_t v_block = channels_last ? winograd::channels_last_v_xi_stride(g, most) : winograd::v_xi_stride(g, most);
   const int64_t m_block = channels_last ? winograd::channels_last_m_xi_stride(g, most) : winograd::m_xi_stride(g, most);
-  // 8 floats past M: the NCHW output pass reads whole vectors of a tile row, up to 7 tiles past the
-  // last (it stores none of them).
+  // The side that is NCHW where the other is channels-last, reordered.
   const int64_t in_count = s.batches * g.channels * g.in_h * g.in_w, out_count = s.batches * g.out_channels * g.out_h * g.out_w;
   const int64_t in_copy = channels_last && !s.input_channels_last ? in_count : 0;
   const int64_t out_copy = channels_last && !s.output_channels_last ? out_count : 0;
+  // 8 floats past M: the NCHW output pass reads whole vectors of a tile row, up to 7 tiles past the
+  // last (it stores none of them).
   float* v = scratch_floats(points * (v_block + m_block) + 8 + in_copy + out_copy);
   float* m = v + points * v_block;
   float* const final_output = output;
@@ -209,21 +214,13 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
     }
     if (channels_last) {
       parallel_for(rows * (g.channels / 8), 16, [&](int64_t begin, int64_t end) {
-        if (tile == 4) {
-          winograd::transform_inputs_4x4_channels_last(g, input, first, padded, begin, end, v);
-        } else {
-          winograd::transform_inputs_channels_last(g, input, first, padded, begin, end, v);
-        }
+        winograd::transform_inputs_channels_last(g, tile, input, first, padded, begin, end, v);
       });
       parallel_for(points * winograd::k_panels(g), 1, [&](int64_t begin, int64_t end) {
         winograd::multiply_channels_last(g, u.get(), v, padded, begin, end, m);
       });
       parallel_for(rows * (g.out_channels / 8), 16, [&](int64_t begin, int64_t end) {
-        if (tile == 4) {
-          winograd::transform_outputs_4x4_channels_last(g, m, first, padded, begin, end, epilogue, output);
-        } else {
-          winograd::transform_outputs_channels_last(g, m, first, padded, begin, end, epilogue, output);
-        }
+        winograd::transform_outputs_channels_last(g, tile, m, first, padded, begin, end, epilogue, output);
       });
       continue;
     }

@@ -71,24 +71,18 @@ void multiply(const Geometry& g, const float* u, const float* v, int64_t stride,
 void transform_outputs(const Geometry& g, const float* m, int64_t first_row, int64_t rows, int64_t stride,
                        int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
 
-// The same passes on channels-last tensors. Inputs: items of rows * (C / 8), item i = channels
-// [8 (i % (C / 8)), + 8) of tile row first_row + i / (C / 8). Products: items of 16 * k_panels,
-// item i = xi (i / k_panels), panel i % k_panels. Outputs: items of rows * (K / 8), as the inputs'.
-void transform_inputs_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
-                                    int64_t begin, int64_t end, float* v);
+// The same passes on channels-last tensors, with tiles of `tile` (2 or 4) outputs a side. F(4x4,
+// 3x3) reads 6x6 inputs a tile (the geometry's tiles_h and tiles_w count 4x4 tiles) and has 36
+// points where F(2x2, 3x3) has 16 (xi = 6 * row + column; U, V and M as above with 36 blocks).
+// Inputs: items of rows * (C / 8), item i = channels [8 (i % (C / 8)), + 8) of tile row
+// first_row + i / (C / 8). Products: items of points * k_panels, item i = xi (i / k_panels), panel
+// i % k_panels. Outputs: items of rows * (K / 8), as the inputs'.
+void transform_inputs_channels_last(const Geometry& g, int tile, const float* input, int64_t first_row,
+                                    int64_t padded, int64_t begin, int64_t end, float* v);
 void multiply_channels_last(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
                             int64_t end, float* m);
-void transform_outputs_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
+void transform_outputs_channels_last(const Geometry& g, int tile, const float* m, int64_t first_row, int64_t padded,
                                      int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
-
-// F(4x4, 3x3) on channels-last tensors: tiles of 4x4 outputs from 6x6 inputs (the geometry's
-// tiles_h and tiles_w count them), 36 points where the above have 16 (xi = 6 * row + column; U, V
-// and M as above with 36 blocks; multiply_channels_last over 36 * k_panels items). Items as
-// transform_inputs_channels_last's and transform_outputs_channels_last's.
-void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
-                                        int64_t begin, int64_t end, float* v);
-void transform_outputs_4x4_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
-                                         int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
 
 // [N, C, P] to [N, P, C] (to_last) or back, P positions, C a multiple of 8: items [begin, end) of
 // N * (C / 8), item i = image i / (C / 8), channels [8 (i % (C / 8)), + 8). For a convolution with

@@ -70,18 +70,47 @@ void deinterleave(const float* row, int64_t width, int64_t pad_left, int64_t vec
   }
 }
 
-// B^T d over the four rows of one column group: d0 - d2, d1 + d2, d2 - d1, d1 - d3.
-struct RowPass {
-  __m256 r[4];
-  RowPass(float* const* rows, int64_t at) {
-    const __m256 d0 = _mm256_loadu_ps(rows[0] + at), d1 = _mm256_loadu_ps(rows[1] + at);
-    const __m256 d2 = _mm256_loadu_ps(rows[2] + at), d3 = _mm256_loadu_ps(rows[3] + at);
-    r[0] = _mm256_sub_ps(d0, d2);
-    r[1] = _mm256_add_ps(d1, d2);
-    r[2] = _mm256_sub_ps(d2, d1);
-    r[3] = _mm256_sub_ps(d1, d3);
+// B^T x over kTile + 2 vectors `step` apart, into y `y_step` apart. F(2x2, 3x3): B^T = [[1, 0, -1,
+// 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]. F(4x4, 3x3): B^T = [[4, 0, -5, 0, 1, 0],
+// [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0],
+// [0, 4, 0, -5, 0, 1]].
+template <int kTile>
+void input_points(const __m256* x, int step, __m256* y, int y_step) {
+  if constexpr (kTile == 2) {
+    y[0] = _mm256_sub_ps(x[0], x[2 * step]);
+    y[y_step] = _mm256_add_ps(x[step], x[2 * step]);
+    y[2 * y_step] = _mm256_sub_ps(x[2 * step], x[step]);
+    y[3 * y_step] = _mm256_sub_ps(x[step], x[3 * step]);
+  } else {
+    const __m256 four = _mm256_set1_ps(4.0f), minus_four = _mm256_set1_ps(-4.0f), minus_five = _mm256_set1_ps(-5.0f);
+    const __m256 two = _mm256_set1_ps(2.0f);
+    const __m256 x0 = x[0], x1 = x[step], x2 = x[2 * step], x3 = x[3 * step], x4 = x[4 * step], x5 = x[5 * step];
+    y[0] = _mm256_fmadd_ps(four, x0, _mm256_fmadd_ps(minus_five, x2, x4));
+    y[y_step] = _mm256_fmadd_ps(minus_four, _mm256_add_ps(x1, x2), _mm256_add_ps(x3, x4));
+    y[2 * y_step] = _mm256_fmadd_ps(four, _mm256_sub_ps(x1, x2), _mm256_sub_ps(x4, x3));
+    y[3 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x3, x1), _mm256_sub_ps(x4, x2));
+    y[4 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x1, x3), _mm256_sub_ps(x4, x2));
+    y[5 * y_step] = _mm256_fmadd_ps(four, x1, _mm256_fmadd_ps(minus_five, x3, x5));
   }
-};
+}
+
+// A^T x over kTile + 2 vectors into kTile. F(2x2, 3x3): A^T = [[1, 1, 1, 0], [0, 1, -1, -1]] (the
+// NCHW and channels-last passes share it, and so their order of additions). F(4x4, 3x3): A^T = [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0],
+// [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]].
+template <int kTile>
+void output_points(const __m256* x, int step, __m256* y, int y_step) {
+  if constexpr (kTile == 2) {
+    y[0] = _mm256_add_ps(_mm256_add_ps(x[0], x[step]), x[2 * step]);
+    y[y_step] = _mm256_sub_ps(_mm256_sub_ps(x[step], x[2 * step]), x[3 * step]);
+  } else {
+    const __m256 a = _mm256_add_ps(x[step], x[2 * step]), b = _mm256_sub_ps(x[step], x[2 * step]);
+    const __m256 c = _mm256_add_ps(x[3 * step], x[4 * step]), d = _mm256_sub_ps(x[3 * step], x[4 * step]);
+    y[0] = _mm256_add_ps(_mm256_add_ps(x[0], a), c);
+    y[y_step] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
+    y[2 * y_step] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
+    y[3 * y_step] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), x[5 * step]);
+  }
+}
 
 // Elements [1, 9) of here:next. The rows were just stored a vector at a time; a load across two of
 // those stores waits for both to complete (no store forwarding), so the shifted vector is built
@@ -119,16 +148,25 @@ void transform_inputs(const Geometry& g, const float* input, int64_t first_row, 
       }
     }
     float* out = v + c * stride + (row - first_row) * tw;
+    // B^T d B over the tile's rows, then its columns, for 8 tiles at a time.
+    auto rows_of = [&](float* const* lines, int64_t at, __m256* r) {
+      const __m256 d[4] = {_mm256_loadu_ps(lines[0] + at), _mm256_loadu_ps(lines[1] + at),
+                           _mm256_loadu_ps(lines[2] + at), _mm256_loadu_ps(lines[3] + at)};
+      input_points<2>(d, 1, r, 1);
+    };
     for (int64_t tx = 0; tx < tw; tx += 8) {
-      const RowPass e0(even, tx), o0(odd, tx), e8(even, tx + 8), o8(odd, tx + 8);
+      __m256 e0[4], o0[4], e8[4], o8[4];
+      rows_of(even, tx, e0);
+      rows_of(odd, tx, o0);
+      rows_of(even, tx + 8, e8);
+      rows_of(odd, tx + 8, o8);
       const int64_t count = tw - tx;
       for (int i = 0; i < 4; ++i) {
-        const __m256 e1 = shifted_by_one(e0.r[i], e8.r[i]), o1 = shifted_by_one(o0.r[i], o8.r[i]);
-        float* to = out + 4 * i * xi_stride + tx;
-        store(to, _mm256_sub_ps(e0.r[i], e1), count);
-        store(to + xi_stride, _mm256_add_ps(o0.r[i], e1), count);
-        store(to + 2 * xi_stride, _mm256_sub_ps(e1, o0.r[i]), count);
-        store(to + 3 * xi_stride, _mm256_sub_ps(o0.r[i], o1), count);
+        // Columns 2tx .. 2tx + 3 of each tile: even[tx], odd[tx], even[tx + 1], odd[tx + 1].
+        const __m256 columns[4] = {e0[i], o0[i], shifted_by_one(e0[i], e8[i]), shifted_by_one(o0[i], o8[i])};
+        __m256 points[4];
+        input_points<2>(columns, 1, points, 1);
+        for (int j = 0; j < 4; ++j) store(out + (4 * i + j) * xi_stride + tx, points[j], count);
       }
     }
   }
@@ -195,19 +233,15 @@ void transform_outputs(const Geometry& g, const float* m, int64_t first_row, int
     float* image = output + (n * g.out_channels + k) * plane + 2 * ty * g.out_w;
     const bool second_row = 2 * ty + 1 < g.out_h;
     for (int64_t tx = 0; tx < tw; tx += 8) {
-      // A^T M A with A^T = [[1, 1, 1, 0], [0, 1, -1, -1]]: over the rows of each tile, then its columns.
-      __m256 s0[4], s1[4];
-      for (int j = 0; j < 4; ++j) {
-        const __m256 m0 = _mm256_loadu_ps(in + j * xi_stride + tx), m1 = _mm256_loadu_ps(in + (4 + j) * xi_stride + tx);
-        const __m256 m2 = _mm256_loadu_ps(in + (8 + j) * xi_stride + tx), m3 = _mm256_loadu_ps(in + (12 + j) * xi_stride + tx);
-        s0[j] = _mm256_add_ps(_mm256_add_ps(m0, m1), m2);
-        s1[j] = _mm256_sub_ps(_mm256_sub_ps(m1, m2), m3);
-      }
+      // A^T M A over the rows of each tile, then its columns, for 8 tiles at a time.
+      __m256 p[4][4], s[2][4];
+      for (int xi = 0; xi < 16; ++xi) p[xi / 4][xi % 4] = _mm256_loadu_ps(in + xi * xi_stride + tx);
+      for (int j = 0; j < 4; ++j) output_points<2>(&p[0][j], 4, &s[0][j], 4);
       const int64_t columns = g.out_w - 2 * tx;  // of this row from 2tx on
       for (int r = 0; r < (second_row ? 2 : 1); ++r) {
-        const __m256* s = r == 0 ? s0 : s1;
-        const __m256 left = finish(epilogue, _mm256_add_ps(_mm256_add_ps(s[0], s[1]), s[2]), bias);
-        const __m256 right = finish(epilogue, _mm256_sub_ps(_mm256_sub_ps(s[1], s[2]), s[3]), bias);
+        __m256 pair[2];
+        output_points<2>(s[r], 1, pair, 1);
+        const __m256 left = finish(epilogue, pair[0], bias), right = finish(epilogue, pair[1], bias);
         // Tile t's two columns side by side: l0 r0 l1 r1 ... l7 r7.
         const __m256 lo = _mm256_unpacklo_ps(left, right), hi = _mm256_unpackhi_ps(left, right);
         float* to = image + r * g.out_w + 2 * tx;
@@ -222,48 +256,6 @@ void transform_outputs(const Geometry& g, const float* m, int64_t first_row, int
 // need no shuffles and the products' rows are the tiles. One pass per side for both tile sizes:
 // the transforms over the tile's rows, then its columns.
 namespace {
-
-// B^T x over kTile + 2 vectors `step` apart, into y `y_step` apart. F(2x2, 3x3): B^T = [[1, 0, -1,
-// 0], [0, 1, 1, 0], [0, -1, 1, 0], [0, 1, 0, -1]]. F(4x4, 3x3): B^T = [[4, 0, -5, 0, 1, 0],
-// [0, -4, -4, 1, 1, 0], [0, 4, -4, -1, 1, 0], [0, -2, -1, 2, 1, 0], [0, 2, -1, -2, 1, 0],
-// [0, 4, 0, -5, 0, 1]].
-template <int kTile>
-void input_points(const __m256* x, int step, __m256* y, int y_step) {
-  if constexpr (kTile == 2) {
-    y[0] = _mm256_sub_ps(x[0], x[2 * step]);
-    y[y_step] = _mm256_add_ps(x[step], x[2 * step]);
-    y[2 * y_step] = _mm256_sub_ps(x[2 * step], x[step]);
-    y[3 * y_step] = _mm256_sub_ps(x[step], x[3 * step]);
-  } else {
-    const __m256 four = _mm256_set1_ps(4.0f), minus_four = _mm256_set1_ps(-4.0f), minus_five = _mm256_set1_ps(-5.0f);
-    const __m256 two = _mm256_set1_ps(2.0f);
-    const __m256 x0 = x[0], x1 = x[step], x2 = x[2 * step], x3 = x[3 * step], x4 = x[4 * step], x5 = x[5 * step];
-    y[0] = _mm256_fmadd_ps(four, x0, _mm256_fmadd_ps(minus_five, x2, x4));
-    y[y_step] = _mm256_fmadd_ps(minus_four, _mm256_add_ps(x1, x2), _mm256_add_ps(x3, x4));
-    y[2 * y_step] = _mm256_fmadd_ps(four, _mm256_sub_ps(x1, x2), _mm256_sub_ps(x4, x3));
-    y[3 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x3, x1), _mm256_sub_ps(x4, x2));
-    y[4 * y_step] = _mm256_fmadd_ps(two, _mm256_sub_ps(x1, x3), _mm256_sub_ps(x4, x2));
-    y[5 * y_step] = _mm256_fmadd_ps(four, x1, _mm256_fmadd_ps(minus_five, x3, x5));
-  }
-}
-
-// A^T x over kTile + 2 vectors into kTile. F(2x2, 3x3): A^T = [[1, 1, 1, 0], [0, 1, -1, -1]] (the
-// NCHW pass's order of additions). F(4x4, 3x3): A^T = [[1, 1, 1, 1, 1, 0], [0, 1, -1, 2, -2, 0],
-// [0, 1, 1, 4, 4, 0], [0, 1, -1, 8, -8, 1]].
-template <int kTile>
-void output_points(const __m256* x, int step, __m256* y, int y_step) {
-  if constexpr (kTile == 2) {
-    y[0] = _mm256_add_ps(_mm256_add_ps(x[0], x[step]), x[2 * step]);
-    y[y_step] = _mm256_sub_ps(_mm256_sub_ps(x[step], x[2 * step]), x[3 * step]);
-  } else {
-    const __m256 a = _mm256_add_ps(x[step], x[2 * step]), b = _mm256_sub_ps(x[step], x[2 * step]);
-    const __m256 c = _mm256_add_ps(x[3 * step], x[4 * step]), d = _mm256_sub_ps(x[3 * step], x[4 * step]);
-    y[0] = _mm256_add_ps(_mm256_add_ps(x[0], a), c);
-    y[y_step] = _mm256_fmadd_ps(_mm256_set1_ps(2.0f), d, b);
-    y[2 * y_step] = _mm256_fmadd_ps(_mm256_set1_ps(4.0f), c, a);
-    y[3 * y_step] = _mm256_add_ps(_mm256_fmadd_ps(_mm256_set1_ps(8.0f), d, b), x[5 * step]);
-  }
-}
 
 template <int kTile>
 void inputs_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded, int64_t begin,
@@ -323,14 +315,13 @@ void outputs_channels_last(const Geometry& g, const float* m, int64_t first_row,
 
 }  // namespace
 
-void transform_inputs_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
-                                    int64_t begin, int64_t end, float* v) {
-  inputs_channels_last<2>(g, input, first_row, padded, begin, end, v);
-}
-
-void transform_inputs_4x4_channels_last(const Geometry& g, const float* input, int64_t first_row, int64_t padded,
-                                        int64_t begin, int64_t end, float* v) {
-  inputs_channels_last<4>(g, input, first_row, padded, begin, end, v);
+void transform_inputs_channels_last(const Geometry& g, int tile, const float* input, int64_t first_row,
+                                    int64_t padded, int64_t begin, int64_t end, float* v) {
+  if (tile == 4) {
+    inputs_channels_last<4>(g, input, first_row, padded, begin, end, v);
+  } else {
+    inputs_channels_last<2>(g, input, first_row, padded, begin, end, v);
+  }
 }
 
 void multiply_channels_last(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
@@ -347,14 +338,13 @@ void multiply_channels_last(const Geometry& g, const float* u, const float* v, i
   }
 }
 
-void transform_outputs_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
+void transform_outputs_channels_last(const Geometry& g, int tile, const float* m, int64_t first_row, int64_t padded,
                                      int64_t begin, int64_t end, const Epilogue& epilogue, float* output) {
-  outputs_channels_last<2>(g, m, first_row, padded, begin, end, epilogue, output);
-}
-
-void transform_outputs_4x4_channels_last(const Geometry& g, const float* m, int64_t first_row, int64_t padded,
-                                         int64_t begin, int64_t end, const Epilogue& epilogue, float* output) {
-  outputs_channels_last<4>(g, m, first_row, padded, begin, end, epilogue, output);
+  if (tile == 4) {
+    outputs_channels_last<4>(g, m, first_row, padded, begin, end, epilogue, output);
+  } else {
+    outputs_channels_last<2>(g, m, first_row, padded, begin, end, epilogue, output);
+  }
 }
 
 // Between NCHW and channels-last, 8 channels by 8 positions at a time.
