@@ -1,6 +1,6 @@
 // Convolution through the executor (issue 30): one `aten::conv2d.default` node, f32, resnet's
 // 3x3 convolution 64 -> 64 channels at 56x56, stride 1, padding 1, with bias, run with
-// Executor::run (Winograd's F(2x2, 3x3), executor/kernels/cpu/winograd_convolution.h), against
+// Executor::run (Winograd's F(2x2, 3x3) on these NCHW tensors, winograd_convolution.h), against
 // oneDNN's direct convolution on the same data (what the executor ran before it) and against
 // im2col into a [C*9, H*W] matrix with OpenBLAS's cblas_sgemm, bias added after (what it ran
 // before oneDNN). Same data, same run, alternating, medians:
@@ -8,9 +8,9 @@
 //   ratio = im2col + sgemm time / executor time     target >= 1.0
 // and GFLOP/s counted as the direct sum's (2 * C * K * 9 per output), as a share of the core's peak
 // (bench/cpu_peak.h): Winograd's exceed the peak's share of the products it runs.
-// Usage: conv_bench [--smoke]   (--smoke or NRT_BENCH_SMOKE=1: 3 repetitions; the shape stays, a
-// call takes about 2 ms: at 32 channels and 28x28 one call of 0.2 ms, alone between the others',
-// read 0.9-1.35x of oneDNN's speed where a loop of them reads 1.38x)
+// Usage: conv_bench [--smoke]   (--smoke or NRT_BENCH_SMOKE=1: 3 repetitions of the same shape.
+// A smaller smoke, 32 channels at 28x28, timed one 0.2 ms call at a time, read 0.9-1.35x of
+// oneDNN's speed where a loop of such calls reads 1.38x.)
 #include <cblas.h>
 
 #include <algorithm>

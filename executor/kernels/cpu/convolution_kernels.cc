@@ -256,11 +256,12 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
       shape.pad_begin[i] = p.pad_begin[i];
       shape.pad_end[i] = p.pad_end[i];
     }
-    // A loaded program's weights: oneDNN may keep their reordered copy (onednn_convolution.h).
+    // A loaded program's weights: oneDNN may keep their reordered copy, Winograd their transform
+    // (onednn_convolution.h, winograd_convolution.h).
     const std::shared_ptr<const Storage> weight_storage =
         weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
-    // 3x3 convolutions of stride 1 by Winograd's F(2x2, 3x3) where it beats oneDNN's direct ones
-    // (winograd_convolution.h); the rest through oneDNN.
+    // 3x3 convolutions of stride 1 by Winograd's minimal filtering where it beats oneDNN's direct
+    // ones (winograd_convolution.h); the rest through oneDNN.
     const auto forward = winograd_takes(shape) ? winograd_convolution_forward : onednn_convolution_forward;
     const OneDnnOutcome outcome =
         forward(shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
