@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "executor/kernels/cpu/element_conversion.h"
+#include "executor/kernels/cpu/matrix_vector_product.h"
 #include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/runtime/intra_op_threads.h"
@@ -94,6 +95,13 @@ void vector_product(const BlasMatrix& matrix, int64_t rows, int64_t cols, const 
   const auto R = static_cast<blasint>(stored_transposed ? cols : rows);
   const auto C = static_cast<blasint>(stored_transposed ? rows : cols);
   if constexpr (std::is_same_v<T, float>) {
+    // A row-major matrix against a contiguous vector (batch-1 linear): eight of its rows streamed
+    // side by side, 1.1-1.3x oneDNN's sgemm from memory (matrix_vector_product.h).
+    if (!stored_transposed && stride == 1 &&
+        matrix_vector_product(rows, cols, static_cast<float>(alpha), static_cast<const float*>(matrix.data),
+                              matrix.leading, vector, static_cast<float>(beta), c.data<float>())) {
+      return;
+    }
     // oneDNN's sgemm with one row streams the matrix as fast as OpenBLAS's gemv, and keeps float32
     // on one threading runtime: OpenBLAS's threads and OpenMP's, both waiting busily between
     // calls, slowed each other 10-100x when a model used both. c^T [1, rows] = v [1, cols] @ M^T,
