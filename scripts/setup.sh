@@ -10,7 +10,7 @@ PACKAGES=(
   libgtest-dev googletest libbenchmark-dev
   libopenmpi-dev openmpi-bin
   libxxhash-dev libssl-dev libsimdjson-dev nlohmann-json3-dev libzip-dev
-  libopenblas-dev libdnnl-dev
+  libopenblas-dev libdnnl-dev libtcmalloc-minimal4
   clang-14 libclang-rt-14-dev
   python3 python3-numpy python3-dev python3-venv python3-pip
 )
