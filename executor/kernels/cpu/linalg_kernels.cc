@@ -167,11 +167,10 @@ Status linear(KernelContext& ctx) {
   Tensor staging = slot->staging(compute);
   const Tensor c = staging.as_strided({rows, out_features}, {out_features, 1}, staging.storage_offset());
   // A loaded program's weights: oneDNN's product with them packed once (onednn_linear.h), where
-  // the product is large enough to pay for the primitive's call (below 2^19 multiply-adds, a
-  // small Llama's 32x64x64, it ran 8% slower in all).
+  // the product is large enough to pay for the primitive's call (fewest_packed_multiply_adds).
   const bool plain_bias = !*bias || ((*bias)->dtype() == ScalarType::FLOAT32 && (*bias)->sizes() == std::vector<int64_t>{out_features} &&
                                      (*bias)->is_contiguous());
-  const bool large = rows > 1 && rows * in_features * out_features >= (int64_t{1} << 19);
+  const bool large = rows > 1 && rows * in_features * out_features >= fewest_packed_multiply_adds();
   if (compute == ScalarType::FLOAT32 && large && w.storage()->constant() && w.is_contiguous() && plain_bias &&
       x.strides() == std::vector<int64_t>{in_features, 1} &&
       onednn_linear(rows, out_features, in_features, x.data<float>(), w.data<float>(),

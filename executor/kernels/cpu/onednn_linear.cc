@@ -5,6 +5,8 @@
 #include <mutex>
 #include <unordered_map>
 
+#include <oneapi/dnnl/dnnl.h>
+
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/runtime/intra_op_threads.h"
@@ -77,6 +79,12 @@ std::shared_ptr<const Product> product_for(int64_t m, int64_t n, int64_t k, bool
 }
 
 }  // namespace
+
+int64_t fewest_packed_multiply_adds() {
+  static const int64_t fewest =
+      (dnnl_get_effective_cpu_isa() & dnnl_cpu_isa_avx512_core) == dnnl_cpu_isa_avx512_core ? 1 : int64_t{1} << 19;
+  return fewest;
+}
 
 bool onednn_linear(int64_t m, int64_t n, int64_t k, const float* x, const float* w, const float* bias, float* y,
                    const std::shared_ptr<const Storage>& weight_storage) {

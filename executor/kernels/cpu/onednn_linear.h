@@ -19,4 +19,11 @@ namespace nrt::exec::cpu {
 bool onednn_linear(int64_t m, int64_t n, int64_t k, const float* x, const float* w, const float* bias, float* y,
                    const std::shared_ptr<const Storage>& weight_storage);
 
+// The fewest multiply-adds (m * n * k) for which onednn_linear pays for its call against oneDNN's
+// sgemm, which packs nothing: 2^19 where oneDNN runs its AVX2 kernels (below, a small Llama's
+// 32x64x64 products ran 8% slower in all on a Zen 1 core); 1 where it runs AVX-512 ones, whose
+// products on packed weights were faster at every size (Zen 4: llama_tiny 0.217 -> 0.202 ms,
+// mistral_tiny 0.444 -> 0.427 at 1 thread; docs/PERFORMANCE.md).
+int64_t fewest_packed_multiply_adds();
+
 }  // namespace nrt::exec::cpu
