@@ -9,6 +9,7 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "executor/kernels/cpu/channels_last_reorder.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/runtime/intra_op_threads.h"
@@ -26,6 +27,9 @@ struct Primitives {
   dnnl::convolution_forward::primitive_desc convolution_pd;
   dnnl::convolution_forward convolution;
   std::optional<dnnl::reorder> src_in, weights_in, dst_out;
+  // src_in and dst_out where they only move an NCHW tensor to channels-last or back, with
+  // channels reorder_channels takes: done by it, about 5x faster than oneDNN's (channels_last_reorder.h).
+  bool src_transposed = false, dst_transposed = false;
   WeightLayout weights;  // user_weights as the convolution wants them (kept_weights)
   bool applies_activation = false;
 };
@@ -135,6 +139,14 @@ std::shared_ptr<const Primitives> build(const OneDnnConvolution& s, bool has_bia
   p->weights_in = reorder_if_needed(p->user_weights, p->convolution_pd.weights_desc());
   p->weights = weight_layout(p->user_weights, p->convolution_pd.weights_desc());
   p->dst_out = reorder_if_needed(p->convolution_pd.dst_desc(), p->user_dst);
+  if (two_d) {
+    const memory::desc src_plain(src, f32, Tag::nchw), src_last(src, f32, Tag::nhwc);
+    const memory::desc dst_plain(dst, f32, Tag::nchw), dst_last(dst, f32, Tag::nhwc);
+    p->src_transposed = p->src_in && p->user_src == src_plain && p->convolution_pd.src_desc() == src_last &&
+                        reorder_channels_takes(s.channels);
+    p->dst_transposed = p->dst_out && p->user_dst == dst_plain && p->convolution_pd.dst_desc() == dst_last &&
+                        reorder_channels_takes(s.out_channels);
+  }
   return p;
 }
 
@@ -175,7 +187,12 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
     LaidOutWeights kept;  // holds the kept weights' buffer through the call
     if (p->src_in) {
       src = memory(p->convolution_pd.src_desc(), engine);
-      p->src_in->execute(stream, user_src, src);
+      if (p->src_transposed) {
+        reorder_channels(input, shape.batches, shape.channels, shape.in[1] * shape.in[2], true,
+                         static_cast<float*>(src.get_data_handle()));
+      } else {
+        p->src_in->execute(stream, user_src, src);
+      }
     }
     if (p->weights_in && weight_storage) {
       kept = kept_weights(p->weights, weight, weight_storage);
@@ -189,7 +206,13 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
     if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(p->user_bias, engine, const_cast<float*>(bias)));
     args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p->convolution_pd.scratchpad_desc()));
     p->convolution.execute(stream, args);
-    if (p->dst_out) p->dst_out->execute(stream, dst, user_dst);
+    if (p->dst_out && p->dst_transposed) {
+      stream.wait();
+      reorder_channels(static_cast<const float*>(dst.get_data_handle()), shape.batches, shape.out_channels,
+                       shape.out[1] * shape.out[2], false, output);
+    } else if (p->dst_out) {
+      p->dst_out->execute(stream, dst, user_dst);
+    }
     stream.wait();
   } catch (const dnnl::error&) {
     return OneDnnOutcome::kRefused;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "executor/kernels/cpu/channels_last_reorder.h"
 #include "executor/kernels/cpu/kept_by_storage.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/winograd_parts.h"
@@ -86,16 +87,6 @@ std::shared_ptr<float[]> transformed_weights(const float* weight, int64_t out_ch
   // As for oneDNN's kept weights: the file's pages of the weights need not stay resident.
   if (now_kept) storage->release_pages(weight, static_cast<size_t>(out_channels * channels * 9) * sizeof(float));
   return u;
-}
-
-// A convolution with one side channels-last runs on channels-last tensors, the other side
-// reordered (as oneDNN's reorders do; resnet18's first convolution of a block reads NCHW, its last
-// writes NCHW for the residual's add). In 8x8 transposes, 64 channels at 56x56 take 0.035 ms
-// either way; a plain loop over 16x16 blocks took 0.084 to channels-last and 0.176 back.
-void reorder_channels(const float* from, int64_t batches, int64_t channels, int64_t positions, bool to_last, float* to) {
-  parallel_for(batches * (channels / 8), 4, [&](int64_t begin, int64_t end) {
-    winograd::reorder_channels(from, channels, positions, to_last, begin, end, to);
-  });
 }
 
 // F(4x4, 3x3) on channels-last tensors where its tiles of 4x4 outputs cover at most 15% more

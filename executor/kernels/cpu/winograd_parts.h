@@ -84,10 +84,4 @@ void multiply_channels_last(const Geometry& g, const float* u, const float* v, i
 void transform_outputs_channels_last(const Geometry& g, int tile, const float* m, int64_t first_row, int64_t padded,
                                      int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
 
-// [N, C, P] to [N, P, C] (to_last) or back, P positions, C a multiple of 8: items [begin, end) of
-// N * (C / 8), item i = image i / (C / 8), channels [8 (i % (C / 8)), + 8). For a convolution with
-// one side channels-last, which runs on channels-last tensors.
-void reorder_channels(const float* from, int64_t channels, int64_t positions, bool to_last, int64_t begin,
-                      int64_t end, float* to);
-
 }  // namespace nrt::exec::cpu::winograd

@@ -1,0 +1,18 @@
+#include "executor/kernels/cpu/channels_last_reorder.h"
+
+#include "executor/runtime/intra_op_threads.h"
+
+namespace nrt::exec::cpu {
+
+bool reorder_channels_takes(int64_t channels) {
+  static const bool avx2 = __builtin_cpu_supports("avx2");
+  return avx2 && channels > 0 && channels % 8 == 0;
+}
+
+void reorder_channels(const float* from, int64_t batches, int64_t channels, int64_t positions, bool to_last, float* to) {
+  parallel_for(batches * (channels / 8), 4, [&](int64_t begin, int64_t end) {
+    avx2::reorder_channel_blocks(from, channels, positions, to_last, begin, end, to);
+  });
+}
+
+}  // namespace nrt::exec::cpu
