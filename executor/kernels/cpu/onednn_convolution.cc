@@ -28,7 +28,7 @@ struct Primitives {
   dnnl::convolution_forward convolution;
   std::optional<dnnl::reorder> src_in, weights_in, dst_out;
   // src_in and dst_out where they only move an NCHW tensor to channels-last or back, with
-  // channels reorder_channels takes: done by it, about 5x faster than oneDNN's (channels_last_reorder.h).
+  // channels reorder_channels takes: done by it, 3-5x faster than oneDNN's (channels_last_reorder.h).
   bool src_transposed = false, dst_transposed = false;
   WeightLayout weights;  // user_weights as the convolution wants them (kept_weights)
   bool applies_activation = false;
