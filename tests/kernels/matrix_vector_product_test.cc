@@ -7,24 +7,16 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <random>
 #include <vector>
 
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/matrix_vector_product.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/tensor.h"
+#include "tests/kernels/uniform_floats.h"
 
 namespace nrt::exec::cpu {
 namespace {
-
-std::vector<float> uniform(size_t count, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(count);
-  for (float& e : v) e = d(rng);
-  return v;
-}
 
 // alpha * m v + beta * y0 in double; its error bound: the float sum's, a few ulps of the sum of
 // magnitudes per term.
@@ -59,8 +51,8 @@ TEST(MatrixVectorProduct, MatchesTheSumInDouble) {
       {9, 4096, 4100, 1.0f, 0.0f},
   };
   for (const Case& c : cases) {
-    const auto m = uniform(static_cast<size_t>(c.rows * c.m_row), 1), v = uniform(static_cast<size_t>(c.cols), 2);
-    const auto y0 = uniform(static_cast<size_t>(c.rows), 3);
+    const auto m = uniform(static_cast<size_t>(c.rows * c.m_row), 1, 1.0f), v = uniform(static_cast<size_t>(c.cols), 2, 1.0f);
+    const auto y0 = uniform(static_cast<size_t>(c.rows), 3, 1.0f);
     std::vector<float> y = y0;
     ASSERT_TRUE(matrix_vector_product(c.rows, c.cols, c.alpha, m.data(), c.m_row, v.data(), c.beta, y.data()));
     const Reference want = reference(c.rows, c.cols, c.alpha, m, c.m_row, v, c.beta, y0);
@@ -73,7 +65,7 @@ TEST(MatrixVectorProduct, MatchesTheSumInDouble) {
 
 TEST(MatrixVectorProduct, BetaZeroDoesNotReadY) {
   if (!matrix_vector_product_available()) GTEST_SKIP() << "no AVX2 and FMA on this CPU";
-  const auto m = uniform(11 * 9, 4), v = uniform(9, 5);
+  const auto m = uniform(11 * 9, 4, 1.0f), v = uniform(9, 5, 1.0f);
   std::vector<float> y(11, std::numeric_limits<float>::quiet_NaN());
   ASSERT_TRUE(matrix_vector_product(11, 9, 1.0f, m.data(), 9, v.data(), 0.0f, y.data()));
   for (float e : y) EXPECT_FALSE(std::isnan(e));
@@ -82,7 +74,7 @@ TEST(MatrixVectorProduct, BetaZeroDoesNotReadY) {
 TEST(MatrixVectorProduct, ThreadCountsGiveTheSameBits) {
   if (!matrix_vector_product_available()) GTEST_SKIP() << "no AVX2 and FMA on this CPU";
   const int64_t rows = 1003, cols = 517;  // several threads' shares, none a whole number of blocks
-  const auto m = uniform(static_cast<size_t>(rows * cols), 6), v = uniform(static_cast<size_t>(cols), 7);
+  const auto m = uniform(static_cast<size_t>(rows * cols), 6, 1.0f), v = uniform(static_cast<size_t>(cols), 7, 1.0f);
   std::vector<float> one(rows), three(rows);
   set_intra_op_threads(1);
   ASSERT_TRUE(matrix_vector_product(rows, cols, 1.0f, m.data(), cols, v.data(), 0.0f, one.data()));
@@ -97,7 +89,7 @@ TEST(MatrixVectorProduct, ThreadCountsGiveTheSameBits) {
 TEST(MatrixVectorProduct, GemmBatchOneProducts) {
   const int64_t k = 300, n = 77;
   const Tensor x = Tensor::empty(ScalarType::FLOAT32, {1, k}), w = Tensor::empty(ScalarType::FLOAT32, {n, k});
-  const auto xv = uniform(k, 8), wv = uniform(static_cast<size_t>(n * k), 9);
+  const auto xv = uniform(k, 8, 1.0f), wv = uniform(static_cast<size_t>(n * k), 9, 1.0f);
   std::memcpy(x.data<float>(), xv.data(), xv.size() * sizeof(float));
   std::memcpy(w.data<float>(), wv.data(), wv.size() * sizeof(float));
   const Tensor w_t = w.as_strided({k, n}, {1, k}, 0);

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <vector>
 
 #include "executor/kernels/cpu/winograd_convolution.h"
 #include "executor/runtime/intra_op_threads.h"
+#include "tests/kernels/uniform_floats.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -36,14 +36,6 @@ OneDnnConvolution shape_of(const Case& c, ConvolutionActivation activation = {})
     s.out[i] = in[i] + begin[i] + end[i] - s.kernel[i] + 1;
   }
   return s;
-}
-
-std::vector<float> uniform(size_t count, unsigned seed) {
-  std::mt19937 random(seed);
-  std::uniform_real_distribution<float> value(-0.5f, 0.5f);
-  std::vector<float> values(count);
-  for (float& v : values) v = value(random);
-  return values;
 }
 
 // The convolution with its bias, summed in double.
