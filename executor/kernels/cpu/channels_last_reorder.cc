@@ -1,12 +1,12 @@
 #include "executor/kernels/cpu/channels_last_reorder.h"
 
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
 
 bool reorder_channels_takes(int64_t channels) {
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2 && channels > 0 && channels % 8 == 0;
+  return cpu_has_avx2_fma() && channels > 0 && channels % 8 == 0;
 }
 
 void reorder_channels(const float* from, int64_t batches, int64_t channels, int64_t positions, bool to_last, float* to) {

@@ -10,7 +10,8 @@
 
 namespace nrt::exec::cpu {
 
-// Whether reorder_channels takes `channels`: a multiple of 8, on a CPU with AVX2.
+// Whether reorder_channels takes `channels`: a multiple of 8, on a CPU with AVX2 and FMA (what its
+// library is compiled with).
 bool reorder_channels_takes(int64_t channels);
 
 // `to` = `from` [batches, channels, positions] laid out as [batches, positions, channels]

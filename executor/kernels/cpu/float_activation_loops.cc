@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/kernels/cpu/float_activation_loops_body.h"
 #include "executor/runtime/intra_op_threads.h"
 
@@ -15,7 +16,7 @@ void float_activation_baseline(FloatActivation op, float* y, const float* x, int
 }  // namespace detail
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n) {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool avx2 = cpu_has_avx2_fma();
   static const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
   // Elements are independent: activations of 8k elements and up split over the intra-op threads.
   // A part of 4k elements is 4 to 15 us of work (exp to gelu on AVX2), several times what starting

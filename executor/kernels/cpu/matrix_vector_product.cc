@@ -2,14 +2,12 @@
 
 #include <algorithm>
 
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
 
-bool matrix_vector_product_available() {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return avx2;
-}
+bool matrix_vector_product_available() { return cpu_has_avx2_fma(); }
 
 bool matrix_vector_product(int64_t rows, int64_t cols, float alpha, const float* m, int64_t m_row, const float* v,
                            float beta, float* y) {

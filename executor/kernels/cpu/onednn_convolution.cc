@@ -206,14 +206,12 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
     if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, memory(p->user_bias, engine, const_cast<float*>(bias)));
     args.emplace(DNNL_ARG_SCRATCHPAD, onednn_scratchpad(p->convolution_pd.scratchpad_desc()));
     p->convolution.execute(stream, args);
-    if (p->dst_out && p->dst_transposed) {
-      stream.wait();
+    if (p->dst_out && !p->dst_transposed) p->dst_out->execute(stream, dst, user_dst);
+    stream.wait();
+    if (p->dst_transposed) {
       reorder_channels(static_cast<const float*>(dst.get_data_handle()), shape.batches, shape.out_channels,
                        shape.out[1] * shape.out[2], false, output);
-    } else if (p->dst_out) {
-      p->dst_out->execute(stream, dst, user_dst);
     }
-    stream.wait();
   } catch (const dnnl::error&) {
     return OneDnnOutcome::kRefused;
   }

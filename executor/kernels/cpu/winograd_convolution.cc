@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "executor/kernels/cpu/channels_last_reorder.h"
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/kernels/cpu/kept_by_storage.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/winograd_parts.h"
@@ -110,8 +111,7 @@ int winograd_tile(const OneDnnConvolution& s) {
 }
 
 bool winograd_takes(const OneDnnConvolution& s) {
-  static const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  if (!avx2 || s.groups != 1) return false;
+  if (!cpu_has_avx2_fma() || s.groups != 1) return false;
   // Channels-last moves 8 channels at a time.
   const bool channels_last = s.input_channels_last || s.output_channels_last;
   if (channels_last && (s.channels % 8 != 0 || s.out_channels % 8 != 0)) return false;
