@@ -16,9 +16,10 @@
 namespace nrt::exec::cpu {
 
 // The activation a fused convolution node applies last (executor/runtime/convolution_fusion.h):
-// oneDNN applies it as it writes each output block (a post-op), except on the plain layouts of
-// pointwise convolutions, where its matrix-product implementation runs post-ops 2-10x slower than
-// the convolution (16->96 channels at 112x112: 6.6 ms against 0.66): the caller applies it there.
+// oneDNN applies relu and clip as it writes each output block (a post-op), except on the plain
+// layouts of pointwise convolutions, where its matrix-product implementation runs post-ops 2-10x
+// slower than the convolution (16->96 channels at 112x112: 6.6 ms against 0.66): the caller
+// applies them there, and silu everywhere (its own loop is faster than oneDNN's swish post-op).
 struct ConvolutionActivation {
   enum class Kind { kNone, kRelu, kClip, kSilu };  // kClip: hardtanh(min, max)
   Kind kind = Kind::kNone;
