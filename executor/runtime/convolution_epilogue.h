@@ -22,13 +22,20 @@ inline constexpr std::string_view kBatchNormEps = "nrt.batch_norm.eps";
 // residual connection: ResNet's `out += identity`).
 inline constexpr std::string_view kResidual = "nrt.residual";
 
+// A float32 tensor [N or 1, C, 1, 1] that multiplies the input per channel before the
+// convolution: a squeeze-excitation block's `scale * x` read by the convolution after it, whose
+// mul node became a view of x (efficientnet's 16 such blocks: x stays channels-last from the
+// depthwise convolution to the projection, where the mul read and wrote it NCHW).
+inline constexpr std::string_view kInputScale = "nrt.input_scale";
+
 // The activation applied last: "relu", "hardtanh" (with its min_val and max_val) or "silu".
 inline constexpr std::string_view kActivation = "nrt.activation";
 inline constexpr std::string_view kActivationMin = "nrt.activation.min_val";
 inline constexpr std::string_view kActivationMax = "nrt.activation.max_val";
 
 // true: the output is written channels-last (NHWC in memory, strides saying so), where only
-// convolutions read it (the first of a 2-D float32 convolution's readers that would copy it).
+// convolutions read it, and global average pools (adaptive_avg_pool2d to 1x1, which sum NHWC
+// rows in the same order): the first of a 2-D float32 convolution's readers that would copy it.
 inline constexpr std::string_view kChannelsLastOutput = "nrt.channels_last_output";
 
 }  // namespace nrt::exec::convolution_epilogue

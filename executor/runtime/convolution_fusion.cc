@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -46,6 +47,7 @@ class Fusion {
     fused_origin_ = registry_.origin(names::kKernelTarget, plan_.device.kind);
     index_slots();
     absorbed_.assign(plan_.nodes.size(), false);
+    for (size_t n = 0; n < plan_.nodes.size(); ++n) fuse_input_scale(n);
     for (size_t n = 0; n < plan_.nodes.size(); ++n) fuse_at(n);
     for (size_t n = 0; n < plan_.nodes.size(); ++n) mark_channels_last_output(n);
   }
@@ -236,6 +238,85 @@ class Fusion {
            registry_.origin(node.target, plan_.device.kind) == fused_origin_;
   }
 
+  // Whether a value's sizes are all literal, and then they.
+  std::optional<std::vector<int64_t>> literal_sizes(int32_t value) const {
+    std::vector<int64_t> sizes;
+    for (const PlannedDim& d : plan_.values[static_cast<size_t>(value)].sizes) {
+      if (!d.expr.empty()) return std::nullopt;
+      sizes.push_back(d.literal);
+    }
+    return sizes;
+  }
+
+  // A 2-D float32 convolution at `n` whose input is mul(x, scale) (either order) with scale
+  // [N or 1, C, 1, 1] and x [N, C, H, W], that mul's result read by the convolution alone: the mul
+  // becomes a view of x and the convolution scales its input itself (convolution_epilogue.h's
+  // kInputScale). No node between them writes in place, so x and scale still hold the mul's operands.
+  void fuse_input_scale(size_t n) {
+    PlannedNode& conv = plan_.nodes[n];
+    if (!builtin_convolution(conv) || conv.target != "aten::conv2d.default") return;
+    const int input = argument(conv, "input", true);
+    if (input < 0) return;
+    const int32_t product_slot = conv.arg_slots[static_cast<size_t>(input)];
+    if (!reads_once(conv, input, product_slot) || reads_[static_cast<size_t>(product_slot)] != 1 ||
+        escapes_[static_cast<size_t>(product_slot)]) {
+      return;
+    }
+    const int32_t product = value_of_slot_[static_cast<size_t>(product_slot)];
+    if (product < 0 || plan_.values[static_cast<size_t>(product)].def_step < 0) return;
+    const auto m = static_cast<size_t>(plan_.values[static_cast<size_t>(product)].def_step);
+    PlannedNode& mul = plan_.nodes[m];
+    if (mul.target != "aten::mul.Tensor" || mul.in_place || !mul.gathers.empty() || single_result(mul) != product) return;
+    for (size_t between = m + 1; between < n; ++between) {
+      if (plan_.nodes[between].in_place) return;
+    }
+    const int self = argument(mul, "self", true), other = argument(mul, "other");
+    if (self < 0 || other < 0) return;
+    const int32_t self_slot = mul.arg_slots[static_cast<size_t>(self)], other_slot = mul.arg_slots[static_cast<size_t>(other)];
+    if (self_slot < 0 || other_slot < 0 || self_slot == other_slot) return;
+    const int32_t self_value = value_of_slot_[static_cast<size_t>(self_slot)];
+    const int32_t other_value = value_of_slot_[static_cast<size_t>(other_slot)];
+    if (self_value < 0 || other_value < 0) return;
+    const auto product_sizes = literal_sizes(product);
+    if (!product_sizes || product_sizes->size() != 4) return;
+    // Which operand is x (the product's sizes) and which the per-channel scale.
+    auto is_float32_tensor = [&](int32_t v) {
+      const ValueInfo& info = plan_.values[static_cast<size_t>(v)];
+      return info.kind == fb::ValueKind::TENSOR && info.dtype == ScalarType::FLOAT32;
+    };
+    auto is_scale = [&](int32_t v) {
+      const auto sizes = literal_sizes(v);
+      return sizes && sizes->size() == 4 && ((*sizes)[0] == 1 || (*sizes)[0] == (*product_sizes)[0]) &&
+             (*sizes)[1] == (*product_sizes)[1] && (*sizes)[2] == 1 && (*sizes)[3] == 1;
+    };
+    int32_t x = -1, x_slot = -1, scale_slot = -1;
+    if (literal_sizes(self_value) == product_sizes && is_scale(other_value)) {
+      x = self_value, x_slot = self_slot, scale_slot = other_slot;
+    } else if (literal_sizes(other_value) == product_sizes && is_scale(self_value)) {
+      x = other_value, x_slot = other_slot, scale_slot = self_slot;
+    } else {
+      return;
+    }
+    if (!is_float32_tensor(x) || !is_float32_tensor(value_of_slot_[static_cast<size_t>(scale_slot)]) ||
+        !is_float32_tensor(product)) {
+      return;
+    }
+    conv.kernel = fused_;
+    conv.arg_names.emplace_back(names::kInputScale);
+    conv.arg_slots.push_back(scale_slot);
+    // The scale is read at the convolution now, no longer at the mul: its memory lives until then.
+    ValueInfo& scale = plan_.values[static_cast<size_t>(value_of_slot_[static_cast<size_t>(scale_slot)])];
+    scale.last_use = std::max(scale.last_use, static_cast<int64_t>(n));
+    absorbed_[m] = true;
+    mul.kernel = *alias_;
+    mul.arg_names = {std::string()};
+    mul.arg_slots = {x_slot};
+    ValueInfo& view = plan_.values[static_cast<size_t>(product)];
+    const ValueInfo& base = plan_.values[static_cast<size_t>(x)];
+    view.planned = false;
+    view.alias_roots = base.alias_roots.empty() ? std::vector<int32_t>{x} : base.alias_roots;
+  }
+
   void fuse_at(size_t n) {
     PlannedNode& conv = plan_.nodes[n];
     if (!builtin_convolution(conv)) return;
@@ -300,6 +381,18 @@ class Fusion {
     }
   }
 
+  // adaptive_avg_pool2d to 1x1 (a squeeze-excitation block's): it reads channels-last rows as
+  // they are, summing each channel in the same order (pooling_kernels.cc).
+  bool global_average_pool(const PlannedNode& node) const {
+    if (node.target != "aten::adaptive_avg_pool2d.default" || node.in_place || !node.gathers.empty()) return false;
+    const int size = argument(node, "output_size");
+    if (size < 0) return false;
+    const int32_t at = constant_of_slot_[static_cast<size_t>(node.arg_slots[static_cast<size_t>(size)])];
+    if (at < 0) return false;
+    const auto* sizes = std::get_if<std::vector<int64_t>>(&plan_.constants[static_cast<size_t>(at)].value);
+    return sizes != nullptr && (*sizes == std::vector<int64_t>{1, 1} || *sizes == std::vector<int64_t>{1});
+  }
+
   // A 2-D float32 convolution's result that only convolutions read, as their input (directly or
   // through the views fusion made), is written channels-last (convolution_epilogue.h): no other
   // kernel ever sees those strides, and the next convolution reads it without a reorder.
@@ -324,7 +417,7 @@ class Fusion {
             pending.push_back(plan_.values[static_cast<size_t>(first_result(reader))].slot);
           } else if (builtin_convolution(reader) && (reader.arg_names[a] == "input" || reader.arg_names[a] == names::kResidual)) {
             read_by_convolution = true;
-          } else {
+          } else if (!global_average_pool(reader)) {
             return;
           }
         }

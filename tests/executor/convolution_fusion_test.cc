@@ -264,6 +264,112 @@ TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
   EXPECT_TRUE(some_negative) << "the batch norm's output was activated";
 }
 
+// A squeeze-excitation block as torchvision's efficientnet has it: a depthwise convolution with
+// silu, its global average pooled, two pointwise convolutions (silu, sigmoid) make a per-channel
+// scale, `scale * x` feeds a pointwise projection. The pool's result is the second graph output.
+// `product_is_output`: the mul's result is a third, which keeps the mul a node of its own.
+ProgramWithWeights squeeze_excitation_program(bool product_is_output) {
+  constexpr int64_t kSqueezed = 4, kProjected = 8;
+  const auto f32 = ScalarType::FLOAT32;
+  ProgramBuilder p("squeeze_excitation_test");
+  const std::vector<int64_t> image{1, kChannels, kSide, kSide}, pooled{1, kChannels, 1, 1}, squeezed{1, kSqueezed, 1, 1};
+  struct Weight {
+    std::string name;
+    std::vector<int64_t> sizes;
+  };
+  const Weight weights[] = {{"dw.weight", {kChannels, 1, 3, 3}},         {"fc1.weight", {kSqueezed, kChannels, 1, 1}},
+                            {"fc1.bias", {kSqueezed}},                   {"fc2.weight", {kChannels, kSqueezed, 1, 1}},
+                            {"fc2.bias", {kChannels}},                   {"proj.weight", {kProjected, kChannels, 1, 1}}};
+  int seed = 30;
+  for (const Weight& w : weights) {
+    int64_t count = 1;
+    for (int64_t d : w.sizes) count *= d;
+    p.weight(w.name, p.storage(pattern(f32, count, seed++)), testdata::tensor_meta(f32, w.sizes), true);
+  }
+  const uint32_t conv2d = p.op("aten::conv2d", "default"), silu = p.op("aten::silu", "default");
+  auto g = p.graph("main", true);
+  std::vector<uint32_t> w;
+  for (const Weight& weight : weights) {
+    std::string value = "p_" + weight.name;
+    std::replace(value.begin(), value.end(), '.', '_');
+    w.push_back(g.tensor(value, f32, weight.sizes));
+    g.input(arg::tensor(w.back()), fb::InputKind::PARAMETER, weight.name);
+  }
+  const uint32_t x = g.tensor("x", f32, image);
+  g.user_input(arg::tensor(x));
+  auto conv = [&](const std::string& name, uint32_t input, uint32_t weight, int32_t bias, int64_t groups,
+                  int64_t padding, const std::vector<int64_t>& sizes) {
+    const uint32_t out = g.tensor(name, f32, sizes);
+    g.node(name, conv2d,
+           Args{{"input", arg::tensor(input)}, {"weight", arg::tensor(weight)}, {"bias", arg::optional_tensor(bias)},
+                {"stride", arg::integers({1, 1})}, {"padding", arg::integers({padding, padding})},
+                {"dilation", arg::integers({1, 1})}, {"groups", arg::integer(groups)}},
+           {}, {arg::tensor(out)});
+    return out;
+  };
+  auto unary = [&](const std::string& name, uint32_t op, uint32_t input, const std::vector<int64_t>& sizes) {
+    const uint32_t out = g.tensor(name, f32, sizes);
+    g.node(name, op, Args{{"self", arg::tensor(input)}}, {}, {arg::tensor(out)});
+    return out;
+  };
+  const uint32_t dw = conv("dw", x, w[0], -1, kChannels, 1, image);
+  const uint32_t activated = unary("dw_silu", silu, dw, image);
+  const uint32_t pool = g.tensor("pool", f32, pooled);
+  g.node("pool", p.op("aten::adaptive_avg_pool2d", "default"),
+         Args{{"self", arg::tensor(activated)}, {"output_size", arg::integers({1, 1})}}, {}, {arg::tensor(pool)});
+  const uint32_t fc1 = unary("fc1_silu", silu, conv("fc1", pool, w[1], static_cast<int32_t>(w[2]), 1, 0, squeezed), squeezed);
+  const uint32_t fc2 = conv("fc2", fc1, w[3], static_cast<int32_t>(w[4]), 1, 0, pooled);
+  const uint32_t scale = unary("scale", p.op("aten::sigmoid", "default"), fc2, pooled);
+  const uint32_t product = g.tensor("product", f32, image);
+  g.node("product", p.op("aten::mul", "Tensor"), Args{{"self", arg::tensor(scale)}, {"other", arg::tensor(activated)}}, {},
+         {arg::tensor(product)});
+  const uint32_t projected = conv("proj", product, w[5], -1, 1, 0, {1, kProjected, kSide, kSide});
+  g.user_output(arg::tensor(projected));
+  g.user_output(arg::tensor(pool));
+  if (product_is_output) g.user_output(arg::tensor(product));
+  return p.finish();
+}
+
+bool has_argument(const exec::PlannedNode& node, std::string_view name) {
+  return std::find(node.arg_names.begin(), node.arg_names.end(), name) != node.arg_names.end();
+}
+
+const exec::PlannedNode& node_named(const Executor& e, const std::string& name) {
+  for (const auto& node : e.plan().nodes) {
+    if (node.name == name) return node;
+  }
+  ADD_FAILURE() << "no node " << name;
+  return e.plan().nodes.front();
+}
+
+TEST(ConvolutionFusion, ASqueezeExcitationScaleIsAppliedByTheNextConvolution) {
+  auto fused = load_program(squeeze_excitation_program(false));
+  auto apart = load_program(squeeze_excitation_program(true));
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(apart, nullptr);
+  EXPECT_TRUE(node_named(*fused, "product").kernel.is_view) << "the mul became a view of its input";
+  EXPECT_TRUE(has_argument(node_named(*fused, "proj"), "nrt.input_scale"));
+  EXPECT_TRUE(has_argument(node_named(*fused, "dw"), "nrt.channels_last_output"))
+      << "the pool and the projection read the depthwise result as it is";
+  EXPECT_FALSE(node_named(*apart, "product").kernel.is_view) << "the graph returns the mul's result";
+  EXPECT_FALSE(has_argument(node_named(*apart, "proj"), "nrt.input_scale"));
+  EXPECT_FALSE(has_argument(node_named(*apart, "dw"), "nrt.channels_last_output"));
+  const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
+  for (int run = 0; run < 2; ++run) {
+    auto got = fused->run(inputs);
+    auto want = apart->run(inputs);
+    ASSERT_TRUE(got.ok()) << got.error().to_string();
+    ASSERT_TRUE(want.ok()) << want.error().to_string();
+    const std::vector<double> a = values((*got)[0].value), e = values((*want)[0].value);
+    ASSERT_EQ(a.size(), e.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < a.size(); ++i) differing += std::abs(a[i] - e[i]) > 1e-6 + 1e-5 * std::abs(e[i]);
+    EXPECT_EQ(differing, 0u) << "run " << run << ": the fused block's values differ from the nodes run apart";
+    // The pool sums each channel in one order, whichever layout it reads.
+    EXPECT_EQ(values((*got)[1].value), values((*want)[1].value)) << "run " << run << ": the channels-last pool differs";
+  }
+}
+
 // One loaded program run from several threads at once: oneDNN primitives shared by the runs each
 // get the calling thread's scratchpad (with the library's own, concurrent runs of one primitive
 // overwrote each other's).

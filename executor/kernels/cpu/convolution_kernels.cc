@@ -11,6 +11,7 @@
 
 #include "executor/kernels/cpu/batch_norm_folding.h"
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/channels_last_layout.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
@@ -306,24 +307,37 @@ struct ConvolutionCall {
   // A fused node's epilogue (executor/runtime/convolution_fusion.h).
   std::optional<BatchNormParameters> batch_norm;
   std::optional<Tensor> residual;  // added before the activation
+  std::optional<Tensor> input_scale;  // [N or 1, C, 1, 1]: multiplies the input per channel first
   ConvolutionActivation activation;
   bool channels_last_output = false;  // only convolutions read the output (the plan checked)
 };
 
-// Strides of a dense [N, C, H, W] tensor laid out as [N, H, W, C].
-std::vector<int64_t> channels_last_strides(const std::vector<int64_t>& sizes) {
-  const int64_t c = sizes[1], w = sizes[3], h = sizes[2];
-  return {h * w * c, 1, w * c, c};
-}
-
-// A 4-D tensor whose elements lie densely in NHWC order (dims of size 1 may have any stride).
-bool is_channels_last(const Tensor& t) {
-  if (t.dim() != 4) return false;
-  const std::vector<int64_t> expected = channels_last_strides(t.sizes());
-  for (size_t d = 0; d < 4; ++d) {
-    if (t.sizes()[d] != 1 && t.strides()[d] != expected[d]) return false;
+// input * scale per channel (scale [N or 1, C, 1, 1]) as a fused squeeze-excitation mul would
+// have written it, one float32 product an element, in the input's layout where that is
+// channels-last (the next convolution then reads it without a reorder), else contiguous.
+Tensor scaled_input(const Tensor& input, const Tensor& scale) {
+  const int64_t n = input.sizes()[0], c = input.sizes()[1], positions = input.sizes()[2] * input.sizes()[3];
+  const bool nhwc = is_channels_last(input) && !input.is_contiguous();
+  const Tensor x = nhwc ? input : contiguous_as(input, ScalarType::FLOAT32);
+  const Tensor s = contiguous_as(scale, ScalarType::FLOAT32);
+  const Tensor out = Tensor::empty(ScalarType::FLOAT32, input.sizes());
+  const Tensor result = nhwc ? out.as_strided(input.sizes(), channels_last_strides(input.sizes()), 0) : out;
+  const float* from = x.data<float>();
+  float* to = out.data<float>();
+  for (int64_t image = 0; image < n; ++image) {
+    const float* factors = s.data<float>() + (scale.sizes()[0] == 1 ? 0 : image * c);
+    const int64_t first = image * c * positions;
+    if (nhwc) {
+      for (int64_t p = 0; p < positions; ++p) {
+        for (int64_t k = 0; k < c; ++k) to[first + p * c + k] = from[first + p * c + k] * factors[k];
+      }
+    } else {
+      for (int64_t k = 0; k < c; ++k) {
+        for (int64_t p = 0; p < positions; ++p) to[first + k * positions + p] = from[first + k * positions + p] * factors[k];
+      }
+    }
   }
-  return true;
+  return result;
 }
 
 Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
@@ -331,6 +345,18 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   if (!is_floating_dtype(call.input.dtype())) return unsupported_dtype(ctx, call.input.dtype());
   if (weight.dtype() != call.input.dtype() || (call.bias && call.bias->dtype() != call.input.dtype())) {
     return ctx.error("input, weight and bias must share one dtype");
+  }
+  if (call.input_scale) {
+    const Tensor& scale = *call.input_scale;
+    const bool fits = call.spatial == 2 && call.batched && call.input.dtype() == ScalarType::FLOAT32 &&
+                      call.input.dim() == 4 && scale.dtype() == ScalarType::FLOAT32 && scale.dim() == 4 &&
+                      (scale.sizes()[0] == 1 || scale.sizes()[0] == call.input.sizes()[0]) &&
+                      scale.sizes()[1] == call.input.sizes()[1] && scale.sizes()[2] == 1 && scale.sizes()[3] == 1;
+    if (!fits) {
+      return ctx.error("the fused input scale " + scale.type_string() + " must be float32 [N or 1, C, 1, 1] for the float32 input " +
+                       call.input.type_string() + " of a 2-D convolution");
+    }
+    call.input = scaled_input(call.input, scale);
   }
   const auto rank = static_cast<int64_t>(call.spatial + 2);
   if (weight.dim() != rank || call.input.dim() != rank - (call.batched ? 0 : 1)) {
@@ -552,6 +578,8 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
   }
   NRT_TRY(residual, ctx.optional_tensor(names::kResidual, -1));
   call.residual = *residual;
+  NRT_TRY(input_scale, ctx.optional_tensor(names::kInputScale, -1));
+  call.input_scale = *input_scale;
   NRT_TRY(channels_last, ctx.boolean(names::kChannelsLastOutput, -1, false));
   call.channels_last_output = *channels_last;
   const RuntimeValue* activation = ctx.find(names::kActivation, -1);

@@ -12,6 +12,7 @@
 
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/channels_last_layout.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -315,11 +316,38 @@ Status adaptive_average(KernelContext& ctx, ScalarType dtype, const Planes& plan
   return Status::Ok();
 }
 
+// The global average of a float32 channels-last [N, C, H, W] (a convolution's result the plan
+// had written so, convolution_epilogue.h) without reordering it: each channel's sum runs over
+// the positions in the order adaptive_average's windows take them, so the bits are the same.
+Status global_average_channels_last(KernelContext& ctx, const Tensor& self) {
+  const int64_t n = self.sizes()[0], c = self.sizes()[1], positions = self.sizes()[2] * self.sizes()[3];
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, ScalarType::FLOAT32, {n, c, 1, 1}));
+  Tensor staging = slot->staging(ScalarType::FLOAT32);
+  const float* in = self.data<float>();
+  float* out = staging.data<float>();
+  const auto divisor = static_cast<float>(positions);
+  for (int64_t image = 0; image < n; ++image) {
+    float* sums = out + image * c;
+    std::fill(sums, sums + c, 0.0f);
+    for (int64_t p = 0; p < positions; ++p) {
+      const float* row = in + (image * positions + p) * c;
+      for (int64_t k = 0; k < c; ++k) sums[k] += row[k];
+    }
+    for (int64_t k = 0; k < c; ++k) sums[k] /= divisor;
+  }
+  slot->commit();
+  return Status::Ok();
+}
+
 // adaptive_avg_pool2d(Tensor self, SymInt[2] output_size)
 Status adaptive_avg_pool2d(KernelContext& ctx) {
   NRT_TRY(self, ctx.tensor("self", 0));
-  NRT_TRY(planes, read_planes(ctx, *self));
   NRT_TRY(size, pair(ctx, "output_size", 1, {}));
+  if (*size == std::vector<int64_t>{1, 1} && self->dtype() == ScalarType::FLOAT32 && is_channels_last(*self) &&
+      !self->is_contiguous() && self->numel() > 0) {
+    return global_average_channels_last(ctx, *self);
+  }
+  NRT_TRY(planes, read_planes(ctx, *self));
   return adaptive_average(ctx, self->dtype(), *planes, 1, (*size)[0], (*size)[1],
                           output_sizes(*planes, (*size)[0], (*size)[1]));
 }
