@@ -12,6 +12,11 @@
 // and the convolution's kernel comes from where the fused kernel does (a kernel library that
 // replaced it knows nothing of the epilogue). Its nodes keep their names and targets: a profile
 // counts the batch norm and the activation in the convolution's time.
+//
+// Before a 2-D float32 convolution, a mul of x by a per-channel scale [N or 1, C, 1, 1] that only
+// the convolution reads (a squeeze-excitation block's `scale * x`) becomes a view of x, and the
+// convolution scales its input (convolution_epilogue.h's kInputScale). A convolution's result that
+// only convolutions and global average pools read is written channels-last.
 #pragma once
 
 #include "executor/runtime/execution_plan.h"
