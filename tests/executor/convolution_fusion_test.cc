@@ -268,7 +268,9 @@ TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
 // silu, its global average pooled, two pointwise convolutions (silu, sigmoid) make a per-channel
 // scale, `scale * x` feeds a pointwise projection. The pool's result is the second graph output.
 // `product_is_output`: the mul's result is a third, which keeps the mul a node of its own.
-ProgramWithWeights squeeze_excitation_program(bool product_is_output) {
+// `negate_scale_between`: neg_ writes the scale in place after the mul, before the projection (its
+// result a graph output), which must keep the mul too: the projection would read the new scale.
+ProgramWithWeights squeeze_excitation_program(bool product_is_output, bool negate_scale_between = false) {
   constexpr int64_t kSqueezed = 4, kProjected = 8;
   const auto f32 = ScalarType::FLOAT32;
   ProgramBuilder p("squeeze_excitation_test");
@@ -323,9 +325,11 @@ ProgramWithWeights squeeze_excitation_program(bool product_is_output) {
   const uint32_t product = g.tensor("product", f32, image);
   g.node("product", p.op("aten::mul", "Tensor"), Args{{"self", arg::tensor(scale)}, {"other", arg::tensor(activated)}}, {},
          {arg::tensor(product)});
+  const uint32_t negated = negate_scale_between ? unary("negated", p.op("aten::neg_", "default"), scale, pooled) : 0;
   const uint32_t projected = conv("proj", product, w[5], -1, 1, 0, {1, kProjected, kSide, kSide});
   g.user_output(arg::tensor(projected));
   g.user_output(arg::tensor(pool));
+  if (negate_scale_between) g.user_output(arg::tensor(negated));
   if (product_is_output) g.user_output(arg::tensor(product));
   return p.finish();
 }
@@ -368,6 +372,23 @@ TEST(ConvolutionFusion, ASqueezeExcitationScaleIsAppliedByTheNextConvolution) {
     // The pool sums each channel in one order, whichever layout it reads.
     EXPECT_EQ(values((*got)[1].value), values((*want)[1].value)) << "run " << run << ": the channels-last pool differs";
   }
+}
+
+TEST(ConvolutionFusion, AnInPlaceWriteBetweenTheScaleAndTheConvolutionKeepsTheMul) {
+  auto kept = load_program(squeeze_excitation_program(false, true));
+  auto apart = load_program(squeeze_excitation_program(true, true));
+  ASSERT_NE(kept, nullptr);
+  ASSERT_NE(apart, nullptr);
+  EXPECT_FALSE(node_named(*kept, "product").kernel.is_view);
+  EXPECT_FALSE(has_argument(node_named(*kept, "proj"), "nrt.input_scale"));
+  const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
+  auto got = kept->run(inputs);
+  auto want = apart->run(inputs);
+  ASSERT_TRUE(got.ok()) << got.error().to_string();
+  ASSERT_TRUE(want.ok()) << want.error().to_string();
+  EXPECT_EQ(values((*got)[0].value), values((*want)[0].value)) << "the projection saw the scale the mul read";
+  const std::vector<double> negated = values((*got)[2].value);
+  EXPECT_TRUE(std::all_of(negated.begin(), negated.end(), [](double v) { return v < 0; })) << "neg_ ran on the sigmoid";
 }
 
 // One loaded program run from several threads at once: oneDNN primitives shared by the runs each
