@@ -10,6 +10,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "executor/kernels/cpu/channels_last_reorder.h"
+#include "executor/kernels/cpu/few_position_product.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/runtime/intra_op_threads.h"
@@ -175,11 +176,59 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
   return built;
 }
 
+// Pointwise convolutions over at most kFewPositions positions with a loaded program's weights, rows
+// of the input channels-last (or one position): few_position_product on the weights packed once
+// (kept as oneDNN's Acdb16a), the output in either layout (NCHW for one image).
+bool few_positions(const OneDnnConvolution& s, const std::shared_ptr<const Storage>& weight_storage) {
+  bool pointwise = s.groups == 1 && s.in[0] == 1;
+  for (int i = 0; i < 3; ++i) {
+    pointwise = pointwise && s.kernel[i] == 1 && s.stride[i] == 1 && s.pad_begin[i] == 0 && s.pad_end[i] == 0;
+  }
+  const int64_t plane = s.in[1] * s.in[2];
+  return pointwise && weight_storage != nullptr && s.batches * plane <= kFewPositions &&
+         (s.input_channels_last || plane == 1) && (s.output_channels_last || s.batches == 1 || plane == 1) &&
+         few_position_product_available();
+}
+
+void few_position_forward(const OneDnnConvolution& s, const float* input, const float* weight, const float* bias,
+                          float* output, const std::shared_ptr<const Storage>& weight_storage) {
+  static std::mutex mutex;
+  static std::map<std::pair<int64_t, int64_t>, WeightLayout> layouts;  // by (out, in) channels
+  WeightLayout layout;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = layouts.find({s.out_channels, s.channels});
+    if (found == layouts.end()) {
+      const memory::dims dims{s.out_channels, s.channels, 1, 1};
+      const auto f32 = memory::data_type::f32;
+      found = layouts
+                  .emplace(std::make_pair(s.out_channels, s.channels),
+                           weight_layout(memory::desc(dims, f32, Tag::oihw), memory::desc(dims, f32, Tag::Acdb16a)))
+                  .first;
+    }
+    layout = found->second;
+  }
+  const LaidOutWeights packed = kept_weights(layout, weight, weight_storage);
+  const int64_t plane = s.in[1] * s.in[2];
+  const bool rows_out = s.output_channels_last || plane == 1;
+  few_position_product(s.batches * plane, s.channels, s.out_channels, static_cast<const float*>(packed.memory.get_data_handle()),
+                       input, s.channels, bias, output, rows_out ? s.out_channels : 1, rows_out ? 1 : plane);
+}
+
 }  // namespace
 
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
                                          const float* bias, float* output,
                                          const std::shared_ptr<const Storage>& weight_storage) {
+  if (few_positions(shape, weight_storage)) {
+    try {
+      few_position_forward(shape, input, weight, bias, output, weight_storage);
+    } catch (const dnnl::error&) {
+      return OneDnnOutcome::kRefused;
+    }
+    return shape.activation.kind == ConvolutionActivation::Kind::kNone ? OneDnnOutcome::kDone
+                                                                       : OneDnnOutcome::kActivationLeftToCaller;
+  }
   const int threads = use_onednn_threads(intra_op_threads());
   const auto p = primitives_for(shape, bias != nullptr, threads);
   if (!p) return OneDnnOutcome::kRefused;
