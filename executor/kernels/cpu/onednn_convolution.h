@@ -4,7 +4,8 @@
 // between nrt's contiguous NCDHW tensors and the blocked layouts oneDNN picks. Pointwise (1x1)
 // convolutions stay on the plain layouts, where oneDNN runs them as one matrix product.
 // Primitives are built once per shape and kept (a mutex-guarded cache); executing one is
-// thread-safe. oneDNN threads through OpenMP: N threads when a run set intra_op_threads() to N,
+// thread-safe. Pointwise convolutions over at most four positions with a loaded program's weights
+// run on few_position_product.h instead, which streams those weights faster. oneDNN threads through OpenMP: N threads when a run set intra_op_threads() to N,
 // else one (onednn_threads.h).
 #pragma once
 
