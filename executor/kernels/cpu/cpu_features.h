@@ -11,4 +11,10 @@ inline bool cpu_has_avx2_fma() {
   return has;
 }
 
+// AVX-512 F beside AVX2 and FMA: what the -mavx512f libraries are compiled with (AVX2_COPTS too).
+inline bool cpu_has_avx512f() {
+  static const bool has = cpu_has_avx2_fma() && __builtin_cpu_supports("avx512f");
+  return has;
+}
+
 }  // namespace nrt::exec::cpu

@@ -2,14 +2,12 @@
 
 #include <algorithm>
 
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
 
-bool few_position_product_available() {
-  static const bool has = __builtin_cpu_supports("avx512f");
-  return has;
-}
+bool few_position_product_available() { return cpu_has_avx512f(); }
 
 void few_position_product(int64_t positions, int64_t in, int64_t out, const float* packed, const float* x,
                           int64_t x_position, const float* bias, float* y, int64_t y_position, int64_t y_output) {

@@ -17,7 +17,7 @@ namespace nrt::exec::cpu {
 // multiply-adds than the streams leave time for (4x4: 0.96-1.2x oneDNN's).
 inline constexpr int64_t kFewPositions = 4;
 
-// Whether few_position_product runs here: a CPU with AVX-512 F.
+// Whether few_position_product runs here: a CPU with AVX-512 F (cpu_has_avx512f).
 bool few_position_product_available();
 
 // y[p * y_position + o * y_output] for p < positions <= kFewPositions, o < out, from x rows of

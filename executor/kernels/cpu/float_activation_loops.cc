@@ -17,7 +17,7 @@ void float_activation_baseline(FloatActivation op, float* y, const float* x, int
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n) {
   static const bool avx2 = cpu_has_avx2_fma();
-  static const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  static const bool avx512 = cpu_has_avx512f() && __builtin_cpu_supports("avx512dq");
   // Elements are independent: activations of 8k elements and up split over the intra-op threads.
   // A part of 4k elements is 4 to 15 us of work (exp to gelu on AVX2), several times what starting
   // and joining a warm OpenMP team costs (about 1 us); at 16k a part, whisper_encoder_tiny's gelus
