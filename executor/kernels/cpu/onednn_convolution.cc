@@ -176,10 +176,9 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
   return built;
 }
 
-// Pointwise convolutions over at most kFewPositions positions with a loaded program's weights, rows
-// of the input channels-last (or one position): few_position_product on the weights packed once
-// (kept as oneDNN's Acdb16a), the output in either layout (NCHW for one image).
-bool few_positions(const OneDnnConvolution& s, const std::shared_ptr<const Storage>& weight_storage) {
+}  // namespace
+
+bool few_position_takes(const OneDnnConvolution& s, const std::shared_ptr<const Storage>& weight_storage) {
   bool pointwise = s.groups == 1 && s.in[0] == 1;
   for (int i = 0; i < 3; ++i) {
     pointwise = pointwise && s.kernel[i] == 1 && s.stride[i] == 1 && s.pad_begin[i] == 0 && s.pad_end[i] == 0;
@@ -190,8 +189,10 @@ bool few_positions(const OneDnnConvolution& s, const std::shared_ptr<const Stora
          few_position_product_available();
 }
 
-void few_position_forward(const OneDnnConvolution& s, const float* input, const float* weight, const float* bias,
-                          float* output, const std::shared_ptr<const Storage>& weight_storage) {
+OneDnnOutcome few_position_convolution_forward(const OneDnnConvolution& s, const float* input, const float* weight,
+                                               const float* bias, float* output,
+                                               const std::shared_ptr<const Storage>& weight_storage) {
+  if (!few_position_takes(s, weight_storage)) return OneDnnOutcome::kRefused;
   static std::mutex mutex;
   static std::map<std::pair<int64_t, int64_t>, WeightLayout> layouts;  // by (out, in) channels
   WeightLayout layout;
@@ -208,27 +209,23 @@ void few_position_forward(const OneDnnConvolution& s, const float* input, const 
     }
     layout = found->second;
   }
-  const LaidOutWeights packed = kept_weights(layout, weight, weight_storage);
+  LaidOutWeights packed;
+  try {
+    packed = kept_weights(layout, weight, weight_storage);
+  } catch (const dnnl::error&) {
+    return OneDnnOutcome::kRefused;
+  }
   const int64_t plane = s.in[1] * s.in[2];
   const bool rows_out = s.output_channels_last || plane == 1;
   few_position_product(s.batches * plane, s.channels, s.out_channels, static_cast<const float*>(packed.memory.get_data_handle()),
                        input, s.channels, bias, output, rows_out ? s.out_channels : 1, rows_out ? 1 : plane);
+  return s.activation.kind == ConvolutionActivation::Kind::kNone ? OneDnnOutcome::kDone
+                                                                 : OneDnnOutcome::kActivationLeftToCaller;
 }
-
-}  // namespace
 
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
                                          const float* bias, float* output,
                                          const std::shared_ptr<const Storage>& weight_storage) {
-  if (few_positions(shape, weight_storage)) {
-    try {
-      few_position_forward(shape, input, weight, bias, output, weight_storage);
-    } catch (const dnnl::error&) {
-      return OneDnnOutcome::kRefused;
-    }
-    return shape.activation.kind == ConvolutionActivation::Kind::kNone ? OneDnnOutcome::kDone
-                                                                       : OneDnnOutcome::kActivationLeftToCaller;
-  }
   const int threads = use_onednn_threads(intra_op_threads());
   const auto p = primitives_for(shape, bias != nullptr, threads);
   if (!p) return OneDnnOutcome::kRefused;

@@ -4,8 +4,7 @@
 // between nrt's contiguous NCDHW tensors and the blocked layouts oneDNN picks. Pointwise (1x1)
 // convolutions stay on the plain layouts, where oneDNN runs them as one matrix product.
 // Primitives are built once per shape and kept (a mutex-guarded cache); executing one is
-// thread-safe. Pointwise convolutions over at most four positions with a loaded program's weights
-// run on few_position_product.h instead, which streams those weights faster. oneDNN threads through OpenMP: N threads when a run set intra_op_threads() to N,
+// thread-safe. oneDNN threads through OpenMP: N threads when a run set intra_op_threads() to N,
 // else one (onednn_threads.h).
 #pragma once
 
@@ -53,5 +52,16 @@ enum class OneDnnOutcome {
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
                                          const float* bias, float* output,
                                          const std::shared_ptr<const Storage>& weight_storage = nullptr);
+
+// Pointwise convolutions over at most kFewPositions positions with a loaded program's weights
+// (`weight_storage` non-null), the input's rows channels-last (or one position), the output in
+// either layout (NCHW for one image), on a CPU with AVX-512: few_position_product.h, which streams
+// those weights faster than oneDNN's brgconv_1x1, on them packed once (kept as oneDNN's Acdb16a).
+bool few_position_takes(const OneDnnConvolution& shape, const std::shared_ptr<const Storage>& weight_storage);
+// Refused, having written nothing, where few_position_takes does not hold. The activation is
+// left to the caller.
+OneDnnOutcome few_position_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
+                                               const float* bias, float* output,
+                                               const std::shared_ptr<const Storage>& weight_storage);
 
 }  // namespace nrt::exec::cpu
