@@ -1,8 +1,8 @@
 // Threads inside ops: process-wide, as torch.set_num_threads is (nrt-run --threads N,
 // SessionOptions::threads). Unset (0), ops run on the calling thread (float64 GEMMs at OpenBLAS's
-// own default); set to N, element-wise maps over large tensors split their work over N threads
-// (the caller and N - 1 others), and the GEMMs and convolutions run on N oneDNN (or, for float64,
-// OpenBLAS) threads.
+// own default); set to N, element-wise maps over large tensors, attention's heads and the rows of
+// layer and group norms split their work over N threads (the caller and N - 1 others), and the
+// GEMMs and convolutions run on N oneDNN (or, for float64, OpenBLAS) threads.
 // The split runs on OpenMP's team, the threads oneDNN's primitives run on: one set of threads per
 // process. A pool of nrt's own beside it woke its workers through a condition variable, onto the
 // core where OpenMP's were still spinning after a product: whisper_encoder_tiny's attention, split

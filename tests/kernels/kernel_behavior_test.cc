@@ -703,7 +703,8 @@ TEST(Promotion, ResultTypeWeighsTensorsZeroDimAndScalars) {
 
 // With intra-op threads the kernels that split their work give the same bits as one thread, at
 // sizes that do split (intra_op_threads.h): an element-wise map, an activation, a convolution
-// through im2col, a depthwise one, max pooling and attention over heads. oneDNN's products keep
+// through im2col, a depthwise one, max pooling, attention over heads, and layer and group norms
+// over rows. oneDNN's products keep
 // one thread's bits on AVX-512 CPUs only: with its AVX2 kernels the bits depend on how the work
 // splits (an AMD EPYC of 2017: sgemm 128x768x768 differs in 1382 of its 98304 sums at 3 threads,
 // by up to 3.8e-6, in none at 2 or 4), so there they agree within float32 rounding.
@@ -747,6 +748,9 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
       {"aten::max_pool2d.default", {{"self", image}, {"kernel_size", std::vector<int64_t>{3, 3}}, {"stride", std::vector<int64_t>{2, 2}},
                                     {"padding", std::vector<int64_t>{1, 1}}}, {}},
       {"aten::scaled_dot_product_attention.default", {{"query", q}, {"key", k}, {"value", v}}, {}},
+      {"aten::layer_norm.default", {{"input", rows}, {"normalized_shape", std::vector<int64_t>{768}},
+                                    {"weight", noise({768}, 17)}, {"bias", noise({768}, 18)}}, {}},
+      {"aten::group_norm.default", {{"input", image}, {"num_groups", int64_t{4}}}, {}},
   };
   const size_t onednn_calls = 3;  // the first three
   const bool onednn_keeps_bits = __builtin_cpu_supports("avx512f");

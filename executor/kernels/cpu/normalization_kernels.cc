@@ -4,6 +4,7 @@
 // and native_group_norm (per sample and group; native_ also returns mean and rstd [N, groups]),
 // _weight_norm (v scaled to g over every dim but one), and batch norm in inference form (running
 // statistics; per channel along dim 1).
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -12,6 +13,7 @@
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
+#include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
 namespace {
@@ -160,6 +162,21 @@ void layer_norm_rows<float>(const float* x, float* y, const float* weight, const
   }
 }
 
+// Rows split over the intra-op threads (intra_op_threads.h), each row normalised by one thread as
+// above, so the bits do not depend on the thread count. BERT-base's 128x768 at 2 threads: 0.030 ms
+// a call against 0.055 on one (nrt-run --profile; in BERT itself, after a product on two threads,
+// one thread took up to 0.135 ms, its rows partly in the other core's cache).
+template <class C>
+void layer_norm_rows_threaded(const C* x, C* y, const C* weight, const C* bias, RowLayout layout, double eps,
+                              C* mean_out, C* rstd_out) {
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 14) / std::max<int64_t>(layout.columns, 1));
+  parallel_for(layout.rows, grain, [&](int64_t begin, int64_t end) {
+    const int64_t offset = begin * layout.columns;
+    layer_norm_rows<C>(x + offset, y + offset, weight, bias, RowLayout{end - begin, layout.columns}, eps,
+                       mean_out ? mean_out + begin : nullptr, rstd_out ? rstd_out + begin : nullptr);
+  });
+}
+
 // native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps)
 //   -> (Tensor, Tensor mean, Tensor rstd); layer_norm(..., float eps=1e-05, bool cudnn_enable=True).
 Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
@@ -179,9 +196,9 @@ Status layer_norm_with(KernelContext& ctx, bool with_statistics) {
   Tensor y = out->staging(compute);
   auto run = [&](auto zero) {
     using C = decltype(zero);
-    layer_norm_rows<C>(x.data<C>(), y.data<C>(), *weight ? (*weight)->data<C>() : nullptr,
-                       *bias ? (*bias)->data<C>() : nullptr, *layout, *eps, stats->mean_data<C>(),
-                       stats->rstd_data<C>());
+    layer_norm_rows_threaded<C>(x.data<C>(), y.data<C>(), *weight ? (*weight)->data<C>() : nullptr,
+                                *bias ? (*bias)->data<C>() : nullptr, *layout, *eps, stats->mean_data<C>(),
+                                stats->rstd_data<C>());
   };
   if (compute == ScalarType::FLOAT64) {
     run(0.0);
@@ -219,8 +236,8 @@ Status group_norm_with(KernelContext& ctx, bool native) {
   const RowLayout layout{n * *groups, channels / *groups * positions};
   auto run = [&](auto zero) {
     using C = decltype(zero);
-    layer_norm_rows<C>(x.data<C>(), y.data<C>(), nullptr, nullptr, layout, *eps, stats->mean_data<C>(),
-                       stats->rstd_data<C>());
+    layer_norm_rows_threaded<C>(x.data<C>(), y.data<C>(), nullptr, nullptr, layout, *eps, stats->mean_data<C>(),
+                                stats->rstd_data<C>());
     if (!*weight && !*bias) return;
     C* values = y.data<C>();
     const C* w = *weight ? (*weight)->data<C>() : nullptr;
