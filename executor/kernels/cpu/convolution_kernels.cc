@@ -262,11 +262,11 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     const std::shared_ptr<const Storage> weight_storage =
         weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
     // 3x3 convolutions of stride 1 by Winograd's minimal filtering where it beats oneDNN's direct
-    // ones (winograd_convolution.h), pointwise ones over a few positions on weight streams
-    // (few_position_takes); the rest through oneDNN.
+    // ones (winograd_convolution.h), pointwise ones over a few positions or of few multiply-adds on
+    // nrt's products (pointwise_product_takes); the rest through oneDNN.
     auto forward = onednn_convolution_forward;
     if (winograd_takes(shape)) forward = winograd_convolution_forward;
-    else if (few_position_takes(shape, weight_storage)) forward = few_position_convolution_forward;
+    else if (pointwise_product_takes(shape, weight_storage)) forward = pointwise_product_convolution_forward;
     const OneDnnOutcome outcome =
         forward(shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
                 out.data<float>(), weight_storage);

@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -10,7 +11,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "executor/kernels/cpu/channels_last_reorder.h"
-#include "executor/kernels/cpu/few_position_product.h"
+#include "executor/kernels/cpu/pointwise_product.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_threads.h"
 #include "executor/runtime/intra_op_threads.h"
@@ -178,21 +179,22 @@ std::shared_ptr<const Primitives> primitives_for(const OneDnnConvolution& s, boo
 
 }  // namespace
 
-bool few_position_takes(const OneDnnConvolution& s, const std::shared_ptr<const Storage>& weight_storage) {
+bool pointwise_product_takes(const OneDnnConvolution& s, const std::shared_ptr<const Storage>& weight_storage) {
   bool pointwise = s.groups == 1 && s.in[0] == 1;
   for (int i = 0; i < 3; ++i) {
     pointwise = pointwise && s.kernel[i] == 1 && s.stride[i] == 1 && s.pad_begin[i] == 0 && s.pad_end[i] == 0;
   }
-  const int64_t plane = s.in[1] * s.in[2];
-  return pointwise && weight_storage != nullptr && s.batches * plane <= kFewPositions &&
-         (s.input_channels_last || plane == 1) && (s.output_channels_last || s.batches == 1 || plane == 1) &&
-         few_position_product_available();
+  if (!pointwise || weight_storage == nullptr || !pointwise_product_available()) return false;
+  const int64_t plane = s.in[1] * s.in[2], positions = s.batches * plane;
+  const bool rows_in = s.input_channels_last || plane == 1, rows_out = s.output_channels_last || plane == 1;
+  if (positions <= kFewPositions) return rows_in && (rows_out || s.batches == 1);
+  return rows_in && rows_out && positions * s.channels * s.out_channels < kFewestOneDnnMultiplyAdds;
 }
 
-OneDnnOutcome few_position_convolution_forward(const OneDnnConvolution& s, const float* input, const float* weight,
-                                               const float* bias, float* output,
-                                               const std::shared_ptr<const Storage>& weight_storage) {
-  if (!few_position_takes(s, weight_storage)) return OneDnnOutcome::kRefused;
+OneDnnOutcome pointwise_product_convolution_forward(const OneDnnConvolution& s, const float* input,
+                                                    const float* weight, const float* bias, float* output,
+                                                    const std::shared_ptr<const Storage>& weight_storage) {
+  if (!pointwise_product_takes(s, weight_storage)) return OneDnnOutcome::kRefused;
   static std::mutex mutex;
   static std::map<std::pair<int64_t, int64_t>, WeightLayout> layouts;  // by (out, in) channels
   WeightLayout layout;
@@ -215,12 +217,23 @@ OneDnnOutcome few_position_convolution_forward(const OneDnnConvolution& s, const
   } catch (const dnnl::error&) {
     return OneDnnOutcome::kRefused;
   }
-  const int64_t plane = s.in[1] * s.in[2];
+  const auto* packed_weights = static_cast<const float*>(packed.memory.get_data_handle());
+  const int64_t plane = s.in[1] * s.in[2], positions = s.batches * plane;
   const bool rows_out = s.output_channels_last || plane == 1;
-  few_position_product(s.batches * plane, s.channels, s.out_channels, static_cast<const float*>(packed.memory.get_data_handle()),
-                       input, s.channels, bias, output, rows_out ? s.out_channels : 1, rows_out ? 1 : plane);
-  return s.activation.kind == ConvolutionActivation::Kind::kNone ? OneDnnOutcome::kDone
-                                                                 : OneDnnOutcome::kActivationLeftToCaller;
+  if (positions <= kFewPositions) {
+    few_position_product(positions, s.channels, s.out_channels, packed_weights, input, s.channels, bias, output,
+                         rows_out ? s.out_channels : 1, rows_out ? 1 : plane);
+    return s.activation.kind == ConvolutionActivation::Kind::kNone ? OneDnnOutcome::kDone
+                                                                   : OneDnnOutcome::kActivationLeftToCaller;
+  }
+  using Kind = ConvolutionActivation::Kind;
+  const Kind kind = s.activation.kind;
+  OutputClamp clamp;
+  if (kind == Kind::kRelu) clamp = {true, 0.0f, std::numeric_limits<float>::infinity()};
+  if (kind == Kind::kClip) clamp = {true, static_cast<float>(s.activation.min), static_cast<float>(s.activation.max)};
+  pointwise_product(positions, s.channels, s.out_channels, packed_weights, input, s.channels, bias, clamp, output,
+                    s.out_channels);
+  return kind == Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller : OneDnnOutcome::kDone;
 }
 
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,

@@ -53,15 +53,17 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
                                          const float* bias, float* output,
                                          const std::shared_ptr<const Storage>& weight_storage = nullptr);
 
-// Pointwise convolutions over at most kFewPositions positions with a loaded program's weights
-// (`weight_storage` non-null), the input's rows channels-last (or one position), the output in
-// either layout (NCHW for one image), on a CPU with AVX-512: few_position_product.h, which streams
-// those weights faster than oneDNN's brgconv_1x1, on them packed once (kept as oneDNN's Acdb16a).
-bool few_position_takes(const OneDnnConvolution& shape, const std::shared_ptr<const Storage>& weight_storage);
-// Refused, having written nothing, where few_position_takes does not hold. The activation is
-// left to the caller.
-OneDnnOutcome few_position_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
-                                               const float* bias, float* output,
-                                               const std::shared_ptr<const Storage>& weight_storage);
+// Pointwise convolutions with a loaded program's weights (`weight_storage` non-null), on a CPU with
+// AVX-512, run on pointwise_product.h's products, the weights packed once (kept as oneDNN's
+// Acdb16a): over at most kFewPositions positions, the input's rows channels-last (or one position)
+// and the output in either layout (NCHW for one image), streamed faster than oneDNN's
+// brgconv_1x1; over more, both channels-last, where the product has fewer than
+// kFewestOneDnnMultiplyAdds.
+bool pointwise_product_takes(const OneDnnConvolution& shape, const std::shared_ptr<const Storage>& weight_storage);
+// Refused, having written nothing, where pointwise_product_takes does not hold. relu and hardtanh
+// are applied over more than kFewPositions positions; other activations are left to the caller.
+OneDnnOutcome pointwise_product_convolution_forward(const OneDnnConvolution& shape, const float* input,
+                                                    const float* weight, const float* bias, float* output,
+                                                    const std::shared_ptr<const Storage>& weight_storage);
 
 }  // namespace nrt::exec::cpu
