@@ -34,8 +34,10 @@ inline constexpr std::string_view kActivationMin = "nrt.activation.min_val";
 inline constexpr std::string_view kActivationMax = "nrt.activation.max_val";
 
 // true: the output is written channels-last (NHWC in memory, strides saying so), where only
-// convolutions read it, and global average pools (adaptive_avg_pool2d to 1x1, which sum NHWC
-// rows in the same order): the first of a 2-D float32 convolution's readers that would copy it.
+// convolutions read it, global average pools (adaptive_avg_pool2d to 1x1, which sum NHWC rows in
+// the same order) and max pools whose own result only such readers read: the first of a 2-D
+// float32 convolution's readers that would copy it. Such a max_pool2d node gets it too, and
+// writes its result channels-last (pooling_kernels.cc).
 inline constexpr std::string_view kChannelsLastOutput = "nrt.channels_last_output";
 
 }  // namespace nrt::exec::convolution_epilogue

@@ -393,9 +393,50 @@ class Fusion {
     return sizes != nullptr && (*sizes == std::vector<int64_t>{1, 1} || *sizes == std::vector<int64_t>{1});
   }
 
-  // A 2-D float32 convolution's result that only convolutions read, as their input (directly or
-  // through the views fusion made), is written channels-last (convolution_epilogue.h): no other
-  // kernel ever sees those strides, and the next convolution reads it without a reorder.
+  // max_pool2d without indices (resnet's stem pool): it reads channels-last rows as they are and,
+  // marked, writes its result so (pooling_kernels.cc). Any other kernel registered for it reads
+  // a strided input as every kernel may, and ignores the mark.
+  bool channels_last_max_pool(const PlannedNode& node) const {
+    return node.target == "aten::max_pool2d.default" && !node.in_place && node.gathers.empty();
+  }
+
+  // Whether every reader of `slot` (written by node n) can take it channels-last: convolutions, as
+  // their input or residual, directly or through the views fusion made; global average pools; max
+  // pools whose own results only such readers take (added to `pools`, to be marked). `convolution`
+  // is set where a convolution reads it, or a marked pool's result.
+  bool channels_last_readers(size_t n, int32_t slot, std::vector<size_t>& pools, bool& convolution) const {
+    std::vector<int32_t> pending = {slot};
+    while (!pending.empty()) {
+      const int32_t s = pending.back();
+      pending.pop_back();
+      if (escapes_[static_cast<size_t>(s)]) return false;
+      for (size_t m = n + 1; m < plan_.nodes.size(); ++m) {
+        const PlannedNode& reader = plan_.nodes[m];
+        for (size_t a = 0; a < reader.arg_slots.size(); ++a) {
+          if (reader.arg_slots[a] != s) continue;
+          if (absorbed_[m]) {
+            pending.push_back(plan_.values[static_cast<size_t>(first_result(reader))].slot);
+          } else if (builtin_convolution(reader) && (reader.arg_names[a] == "input" || reader.arg_names[a] == names::kResidual)) {
+            convolution = true;
+          } else if (channels_last_max_pool(reader) && reader.arg_names[a] == "self" && single_result(reader) >= 0) {
+            const int32_t pooled = plan_.values[static_cast<size_t>(single_result(reader))].slot;
+            bool pooled_by_convolution = false;
+            if (!channels_last_readers(m, pooled, pools, pooled_by_convolution) || !pooled_by_convolution) return false;
+            if (std::find(pools.begin(), pools.end(), m) == pools.end()) pools.push_back(m);
+            convolution = true;
+          } else if (!global_average_pool(reader)) {
+            return false;
+          }
+        }
+      }
+    }
+    return true;
+  }
+
+  // A 2-D float32 convolution's result that only channels_last_readers read, one of them a
+  // convolution, is written channels-last (convolution_epilogue.h), and so are the max pools'
+  // between: no other kernel ever sees those strides, and the next convolution reads it without a
+  // reorder.
   void mark_channels_last_output(size_t n) {
     PlannedNode& conv = plan_.nodes[n];
     if (!builtin_convolution(conv)) return;
@@ -403,30 +444,18 @@ class Fusion {
     if (result < 0) return;
     const ValueInfo& info = plan_.values[static_cast<size_t>(result)];
     if (info.dtype != ScalarType::FLOAT32 || info.sizes.size() != 4) return;
-    std::vector<int32_t> pending = {info.slot};
+    std::vector<size_t> pools;
     bool read_by_convolution = false;
-    while (!pending.empty()) {
-      const int32_t slot = pending.back();
-      pending.pop_back();
-      if (escapes_[static_cast<size_t>(slot)]) return;
-      for (size_t m = n + 1; m < plan_.nodes.size(); ++m) {
-        const PlannedNode& reader = plan_.nodes[m];
-        for (size_t a = 0; a < reader.arg_slots.size(); ++a) {
-          if (reader.arg_slots[a] != slot) continue;
-          if (absorbed_[m]) {
-            pending.push_back(plan_.values[static_cast<size_t>(first_result(reader))].slot);
-          } else if (builtin_convolution(reader) && (reader.arg_names[a] == "input" || reader.arg_names[a] == names::kResidual)) {
-            read_by_convolution = true;
-          } else if (!global_average_pool(reader)) {
-            return;
-          }
-        }
-      }
-    }
-    if (!read_by_convolution) return;
+    if (!channels_last_readers(n, info.slot, pools, read_by_convolution) || !read_by_convolution) return;
     conv.kernel = fused_;
-    conv.arg_names.emplace_back(names::kChannelsLastOutput);
-    conv.arg_slots.push_back(constant_slot(RuntimeValue{true}));
+    mark_channels_last(conv);
+    for (size_t m : pools) mark_channels_last(plan_.nodes[m]);
+  }
+
+  void mark_channels_last(PlannedNode& node) {
+    if (argument(node, names::kChannelsLastOutput) >= 0) return;
+    node.arg_names.emplace_back(names::kChannelsLastOutput);
+    node.arg_slots.push_back(constant_slot(RuntimeValue{true}));
   }
 
   ExecutionPlan& plan_;

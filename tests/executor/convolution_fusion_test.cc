@@ -391,6 +391,71 @@ TEST(ConvolutionFusion, AnInPlaceWriteBetweenTheScaleAndTheConvolutionKeepsTheMu
   EXPECT_TRUE(std::all_of(negated.begin(), negated.end(), [](double v) { return v < 0; })) << "neg_ ran on the sigmoid";
 }
 
+// A ResNet stem: a 3x3 convolution with relu, a 3x3 max pool of stride 2, a convolution after it.
+// The pool reads the stem's result channels-last and writes its own so for the next convolution
+// (pooling_kernels.cc); `pool_is_output`: the pool's result is a graph output too, which keeps
+// both contiguous.
+ProgramWithWeights stem_program(bool pool_is_output) {
+  const auto f32 = ScalarType::FLOAT32;
+  ProgramBuilder p("stem_pool_test");
+  const std::vector<int64_t> image{1, kChannels, kSide, kSide}, pooled{1, kChannels, kSide / 2, kSide / 2};
+  const std::vector<int64_t> weight{kChannels, kChannels, 3, 3};
+  const auto f32_weight = [&](const std::string& name, int seed) {
+    p.weight(name, p.storage(pattern(f32, kChannels * kChannels * 9, seed)), testdata::tensor_meta(f32, weight), true);
+  };
+  f32_weight("stem.weight", 50);
+  f32_weight("next.weight", 51);
+  const uint32_t conv2d = p.op("aten::conv2d", "default");
+  auto g = p.graph("main", true);
+  const uint32_t w_stem = g.tensor("p_stem_weight", f32, weight), w_next = g.tensor("p_next_weight", f32, weight);
+  g.input(arg::tensor(w_stem), fb::InputKind::PARAMETER, "stem.weight");
+  g.input(arg::tensor(w_next), fb::InputKind::PARAMETER, "next.weight");
+  const uint32_t x = g.tensor("x", f32, image);
+  g.user_input(arg::tensor(x));
+  auto conv = [&](const std::string& name, uint32_t input, uint32_t w, const std::vector<int64_t>& sizes) {
+    const uint32_t out = g.tensor(name, f32, sizes);
+    g.node(name, conv2d,
+           Args{{"input", arg::tensor(input)}, {"weight", arg::tensor(w)}, {"bias", arg::optional_tensor(-1)},
+                {"stride", arg::integers({1, 1})}, {"padding", arg::integers({1, 1})}},
+           {}, {arg::tensor(out)});
+    return out;
+  };
+  const uint32_t stem = conv("stem", x, w_stem, image);
+  const uint32_t relu = g.tensor("relu", f32, image);
+  g.node("relu", p.op("aten::relu", "default"), Args{{"self", arg::tensor(stem)}}, {}, {arg::tensor(relu)});
+  const uint32_t pool = g.tensor("pool", f32, pooled);
+  g.node("pool", p.op("aten::max_pool2d", "default"),
+         Args{{"self", arg::tensor(relu)}, {"kernel_size", arg::integers({3, 3})}, {"stride", arg::integers({2, 2})},
+              {"padding", arg::integers({1, 1})}},
+         {}, {arg::tensor(pool)});
+  g.user_output(arg::tensor(conv("next", pool, w_next, pooled)));
+  if (pool_is_output) g.user_output(arg::tensor(pool));
+  return p.finish();
+}
+
+TEST(ConvolutionFusion, AMaxPoolBetweenConvolutionsStaysChannelsLast) {
+  auto fused = load_program(stem_program(false));
+  auto apart = load_program(stem_program(true));
+  ASSERT_NE(fused, nullptr);
+  ASSERT_NE(apart, nullptr);
+  EXPECT_TRUE(has_argument(node_named(*fused, "stem"), "nrt.channels_last_output"));
+  EXPECT_TRUE(has_argument(node_named(*fused, "pool"), "nrt.channels_last_output"));
+  EXPECT_FALSE(has_argument(node_named(*apart, "stem"), "nrt.channels_last_output"));
+  EXPECT_FALSE(has_argument(node_named(*apart, "pool"), "nrt.channels_last_output"));
+  const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
+  for (int run = 0; run < 2; ++run) {
+    auto got = fused->run(inputs);
+    auto want = apart->run(inputs);
+    ASSERT_TRUE(got.ok()) << got.error().to_string();
+    ASSERT_TRUE(want.ok()) << want.error().to_string();
+    const std::vector<double> a = values((*got)[0].value), e = values((*want)[0].value);
+    ASSERT_EQ(a.size(), e.size());
+    size_t differing = 0;
+    for (size_t i = 0; i < a.size(); ++i) differing += std::abs(a[i] - e[i]) > 1e-6 + 1e-5 * std::abs(e[i]);
+    EXPECT_EQ(differing, 0u) << "run " << run << ": the channels-last pool's chain differs from the contiguous one";
+  }
+}
+
 // One loaded program run from several threads at once: oneDNN primitives shared by the runs each
 // get the calling thread's scratchpad (with the library's own, concurrent runs of one primitive
 // overwrote each other's).

@@ -775,6 +775,48 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
   set_intra_op_threads(0);
 }
 
+// max_pool2d over a channels-last input with the plan's channels-last mark (resnet's stem pool,
+// convolution_epilogue.h): its result is channels-last and holds the bits of the planes' loop over
+// the same values NCHW, a NaN included, for windows with padding, ceil_mode and dilation; without
+// the mark, or with indices, it takes the planes' loop.
+TEST(ShapePaths, ChannelsLastMaxPoolGivesThePlanesLoopsBits) {
+  Tensor image = noise({2, 19, 9, 11}, 41);
+  image.data<float>()[5 * 99 + 5 * 11 + 6] = NAN;  // image 0, channel 5, row 5, column 6: in a window of each
+  // The same values laid out NHWC, viewed [N, C, H, W].
+  Tensor rows = Tensor::empty(ScalarType::FLOAT32, {2, 9, 11, 19});
+  for (int64_t n = 0; n < 2; ++n) {
+    for (int64_t c = 0; c < 19; ++c) {
+      for (int64_t i = 0; i < 99; ++i) rows.data<float>()[(n * 99 + i) * 19 + c] = image.data<float>()[(n * 19 + c) * 99 + i];
+    }
+  }
+  const Tensor nhwc = rows.as_strided({2, 19, 9, 11}, {9 * 11 * 19, 1, 11 * 19, 19}, 0);
+  using List = std::vector<int64_t>;
+  struct Window {
+    List kernel, stride, padding, dilation;
+    bool ceil_mode;
+  };
+  for (const Window& w : {Window{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, Window{{2, 3}, {1, 2}, {0, 1}, {1, 1}, true},
+                          Window{{3, 3}, {2, 1}, {1, 1}, {2, 2}, false}}) {
+    auto call = [&](const Tensor& self, bool marked) {
+      Call c{"aten::max_pool2d.default", {{"self", self}, {"kernel_size", w.kernel}, {"stride", w.stride},
+                                          {"padding", w.padding}, {"dilation", w.dilation}, {"ceil_mode", w.ceil_mode}}, {}};
+      if (marked) c.args.push_back({std::string(convolution_epilogue::kChannelsLastOutput), true});
+      EXPECT_TRUE(c.run().ok());
+      return c;
+    };
+    const Call planes = call(image, false), marked = call(nhwc, true), unmarked = call(nhwc, false);
+    const Tensor& out = marked.out();
+    EXPECT_FALSE(out.is_contiguous()) << "the marked pool writes channels-last";
+    EXPECT_EQ(out.strides()[1], 1);
+    const std::vector<double> want = values_of(planes.out()), got = values_of(contiguous_as(out, ScalarType::FLOAT32));
+    ASSERT_EQ(got.size(), want.size());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)), 0);
+    EXPECT_TRUE(std::any_of(got.begin(), got.end(), [](double v) { return std::isnan(v); }));
+    const std::vector<double> plain = values_of(unmarked.out());
+    EXPECT_EQ(std::memcmp(plain.data(), want.data(), plain.size() * sizeof(double)), 0);
+  }
+}
+
 // Paths taken by shape: a convolution over one position per image runs as a matrix-vector product
 // (against the dot products), and adaptive average pooling sums eight planes at once (38 planes: a
 // partial block at the end; float32 against float64).

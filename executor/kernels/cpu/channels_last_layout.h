@@ -1,6 +1,6 @@
 // The channels-last layout of 4-D tensors: NHWC in memory, sizes still [N, C, H, W]. Convolutions
-// write it for the convolutions and global average pools that read their result
-// (executor/runtime/convolution_epilogue.h); those read it as it is.
+// write it for the convolutions and pools that read their result, and max pools for the
+// convolutions after them (executor/runtime/convolution_epilogue.h); those read it as it is.
 #pragma once
 
 #include <cstdint>

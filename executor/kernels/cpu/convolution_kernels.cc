@@ -406,7 +406,6 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   }
   std::vector<int64_t> out_sizes(canonical_out.begin() + (call.batched ? 0 : 1), canonical_out.begin() + 2);
   out_sizes.insert(out_sizes.end(), canonical_out.end() - static_cast<int64_t>(call.spatial), canonical_out.end());
-  NRT_TRY(slot, OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes));
   const ScalarType compute = call.input.dtype() == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32;
   // NHWC sides of a batched 2-D float32 convolution: an input that is (written so by the
   // convolution before), and the output when the plan asked for it.
@@ -436,19 +435,12 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   // With a residual, the activation comes after the add.
   const ConvolutionActivation activation = call.residual ? ConvolutionActivation{} : call.activation;
   if (output_channels_last) {
-    // The planned memory holds the output in NHWC order; the slot's tensor says so by its strides.
-    const Tensor& placed = slot->tensor();
-    Tensor out = placed;
-    if (!is_channels_last(placed)) {
-      out = placed.is_contiguous() ? placed.as_strided(out_sizes, channels_last_strides(out_sizes), placed.storage_offset())
-                  : Tensor::empty(ScalarType::FLOAT32, {out_sizes[0], out_sizes[2], out_sizes[3], out_sizes[1]})
-                        .as_strided(out_sizes, channels_last_strides(out_sizes), 0);
-      NRT_RETURN_IF_ERROR(set_output(ctx, 0, out));
-    }
-    conv_forward<float>(x, k, b, p, activation, canonical(out, false), input_channels_last, true);
-    if (call.residual) add_residual<float>(out, *call.residual, call.activation);
+    NRT_TRY(out, bind_channels_last_output(ctx, 0, out_sizes));
+    conv_forward<float>(x, k, b, p, activation, canonical(*out, false), input_channels_last, true);
+    if (call.residual) add_residual<float>(*out, *call.residual, call.activation);
     return Status::Ok();
   }
+  NRT_TRY(slot, OutputSlot::bind(ctx, 0, call.input.dtype(), out_sizes));
   Tensor staging = slot->staging(compute);
   const Tensor y = staging.as_strided(canonical_out, Tensor::contiguous_strides(canonical_out), staging.storage_offset());
   if (compute == ScalarType::FLOAT64) {

@@ -3,6 +3,7 @@
 #include <new>
 
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/channels_last_layout.h"
 #include "executor/kernels/cpu/dim_vector.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "core/scalar_type.h"
@@ -78,6 +79,19 @@ Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, s
 Result<const Tensor*> bind_output_ref(KernelContext& ctx, size_t index, ScalarType dtype,
                                       std::span<const int64_t> sizes) {
   return bind_slot(ctx, index, dtype, sizes);
+}
+
+Result<Tensor> bind_channels_last_output(KernelContext& ctx, size_t index, const std::vector<int64_t>& sizes) {
+  NRT_TRY(placed, bind_slot(ctx, index, ScalarType::FLOAT32, sizes));
+  const Tensor& tensor = **placed;
+  if (is_channels_last(tensor)) return tensor;
+  const Tensor out =
+      tensor.is_contiguous()
+          ? tensor.as_strided(sizes, channels_last_strides(sizes), tensor.storage_offset())
+          : Tensor::empty(ScalarType::FLOAT32, {sizes[0], sizes[2], sizes[3], sizes[1]})
+                .as_strided(sizes, channels_last_strides(sizes), 0);
+  NRT_RETURN_IF_ERROR(set_output(ctx, index, out));
+  return out;
 }
 
 Status set_output(KernelContext& ctx, size_t index, RuntimeValue value) {

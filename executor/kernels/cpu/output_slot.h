@@ -39,6 +39,12 @@ Result<Tensor> bind_output(KernelContext& ctx, size_t index, ScalarType dtype, s
 Result<const Tensor*> bind_output_ref(KernelContext& ctx, size_t index, ScalarType dtype,
                                       std::span<const int64_t> sizes);
 
+// Binds float32 output `index` of 4-D `sizes` [N, C, H, W] laid out channels-last (NHWC in
+// memory, its strides saying so: channels_last_layout.h): the planned memory viewed so, or a fresh
+// NHWC tensor where the placed one is not dense. For the results the plan marked channels-last
+// (convolution_epilogue.h's kChannelsLastOutput).
+Result<Tensor> bind_channels_last_output(KernelContext& ctx, size_t index, const std::vector<int64_t>& sizes);
+
 // Sets output `index` to `value` (views, lists, symbolic values).
 Status set_output(KernelContext& ctx, size_t index, RuntimeValue value);
 
