@@ -168,6 +168,14 @@ std::vector<double> values(const exec::RuntimeValue& value) {
   return out;
 }
 
+// How many of `got`'s values lie further than atol + rtol * |want| from `want`'s (sizes checked).
+size_t count_apart(const std::vector<double>& got, const std::vector<double>& want, double atol, double rtol) {
+  EXPECT_EQ(got.size(), want.size());
+  size_t apart = 0;
+  for (size_t i = 0; i < got.size() && i < want.size(); ++i) apart += std::abs(got[i] - want[i]) > atol + rtol * std::abs(want[i]);
+  return apart;
+}
+
 // Runs `b` fused and unfused; returns whether the fused plan fused, and checks the values agree.
 bool check_block(const Block& b, const std::string& label) {
   auto fused = load_program(block_program(b));
@@ -197,14 +205,11 @@ bool check_block(const Block& b, const std::string& label) {
       ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
       return false;
     }
-    const std::vector<double> a = values((*got)[0].value), e = values((*want)[0].value);
-    EXPECT_EQ(a.size(), e.size()) << label;
     // Folding rounds the weights once more: float32 agrees to about its precision times the
     // reduction's length, float64 far closer.
     const double atol = b.dtype == ScalarType::FLOAT64 ? 1e-12 : 1e-5, rtol = b.dtype == ScalarType::FLOAT64 ? 1e-12 : 1e-4;
-    size_t differing = 0;
-    for (size_t i = 0; i < a.size() && i < e.size(); ++i) differing += std::abs(a[i] - e[i]) > atol + rtol * std::abs(e[i]);
-    EXPECT_EQ(differing, 0u) << label << ": fused and unfused values differ";
+    EXPECT_EQ(count_apart(values((*got)[0].value), values((*want)[0].value), atol, rtol), 0u)
+        << label << ": fused and unfused values differ";
   }
   // Every node but the convolutions became a view of the first one's result.
   bool fused_all = fused->plan().nodes.size() > 1;
@@ -364,11 +369,8 @@ TEST(ConvolutionFusion, ASqueezeExcitationScaleIsAppliedByTheNextConvolution) {
     auto want = apart->run(inputs);
     ASSERT_TRUE(got.ok()) << got.error().to_string();
     ASSERT_TRUE(want.ok()) << want.error().to_string();
-    const std::vector<double> a = values((*got)[0].value), e = values((*want)[0].value);
-    ASSERT_EQ(a.size(), e.size());
-    size_t differing = 0;
-    for (size_t i = 0; i < a.size(); ++i) differing += std::abs(a[i] - e[i]) > 1e-6 + 1e-5 * std::abs(e[i]);
-    EXPECT_EQ(differing, 0u) << "run " << run << ": the fused block's values differ from the nodes run apart";
+    EXPECT_EQ(count_apart(values((*got)[0].value), values((*want)[0].value), 1e-6, 1e-5), 0u)
+        << "run " << run << ": the fused block's values differ from the nodes run apart";
     // The pool sums each channel in one order, whichever layout it reads.
     EXPECT_EQ(values((*got)[1].value), values((*want)[1].value)) << "run " << run << ": the channels-last pool differs";
   }
@@ -448,11 +450,8 @@ TEST(ConvolutionFusion, AMaxPoolBetweenConvolutionsStaysChannelsLast) {
     auto want = apart->run(inputs);
     ASSERT_TRUE(got.ok()) << got.error().to_string();
     ASSERT_TRUE(want.ok()) << want.error().to_string();
-    const std::vector<double> a = values((*got)[0].value), e = values((*want)[0].value);
-    ASSERT_EQ(a.size(), e.size());
-    size_t differing = 0;
-    for (size_t i = 0; i < a.size(); ++i) differing += std::abs(a[i] - e[i]) > 1e-6 + 1e-5 * std::abs(e[i]);
-    EXPECT_EQ(differing, 0u) << "run " << run << ": the channels-last pool's chain differs from the contiguous one";
+    EXPECT_EQ(count_apart(values((*got)[0].value), values((*want)[0].value), 1e-6, 1e-5), 0u)
+        << "run " << run << ": the channels-last pool's chain differs from the contiguous one";
   }
 }
 
