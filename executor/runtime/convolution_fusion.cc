@@ -307,14 +307,7 @@ class Fusion {
     // The scale is read at the convolution now, no longer at the mul: its memory lives until then.
     ValueInfo& scale = plan_.values[static_cast<size_t>(value_of_slot_[static_cast<size_t>(scale_slot)])];
     scale.last_use = std::max(scale.last_use, static_cast<int64_t>(n));
-    absorbed_[m] = true;
-    mul.kernel = *alias_;
-    mul.arg_names = {std::string()};
-    mul.arg_slots = {x_slot};
-    ValueInfo& view = plan_.values[static_cast<size_t>(product)];
-    const ValueInfo& base = plan_.values[static_cast<size_t>(x)];
-    view.planned = false;
-    view.alias_roots = base.alias_roots.empty() ? std::vector<int32_t>{x} : base.alias_roots;
+    make_view(m, x_slot, x);
   }
 
   void fuse_at(size_t n) {
@@ -351,34 +344,42 @@ class Fusion {
       fused.arg_names.emplace_back(name);
       fused.arg_slots.push_back(slot);
     }
-    for (const auto& [a, input_slot] : absorbed) {
-      absorbed_[a] = true;
-      PlannedNode& node = plan_.nodes[a];
-      if (node.in_place && node.in_place->scratch_value >= 0) {
-        plan_.values[static_cast<size_t>(node.in_place->scratch_value)].planned = false;
-      }
-      node.in_place.reset();
-      node.kernel = *alias_;
-      node.arg_names = {std::string()};
-      node.arg_slots = {input_slot};
-      for (size_t o = 1; o < node.outputs.size(); ++o) {  // unread statistics: no longer made
-        if (node.outputs[o].kind == OutputSlotKind::kValue) plan_.values[static_cast<size_t>(node.outputs[o].value)].planned = false;
-        node.outputs[o].kind = OutputSlotKind::kIgnored;
-      }
-      ValueInfo& view = plan_.values[static_cast<size_t>(first_result(node))];
-      const auto view_index = static_cast<int32_t>(&view - plan_.values.data());
-      view.planned = false;
-      // Views of the absorbed result (an in-place activation's output among them) view the
-      // convolution's result now.
-      for (ValueInfo& other : plan_.values) {
-        auto& roots = other.alias_roots;
-        if (std::find(roots.begin(), roots.end(), view_index) == roots.end()) continue;
-        std::replace(roots.begin(), roots.end(), view_index, result);
-        std::sort(roots.begin(), roots.end());
-        roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
-      }
-      view.alias_roots = {result};
+    for (const auto& [a, input_slot] : absorbed) make_view(a, input_slot, result);
+  }
+
+  // Node `a` becomes a view (aten::alias) of the value in `input_slot`, whose memory is `base`'s:
+  // its result is no longer planned, outputs after the first (unread statistics) are no longer
+  // made, and the result, and every view of it (an in-place activation's output among them),
+  // views base's roots (base itself where base views nothing).
+  void make_view(size_t a, int32_t input_slot, int32_t base) {
+    absorbed_[a] = true;
+    PlannedNode& node = plan_.nodes[a];
+    if (node.in_place && node.in_place->scratch_value >= 0) {
+      plan_.values[static_cast<size_t>(node.in_place->scratch_value)].planned = false;
     }
+    node.in_place.reset();
+    node.kernel = *alias_;
+    node.arg_names = {std::string()};
+    node.arg_slots = {input_slot};
+    for (size_t o = 1; o < node.outputs.size(); ++o) {
+      if (node.outputs[o].kind == OutputSlotKind::kValue) plan_.values[static_cast<size_t>(node.outputs[o].value)].planned = false;
+      node.outputs[o].kind = OutputSlotKind::kIgnored;
+    }
+    const std::vector<int32_t>& base_roots = plan_.values[static_cast<size_t>(base)].alias_roots;
+    const std::vector<int32_t> roots = base_roots.empty() ? std::vector<int32_t>{base} : base_roots;
+    const int32_t view_index = first_result(node);
+    ValueInfo& view = plan_.values[static_cast<size_t>(view_index)];
+    view.planned = false;
+    for (ValueInfo& other : plan_.values) {
+      auto& other_roots = other.alias_roots;
+      const auto at = std::find(other_roots.begin(), other_roots.end(), view_index);
+      if (at == other_roots.end()) continue;
+      other_roots.erase(at);
+      other_roots.insert(other_roots.end(), roots.begin(), roots.end());
+      std::sort(other_roots.begin(), other_roots.end());
+      other_roots.erase(std::unique(other_roots.begin(), other_roots.end()), other_roots.end());
+    }
+    view.alias_roots = roots;
   }
 
   // adaptive_avg_pool2d to 1x1 (a squeeze-excitation block's): it reads channels-last rows as
