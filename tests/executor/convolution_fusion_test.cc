@@ -9,8 +9,10 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "executor/runtime/executor.h"
 #include "serializer/open_program.h"
@@ -176,6 +178,20 @@ size_t count_apart(const std::vector<double>& got, const std::vector<double>& wa
   return apart;
 }
 
+// The outputs of two programs run on the same inputs, or nothing (the failure recorded, naming
+// `label`) where either run fails.
+using Outputs = std::vector<exec::NamedOutput>;
+std::optional<std::pair<Outputs, Outputs>> run_both(Executor& first, Executor& second, const NamedInputs& inputs,
+                                                    const std::string& label = "") {
+  auto a = first.run(inputs);
+  auto b = second.run(inputs);
+  if (!a.ok() || !b.ok()) {
+    ADD_FAILURE() << label << ": " << (a.ok() ? b.error().to_string() : a.error().to_string());
+    return std::nullopt;
+  }
+  return std::make_pair(std::move(*a), std::move(*b));
+}
+
 // Runs `b` fused and unfused; returns whether the fused plan fused, and checks the values agree.
 bool check_block(const Block& b, const std::string& label) {
   auto fused = load_program(block_program(b));
@@ -199,16 +215,13 @@ bool check_block(const Block& b, const std::string& label) {
     inputs.emplace("r", r);
   }
   for (int run = 0; run < 2; ++run) {  // the second run uses the kept folded weights
-    auto got = fused->run(inputs);
-    auto want = unfused->run(inputs);
-    if (!got.ok() || !want.ok()) {
-      ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
-      return false;
-    }
+    auto runs = run_both(*fused, *unfused, inputs, label);
+    if (!runs) return false;
+    const auto& [got, want] = *runs;
     // Folding rounds the weights once more: float32 agrees to about its precision times the
     // reduction's length, float64 far closer.
     const double atol = b.dtype == ScalarType::FLOAT64 ? 1e-12 : 1e-5, rtol = b.dtype == ScalarType::FLOAT64 ? 1e-12 : 1e-4;
-    EXPECT_EQ(count_apart(values((*got)[0].value), values((*want)[0].value), atol, rtol), 0u)
+    EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), atol, rtol), 0u)
         << label << ": fused and unfused values differ";
   }
   // Every node but the convolutions became a view of the first one's result.
@@ -365,14 +378,13 @@ TEST(ConvolutionFusion, ASqueezeExcitationScaleIsAppliedByTheNextConvolution) {
   EXPECT_FALSE(has_argument(node_named(*apart, "dw"), "nrt.channels_last_output"));
   const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
   for (int run = 0; run < 2; ++run) {
-    auto got = fused->run(inputs);
-    auto want = apart->run(inputs);
-    ASSERT_TRUE(got.ok()) << got.error().to_string();
-    ASSERT_TRUE(want.ok()) << want.error().to_string();
-    EXPECT_EQ(count_apart(values((*got)[0].value), values((*want)[0].value), 1e-6, 1e-5), 0u)
+    auto runs = run_both(*fused, *apart, inputs);
+    ASSERT_TRUE(runs.has_value());
+    const auto& [got, want] = *runs;
+    EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-6, 1e-5), 0u)
         << "run " << run << ": the fused block's values differ from the nodes run apart";
     // The pool sums each channel in one order, whichever layout it reads.
-    EXPECT_EQ(values((*got)[1].value), values((*want)[1].value)) << "run " << run << ": the channels-last pool differs";
+    EXPECT_EQ(values(got[1].value), values(want[1].value)) << "run " << run << ": the channels-last pool differs";
   }
 }
 
@@ -384,12 +396,11 @@ TEST(ConvolutionFusion, AnInPlaceWriteBetweenTheScaleAndTheConvolutionKeepsTheMu
   EXPECT_FALSE(node_named(*kept, "product").kernel.is_view);
   EXPECT_FALSE(has_argument(node_named(*kept, "proj"), "nrt.input_scale"));
   const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
-  auto got = kept->run(inputs);
-  auto want = apart->run(inputs);
-  ASSERT_TRUE(got.ok()) << got.error().to_string();
-  ASSERT_TRUE(want.ok()) << want.error().to_string();
-  EXPECT_EQ(values((*got)[0].value), values((*want)[0].value)) << "the projection saw the scale the mul read";
-  const std::vector<double> negated = values((*got)[2].value);
+  auto runs = run_both(*kept, *apart, inputs);
+  ASSERT_TRUE(runs.has_value());
+  const auto& [got, want] = *runs;
+  EXPECT_EQ(values(got[0].value), values(want[0].value)) << "the projection saw the scale the mul read";
+  const std::vector<double> negated = values(got[2].value);
   EXPECT_TRUE(std::all_of(negated.begin(), negated.end(), [](double v) { return v < 0; })) << "neg_ ran on the sigmoid";
 }
 
@@ -446,11 +457,10 @@ TEST(ConvolutionFusion, AMaxPoolBetweenConvolutionsStaysChannelsLast) {
   EXPECT_FALSE(has_argument(node_named(*apart, "pool"), "nrt.channels_last_output"));
   const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
   for (int run = 0; run < 2; ++run) {
-    auto got = fused->run(inputs);
-    auto want = apart->run(inputs);
-    ASSERT_TRUE(got.ok()) << got.error().to_string();
-    ASSERT_TRUE(want.ok()) << want.error().to_string();
-    EXPECT_EQ(count_apart(values((*got)[0].value), values((*want)[0].value), 1e-6, 1e-5), 0u)
+    auto runs = run_both(*fused, *apart, inputs);
+    ASSERT_TRUE(runs.has_value());
+    const auto& [got, want] = *runs;
+    EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-6, 1e-5), 0u)
         << "run " << run << ": the channels-last pool's chain differs from the contiguous one";
   }
 }
