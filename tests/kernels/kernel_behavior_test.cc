@@ -234,6 +234,43 @@ TEST(FloatActivations, BaselineAvx2AndAvx512MatchTheReferences) {
   }
 }
 
+// Each build's vector lanes give the bits its scalar tail gives for the same input (the loops run
+// the last n % lanes elements one at a time): the AVX-512 exp scales by 2^n with vscalefps where
+// the tail builds 2^n in the exponent bits. Swept over exp's whole range, its denormal results
+// and overflow included.
+TEST(FloatActivations, VectorLanesGiveTheScalarTailsBits) {
+  std::vector<float> x;
+  for (float v = -110.0f; v <= 95.0f; v += 0.00731f) x.push_back(v);
+  for (float v : {0.0f, -0.0f, 1e-30f, -1e-30f, 88.72f, 88.73f, -103.9f, -87.34f, std::numeric_limits<float>::infinity(),
+                  -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN()}) {
+    x.push_back(v);
+  }
+  x.resize(x.size() / 16 * 16);  // every element in a vector for the first call
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  const bool avx512 = avx2 && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+  for (FloatActivation op : {FloatActivation::kExp, FloatActivation::kSigmoid, FloatActivation::kSilu,
+                             FloatActivation::kTanh, FloatActivation::kGelu, FloatActivation::kGeluTanh}) {
+    for (auto* build : {&detail::float_activation_baseline, &detail::float_activation_avx2,
+                        &detail::float_activation_avx512}) {
+      if (build == &detail::float_activation_avx2 && !avx2) continue;      // this CPU cannot run it
+      if (build == &detail::float_activation_avx512 && !avx512) continue;  // nor this
+      std::vector<float> lanes(x.size()), tail(x.size());
+      build(op, lanes.data(), x.data(), static_cast<int64_t>(x.size()));
+      for (size_t i = 0; i < x.size(); i += 3) {  // 3 elements a call: all in the tail
+        build(op, tail.data() + i, x.data() + i, static_cast<int64_t>(std::min<size_t>(3, x.size() - i)));
+      }
+      int differing = 0;
+      for (size_t i = 0; i < x.size(); ++i) {
+        if (std::memcmp(&lanes[i], &tail[i], sizeof(float)) != 0 && differing++ < 5) {
+          ADD_FAILURE() << "op " << static_cast<int>(op) << " at " << x[i] << ": lanes " << lanes[i] << ", tail "
+                        << tail[i];
+        }
+      }
+      EXPECT_EQ(differing, 0) << "op " << static_cast<int>(op);
+    }
+  }
+}
+
 // Softmax's row maximum and numerators (float_activation_loops.h): every length around the
 // vector width, a NaN at every position, rows of -inf, and the sum against one in double.
 TEST(FloatActivations, RowMaximumAndShiftedExponentials) {
