@@ -23,6 +23,7 @@
 #include "executor/runtime/convolution_epilogue.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/kernel.h"
+#include "executor/kernels/cpu/channels_last_max_pool.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
@@ -817,40 +818,66 @@ TEST(IntraOpThreads, SplitKernelsGiveTheBitsOfOneThread) {
 // the same values NCHW, a NaN included, for windows with padding, ceil_mode and dilation; without
 // the mark, or with indices, it takes the planes' loop.
 TEST(ShapePaths, ChannelsLastMaxPoolGivesThePlanesLoopsBits) {
-  Tensor image = noise({2, 19, 9, 11}, 41);
-  image.data<float>()[5 * 99 + 5 * 11 + 6] = NAN;  // image 0, channel 5, row 5, column 6: in a window of each
-  // The same values laid out NHWC, viewed [N, C, H, W].
-  Tensor rows = Tensor::empty(ScalarType::FLOAT32, {2, 9, 11, 19});
-  for (int64_t n = 0; n < 2; ++n) {
-    for (int64_t c = 0; c < 19; ++c) {
-      for (int64_t i = 0; i < 99; ++i) rows.data<float>()[(n * 99 + i) * 19 + c] = image.data<float>()[(n * 19 + c) * 99 + i];
+  // 19 channels: one block of 16 and 3 lanes; 70: four blocks at once, two more, 6 lanes.
+  for (int64_t channels : {19, 70}) {
+    Tensor image = noise({2, channels, 9, 11}, 41);
+    image.data<float>()[5 * 99 + 5 * 11 + 6] = NAN;  // image 0, channel 5, row 5, column 6: in a window of each
+    image.data<float>()[5 * 99 + 5 * 11 + 7] = -NAN;  // the column after: the first NaN of a window stays
+    image.data<float>()[(2 * channels - 2) * 99 + 3 * 11 + 2] = NAN;  // image 1, its channel in the last lanes
+    // The same values laid out NHWC, viewed [N, C, H, W].
+    Tensor rows = Tensor::empty(ScalarType::FLOAT32, {2, 9, 11, channels});
+    for (int64_t n = 0; n < 2; ++n) {
+      for (int64_t c = 0; c < channels; ++c) {
+        for (int64_t i = 0; i < 99; ++i) {
+          rows.data<float>()[(n * 99 + i) * channels + c] = image.data<float>()[(n * channels + c) * 99 + i];
+        }
+      }
     }
-  }
-  const Tensor nhwc = rows.as_strided({2, 19, 9, 11}, {9 * 11 * 19, 1, 11 * 19, 19}, 0);
-  using List = std::vector<int64_t>;
-  struct Window {
-    List kernel, stride, padding, dilation;
-    bool ceil_mode;
-  };
-  for (const Window& w : {Window{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, Window{{2, 3}, {1, 2}, {0, 1}, {1, 1}, true},
-                          Window{{3, 3}, {2, 1}, {1, 1}, {2, 2}, false}}) {
-    auto call = [&](const Tensor& self, bool marked) {
-      Call c{"aten::max_pool2d.default", {{"self", self}, {"kernel_size", w.kernel}, {"stride", w.stride},
-                                          {"padding", w.padding}, {"dilation", w.dilation}, {"ceil_mode", w.ceil_mode}}, {}};
-      if (marked) c.args.push_back({std::string(convolution_epilogue::kChannelsLastOutput), true});
-      EXPECT_TRUE(c.run().ok());
-      return c;
+    const Tensor nhwc = rows.as_strided({2, channels, 9, 11}, {9 * 11 * channels, 1, 11 * channels, channels}, 0);
+    using List = std::vector<int64_t>;
+    struct Window {
+      List kernel, stride, padding, dilation;
+      bool ceil_mode;
     };
-    const Call planes = call(image, false), marked = call(nhwc, true), unmarked = call(nhwc, false);
-    const Tensor& out = marked.out();
-    EXPECT_FALSE(out.is_contiguous()) << "the marked pool writes channels-last";
-    EXPECT_EQ(out.strides()[1], 1);
-    const std::vector<double> want = values_of(planes.out()), got = values_of(contiguous_as(out, ScalarType::FLOAT32));
-    ASSERT_EQ(got.size(), want.size());
-    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)), 0);
-    EXPECT_TRUE(std::any_of(got.begin(), got.end(), [](double v) { return std::isnan(v); }));
-    const std::vector<double> plain = values_of(unmarked.out());
-    EXPECT_EQ(std::memcmp(plain.data(), want.data(), plain.size() * sizeof(double)), 0);
+    for (const Window& w : {Window{{3, 3}, {2, 2}, {1, 1}, {1, 1}, false}, Window{{2, 3}, {1, 2}, {0, 1}, {1, 1}, true},
+                            Window{{3, 3}, {2, 1}, {1, 1}, {2, 2}, false}}) {
+      auto call = [&](const Tensor& self, bool marked) {
+        Call c{"aten::max_pool2d.default", {{"self", self}, {"kernel_size", w.kernel}, {"stride", w.stride},
+                                            {"padding", w.padding}, {"dilation", w.dilation}, {"ceil_mode", w.ceil_mode}}, {}};
+        if (marked) c.args.push_back({std::string(convolution_epilogue::kChannelsLastOutput), true});
+        EXPECT_TRUE(c.run().ok());
+        return c;
+      };
+      const Call planes = call(image, false), marked = call(nhwc, true), unmarked = call(nhwc, false);
+      const Tensor& out = marked.out();
+      EXPECT_FALSE(out.is_contiguous()) << "the marked pool writes channels-last";
+      EXPECT_EQ(out.strides()[1], 1);
+      auto bits = [](const Tensor& t) {
+        const Tensor c = contiguous_as(t, ScalarType::FLOAT32);
+        std::vector<uint32_t> b(static_cast<size_t>(c.numel()));
+        std::memcpy(b.data(), c.data<float>(), b.size() * sizeof(float));
+        return b;
+      };
+      const std::vector<uint32_t> want = bits(planes.out());
+      EXPECT_EQ(bits(out), want) << channels << " channels";
+      const std::vector<double> got = values_of(contiguous_as(out, ScalarType::FLOAT32));
+      EXPECT_EQ(std::count_if(got.begin(), got.end(), [](double v) { return std::isnan(v); }) > 1, true);
+      EXPECT_EQ(bits(unmarked.out()), want);
+      // The row of CPUs without AVX-512 (the kernel above took this CPU's), row by row.
+      const ChannelsLastPoolWindow window{{w.kernel[0], w.kernel[1]}, {w.stride[0], w.stride[1]},
+                                          {w.padding[0], w.padding[1]}, {w.dilation[0], w.dilation[1]}, 9, 11,
+                                          channels, 11 * channels, channels, channels};
+      Tensor plain = Tensor::empty(ScalarType::FLOAT32, out.sizes());
+      plain = plain.as_strided(out.sizes(), out.strides(), 0);
+      const int64_t out_h = out.sizes()[2], out_w = out.sizes()[3];
+      for (int64_t n = 0; n < 2; ++n) {
+        for (int64_t oy = 0; oy < out_h; ++oy) {
+          max_pool_row(window, rows.data<float>() + n * 99 * channels, oy, out_w,
+                       plain.data<float>() + (n * out_h + oy) * out_w * channels);
+        }
+      }
+      EXPECT_EQ(bits(plain), want) << channels << " channels, the plain row";
+    }
   }
 }
 
