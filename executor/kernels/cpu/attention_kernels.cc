@@ -19,6 +19,7 @@
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/output_slot.h"
+#include "executor/kernels/cpu/small_product.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 
 namespace nrt::exec::cpu {
@@ -184,9 +185,14 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   const int64_t batches = product(*batch);
   // Each (batch, head) matrix is independent: with intra-op threads, heads are split over them,
   // each chunk with its own scores buffer, and every product inside on one BLAS thread.
+  // Heads whose products are small run them on small_product.h's tiles: oneDNN's call took most of
+  // a 32 x 32 x 16 head's time.
+  const bool small = compute == ScalarType::FLOAT32 && small_product_available() &&
+                     L * S * std::max(E, Ev) <= kSmallProductMultiplyAdds;
   auto heads = [&](int64_t begin, int64_t end) {
     Tensor scores = Tensor::empty(compute, {L, S});
     Tensor statistics = Tensor::empty(compute, {2, L});  // masked_softmax_rows' scratch
+    Tensor packed = small ? Tensor::empty(compute, {E * S + S * Ev}) : Tensor();  // k^T, and v's rows
     std::vector<int64_t> index(batch->size(), 0);
     for (int64_t rest = begin, d = static_cast<int64_t>(batch->size()) - 1; d >= 0; --d) {
       index[static_cast<size_t>(d)] = rest % (*batch)[static_cast<size_t>(d)];
@@ -196,8 +202,18 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
       std::vector<int64_t> kv_index = index;
       kv_index.back() /= group;
       const Tensor qm = batch_matrix(qx, index), km = batch_matrix(kx, kv_index), vm = batch_matrix(vx, kv_index);
-      const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
-      gemm(qm, kt, scores, scale, 0.0);
+      if (small) {
+        float* key_columns = packed.data<float>();  // [E, S]
+        const float* key = km.data<float>();
+        for (int64_t e = 0; e < E; ++e) {
+          for (int64_t j = 0; j < S; ++j) key_columns[e * S + j] = key[j * km.strides()[0] + e * km.strides()[1]];
+        }
+        avx512::small_product(L, S, E, static_cast<float>(scale), qm.data<float>(), qm.strides()[0], qm.strides()[1],
+                              key_columns, S, scores.data<float>(), S);
+      } else {
+        const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
+        gemm(qm, kt, scores, scale, 0.0);
+      }
       const Tensor mask_matrix = bias.defined() ? batch_matrix(bias, index) : Tensor();
       if (compute == ScalarType::FLOAT64) {
         masked_softmax_rows(scores.data<double>(), L, S, bias.defined() ? &mask_matrix : nullptr, args.causal,
@@ -207,7 +223,21 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
                             statistics.data<float>(), lse.defined() ? lse.data<float>() + b * L : nullptr);
       }
       const Tensor out = staging.as_strided({L, Ev}, {Ev, 1}, staging.storage_offset() + b * L * Ev);
-      gemm(scores, vm, out, 1.0, 0.0);
+      if (small) {
+        const float* values = vm.data<float>();
+        int64_t value_row = vm.strides()[0];
+        if (vm.strides()[1] != 1) {  // rows of v gathered where its columns are strided
+          float* rows = packed.data<float>() + E * S;
+          for (int64_t j = 0; j < S; ++j) {
+            for (int64_t c = 0; c < Ev; ++c) rows[j * Ev + c] = values[j * vm.strides()[0] + c * vm.strides()[1]];
+          }
+          values = rows;
+          value_row = Ev;
+        }
+        avx512::small_product(L, Ev, S, 1.0f, scores.data<float>(), S, 1, values, value_row, out.data<float>(), Ev);
+      } else {
+        gemm(scores, vm, out, 1.0, 0.0);
+      }
       for (size_t d = batch->size(); d-- > 0;) {
         if (++index[d] < (*batch)[d]) break;
         index[d] = 0;
