@@ -6,6 +6,7 @@
 
 #include "executor/runtime/convolution_fusion.h"
 #include "executor/runtime/rms_norm_fusion.h"
+#include "executor/runtime/rotary_fusion.h"
 #include "serializer/argument_values.h"
 #include "core/schema_enums.h"
 #include "serializer/schema_access.h"
@@ -62,6 +63,7 @@ class PlanBuilder {
     NRT_RETURN_IF_ERROR(plan_outputs());
     fuse_convolution_epilogues(plan_, registry_);
     fuse_rms_norms(plan_, registry_);
+    fuse_rotary_embeddings(plan_, registry_);
     finish_lifetimes();
     mark_deferred_waits();
     return std::move(plan_);

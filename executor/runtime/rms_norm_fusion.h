@@ -4,7 +4,7 @@
 //   [_assert_tensor_metadata(y, float32); y = y.to(float32);] out = weight * y
 // Eight nodes over a few rows, each a kernel call: 6.5 us of llama_tiny's 0.23 ms a norm at hidden
 // 64, five norms a run. The pow node computes the whole chain into its own result
-// (rms_norm_chain.h's kernel, each step in the nodes' arithmetic and order: the same bits), the
+// (fused_chains.h's RMSNorm kernel, each step in the nodes' arithmetic and order: the same bits), the
 // last node becomes a view of that result, and the nodes between run the contract's absorbed-node
 // kernel, which does nothing: their results are neither planned nor made.
 //

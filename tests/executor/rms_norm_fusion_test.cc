@@ -13,7 +13,7 @@
 
 #include "executor/runtime/executor.h"
 #include "executor/runtime/intra_op_threads.h"
-#include "executor/runtime/rms_norm_chain.h"
+#include "executor/runtime/fused_chains.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 #include "tests/executor/load_program.h"
@@ -117,7 +117,7 @@ std::vector<uint32_t> bits(const exec::RuntimeValue& value) {
 
 bool fused(const Executor& e) {
   return e.plan().nodes[0].kernel.fn != nullptr && !e.plan().nodes[0].arg_names.empty() &&
-         e.plan().nodes[0].arg_names[0] == exec::rms_norm_chain::kInput;
+         e.plan().nodes[0].arg_names[0] == exec::fused_chains::kRmsNormInput;
 }
 
 // Runs `c` fused and apart at 1 and 3 intra-op threads: the same bits. Returns whether it fused.
