@@ -209,7 +209,7 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
           for (int64_t j = 0; j < S; ++j) key_columns[e * S + j] = key[j * km.strides()[0] + e * km.strides()[1]];
         }
         avx512::small_product(L, S, E, static_cast<float>(scale), qm.data<float>(), qm.strides()[0], qm.strides()[1],
-                              key_columns, S, scores.data<float>(), S);
+                              key_columns, S, 16, nullptr, scores.data<float>(), S);
       } else {
         const Tensor kt = km.as_strided({E, S}, {km.strides()[1], km.strides()[0]}, km.storage_offset());
         gemm(qm, kt, scores, scale, 0.0);
@@ -234,7 +234,8 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
           values = rows;
           value_row = Ev;
         }
-        avx512::small_product(L, Ev, S, 1.0f, scores.data<float>(), S, 1, values, value_row, out.data<float>(), Ev);
+        avx512::small_product(L, Ev, S, 1.0f, scores.data<float>(), S, 1, values, value_row, 16, nullptr,
+                              out.data<float>(), Ev);
       } else {
         gemm(scores, vm, out, 1.0, 0.0);
       }

@@ -8,7 +8,9 @@
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/elementwise_loops.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_linear.h"
+#include "executor/kernels/cpu/small_product.h"
 #include "executor/kernels/cpu/operand.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
@@ -170,9 +172,25 @@ Status linear(KernelContext& ctx) {
   // the product is large enough to pay for the primitive's call (fewest_packed_multiply_adds).
   const bool plain_bias = !*bias || ((*bias)->dtype() == ScalarType::FLOAT32 && (*bias)->sizes() == std::vector<int64_t>{out_features} &&
                                      (*bias)->is_contiguous());
+  const bool constant_weights = compute == ScalarType::FLOAT32 && w.storage()->constant() && w.is_contiguous() && plain_bias;
+  // Products too small for oneDNN's call to pay (a small Llama's 32 x 64 x 64) on small_product.h's
+  // tiles, the weights packed once in blocks of 16 outputs.
+  if (constant_weights && rows > 1 && rows * in_features * out_features <= kSmallProductMultiplyAdds &&
+      small_product_available()) {
+    LaidOutWeights packed;
+    try {
+      packed = pointwise_packed_weights(out_features, in_features, w.data<float>(), w.storage());
+    } catch (const dnnl::error&) {
+      return ctx.error("cannot pack the weights " + w.type_string());
+    }
+    avx512::small_product(rows, out_features, in_features, 1.0f, x.data<float>(), x.strides()[0], x.strides()[1],
+                          static_cast<const float*>(packed.memory.get_data_handle()), 16, 16 * in_features,
+                          *bias ? (*bias)->data<float>() : nullptr, c.data<float>(), out_features);
+    slot->commit();
+    return Status::Ok();
+  }
   const bool large = rows > 1 && rows * in_features * out_features >= fewest_packed_multiply_adds();
-  if (compute == ScalarType::FLOAT32 && large && w.storage()->constant() && w.is_contiguous() && plain_bias &&
-      x.strides() == std::vector<int64_t>{in_features, 1} &&
+  if (constant_weights && large && x.strides() == std::vector<int64_t>{in_features, 1} &&
       onednn_linear(rows, out_features, in_features, x.data<float>(), w.data<float>(),
                     *bias ? (*bias)->data<float>() : nullptr, c.data<float>(), w.storage())) {
     slot->commit();

@@ -195,25 +195,9 @@ OneDnnOutcome pointwise_product_convolution_forward(const OneDnnConvolution& s, 
                                                     const float* weight, const float* bias, float* output,
                                                     const std::shared_ptr<const Storage>& weight_storage) {
   if (!pointwise_product_takes(s, weight_storage)) return OneDnnOutcome::kRefused;
-  static std::mutex mutex;
-  static std::map<std::pair<int64_t, int64_t>, WeightLayout> layouts;  // by (out, in) channels
-  WeightLayout layout;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = layouts.find({s.out_channels, s.channels});
-    if (found == layouts.end()) {
-      const memory::dims dims{s.out_channels, s.channels, 1, 1};
-      const auto f32 = memory::data_type::f32;
-      found = layouts
-                  .emplace(std::make_pair(s.out_channels, s.channels),
-                           weight_layout(memory::desc(dims, f32, Tag::oihw), memory::desc(dims, f32, Tag::Acdb16a)))
-                  .first;
-    }
-    layout = found->second;
-  }
   LaidOutWeights packed;
   try {
-    packed = kept_weights(layout, weight, weight_storage);
+    packed = pointwise_packed_weights(s.out_channels, s.channels, weight, weight_storage);
   } catch (const dnnl::error&) {
     return OneDnnOutcome::kRefused;
   }

@@ -95,4 +95,25 @@ LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, con
 
 size_t kept_weights_bytes() { return kept_weights_table().bytes(); }
 
+LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* weight,
+                                       const std::shared_ptr<const Storage>& weight_storage) {
+  static std::mutex mutex;
+  static std::map<std::pair<int64_t, int64_t>, WeightLayout> layouts;  // by (out, in)
+  WeightLayout layout;
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto found = layouts.find({out, in});
+    if (found == layouts.end()) {
+      using Tag = dnnl::memory::format_tag;
+      const dnnl::memory::dims dims{out, in, 1, 1};
+      const auto f32 = dnnl::memory::data_type::f32;
+      const WeightLayout made =
+          weight_layout(dnnl::memory::desc(dims, f32, Tag::oihw), dnnl::memory::desc(dims, f32, Tag::Acdb16a));
+      found = layouts.emplace(std::make_pair(out, in), made).first;
+    }
+    layout = found->second;
+  }
+  return kept_weights(layout, weight, weight_storage);
+}
+
 }  // namespace nrt::exec::cpu

@@ -46,6 +46,12 @@ WeightLayout weight_layout(const dnnl::memory::desc& user, const dnnl::memory::d
 // weights' own pages are released (Storage::release_pages: where they are a file mapping).
 LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, const std::shared_ptr<const Storage>& storage);
 
+// [out][in] float32 weights (a pointwise convolution's, a linear's) packed in blocks of 16 outputs,
+// [ceil(out / 16)][in][16] with zeros past `out` (oneDNN's Acdb16a: pointwise_product.h and
+// small_product.h read them so), kept as above.
+LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* weight,
+                                       const std::shared_ptr<const Storage>& weight_storage);
+
 // The bytes kept_weights holds now, in all (tests, diagnostics).
 size_t kept_weights_bytes();
 

@@ -13,7 +13,7 @@ namespace {
 
 template <int kRows, int kBlocks>
 void tile(int64_t depth, float alpha, const float* a, int64_t a_row, int64_t a_col, const float* b, int64_t b_row,
-          __mmask16 last, float* c, int64_t c_row) {
+          int64_t b_block, const float* bias, __mmask16 last, float* c, int64_t c_row) {
   __m512 acc[kRows][kBlocks];
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
@@ -24,7 +24,7 @@ void tile(int64_t depth, float alpha, const float* a, int64_t a_row, int64_t a_c
     __m512 w[kBlocks];
 #pragma GCC unroll 16
     for (int k = 0; k < kBlocks; ++k) {
-      w[k] = _mm512_maskz_loadu_ps(k + 1 == kBlocks ? last : __mmask16(0xffff), b + t * b_row + 16 * k);
+      w[k] = _mm512_maskz_loadu_ps(k + 1 == kBlocks ? last : __mmask16(0xffff), b + k * b_block + t * b_row);
     }
 #pragma GCC unroll 16
     for (int r = 0; r < kRows; ++r) {
@@ -34,44 +34,53 @@ void tile(int64_t depth, float alpha, const float* a, int64_t a_row, int64_t a_c
     }
   }
   const __m512 scale = _mm512_set1_ps(alpha);
+  __m512 offset[kBlocks];
+#pragma GCC unroll 16
+  for (int k = 0; k < kBlocks; ++k) {
+    offset[k] = bias != nullptr ? _mm512_maskz_loadu_ps(k + 1 == kBlocks ? last : __mmask16(0xffff), bias + 16 * k)
+                                : _mm512_setzero_ps();
+  }
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 16
     for (int k = 0; k < kBlocks; ++k) {
+      const __m512 scaled = _mm512_mul_ps(acc[r][k], scale);
       _mm512_mask_storeu_ps(c + r * c_row + 16 * k, k + 1 == kBlocks ? last : __mmask16(0xffff),
-                            _mm512_mul_ps(acc[r][k], scale));
+                            bias != nullptr ? _mm512_add_ps(scaled, offset[k]) : scaled);
     }
   }
 }
 
-// Rows [0, m) of one band of up to 64 columns, kBlocks blocks wide: tiles of at least 8
-// accumulators (8 rows of one block, 4 of more), as many multiply-adds in flight as the FMA units'
-// latency needs (a 4 x 1 tile ran at half the speed), then the rows left one by one.
+// Rows [0, m) of one band of up to 64 columns, kBlocks blocks wide: tiles of 4 rows, then the rows
+// left one by one.
 template <int kBlocks>
 void band(int64_t m, int64_t depth, float alpha, const float* a, int64_t a_row, int64_t a_col, const float* b,
-          int64_t b_row, __mmask16 last, float* c, int64_t c_row) {
-  constexpr int kRows = kBlocks == 1 ? 8 : 4;
+          int64_t b_row, int64_t b_block, const float* bias, __mmask16 last, float* c, int64_t c_row) {
   int64_t i = 0;
-  for (; i + kRows <= m; i += kRows) {
-    tile<kRows, kBlocks>(depth, alpha, a + i * a_row, a_row, a_col, b, b_row, last, c + i * c_row, c_row);
+  for (; i + 4 <= m; i += 4) {
+    tile<4, kBlocks>(depth, alpha, a + i * a_row, a_row, a_col, b, b_row, b_block, bias, last, c + i * c_row, c_row);
   }
-  for (; i < m; ++i) tile<1, kBlocks>(depth, alpha, a + i * a_row, a_row, a_col, b, b_row, last, c + i * c_row, c_row);
+  for (; i < m; ++i) {
+    tile<1, kBlocks>(depth, alpha, a + i * a_row, a_row, a_col, b, b_row, b_block, bias, last, c + i * c_row, c_row);
+  }
 }
 
 }  // namespace
 
 void small_product(int64_t m, int64_t n, int64_t depth, float alpha, const float* a, int64_t a_row, int64_t a_col,
-                   const float* b, int64_t b_row, float* c, int64_t c_row) {
+                   const float* b, int64_t b_row, int64_t b_block, const float* bias, float* c, int64_t c_row) {
   for (int64_t j = 0; j < n; j += 64) {
     const int64_t width = std::min<int64_t>(64, n - j);
     const int blocks = static_cast<int>((width + 15) / 16);
     const int64_t tail = width - 16 * (blocks - 1);
     const auto last = static_cast<__mmask16>((1u << tail) - 1);
+    const float* columns = b + (j / 16) * b_block;
+    const float* offsets = bias != nullptr ? bias + j : nullptr;
     switch (blocks) {
-      case 1: band<1>(m, depth, alpha, a, a_row, a_col, b + j, b_row, last, c + j, c_row); break;
-      case 2: band<2>(m, depth, alpha, a, a_row, a_col, b + j, b_row, last, c + j, c_row); break;
-      case 3: band<3>(m, depth, alpha, a, a_row, a_col, b + j, b_row, last, c + j, c_row); break;
-      default: band<4>(m, depth, alpha, a, a_row, a_col, b + j, b_row, last, c + j, c_row); break;
+      case 1: band<1>(m, depth, alpha, a, a_row, a_col, columns, b_row, b_block, offsets, last, c + j, c_row); break;
+      case 2: band<2>(m, depth, alpha, a, a_row, a_col, columns, b_row, b_block, offsets, last, c + j, c_row); break;
+      case 3: band<3>(m, depth, alpha, a, a_row, a_col, columns, b_row, b_block, offsets, last, c + j, c_row); break;
+      default: band<4>(m, depth, alpha, a, a_row, a_col, columns, b_row, b_block, offsets, last, c + j, c_row); break;
     }
   }
 }
