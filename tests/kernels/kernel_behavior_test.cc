@@ -29,6 +29,7 @@
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/kept_by_storage.h"
+#include "executor/kernels/cpu/layer_norm_float_rows.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/kernels/cpu/type_promotion.h"
@@ -268,6 +269,36 @@ TEST(FloatActivations, VectorLanesGiveTheScalarTailsBits) {
         }
       }
       EXPECT_EQ(differing, 0) << "op " << static_cast<int>(op);
+    }
+  }
+}
+
+// The float32 layer norm rows give the same bits in the baseline and the AVX-512 build (neither
+// contracts a multiply and an add), for row lengths around the eight double lanes and whisper's and
+// BERT's, with and without weight and bias, and the same statistics.
+TEST(LayerNormRows, BaselineAndAvx512BuildsGiveTheSameBits) {
+  if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("avx512f"))) {
+    GTEST_SKIP() << "this CPU lacks AVX-512 F";
+  }
+  for (int64_t columns : {1, 7, 8, 9, 37, 128, 768}) {
+    const int64_t rows = 5, count = rows * columns;
+    std::vector<float> x(static_cast<size_t>(count)), weight(static_cast<size_t>(columns)), bias(weight.size());
+    for (int64_t i = 0; i < count; ++i) x[static_cast<size_t>(i)] = std::sin(0.3f * static_cast<float>(i)) * 4.0f + 1.5f;
+    for (int64_t c = 0; c < columns; ++c) {
+      weight[static_cast<size_t>(c)] = 0.5f + 0.01f * static_cast<float>(c);
+      bias[static_cast<size_t>(c)] = std::cos(static_cast<float>(c));
+    }
+    for (int parameters = 0; parameters < 4; ++parameters) {
+      const float* w = parameters & 1 ? weight.data() : nullptr;
+      const float* b = parameters & 2 ? bias.data() : nullptr;
+      std::vector<float> plain(x.size()), wide(x.size()), stats_plain(2 * rows), stats_wide(2 * rows);
+      layer_norm_float_rows(x.data(), plain.data(), w, b, rows, columns, 1e-5, stats_plain.data(), stats_plain.data() + rows);
+      avx512::layer_norm_float_rows(x.data(), wide.data(), w, b, rows, columns, 1e-5, stats_wide.data(),
+                                    stats_wide.data() + rows);
+      EXPECT_EQ(std::memcmp(plain.data(), wide.data(), plain.size() * sizeof(float)), 0) << columns << " columns";
+      EXPECT_EQ(std::memcmp(stats_plain.data(), stats_wide.data(), stats_plain.size() * sizeof(float)), 0);
+      EXPECT_NEAR(plain[0], ((x[0] - stats_plain[0]) * stats_plain[rows]) * (w ? w[0] : 1.0f) + (b ? b[0] : 0.0f),
+                  1e-5 * (1 + std::fabs(x[0] * stats_plain[rows])));  // x * rstd - mean * rstd cancels
     }
   }
 }

@@ -9,13 +9,22 @@
 #include <limits>
 
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/layer_norm_float_rows.h"
+#include "executor/kernels/cpu/layer_norm_float_rows_body.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/runtime/intra_op_threads.h"
 
 namespace nrt::exec::cpu {
+
+void layer_norm_float_rows(const float* x, float* y, const float* weight, const float* bias, int64_t rows,
+                           int64_t columns, double eps, float* mean_out, float* rstd_out) {
+  layer_norm_float_rows_body(x, y, weight, bias, rows, columns, eps, mean_out, rstd_out);
+}
+
 namespace {
 
 ScalarType compute_dtype(ScalarType t) { return t == ScalarType::FLOAT64 ? ScalarType::FLOAT64 : ScalarType::FLOAT32; }
@@ -115,50 +124,15 @@ void layer_norm_rows(const C* x, C* y, const C* weight, const C* bias, RowLayout
   }
 }
 
-// float32 rows as torch's CPU kernel writes them: y = (x * rstd - mean * rstd) * weight + bias in
-// float, vectorised, where the generic loop above converts every element to double and back (a
-// whisper layer norm of 64x128: 90 us). The statistics keep double sums: eight independent
-// accumulators, so the compiler can vectorise them without reordering one sum.
+// float32 rows: layer_norm_float_rows.h's loops, in the AVX-512 build where the CPU has it.
 template <>
 void layer_norm_rows<float>(const float* x, float* y, const float* weight, const float* bias, RowLayout layout,
                             double eps, float* mean_out, float* rstd_out) {
-  constexpr int64_t kLanes = 8;
-  const int64_t n = layout.columns;
-  auto sum_of = [n](const float* row, double shift, bool squared) {
-    double lanes[kLanes] = {};
-    int64_t c = 0;
-    for (; c + kLanes <= n; c += kLanes) {
-      for (int64_t j = 0; j < kLanes; ++j) {
-        const double d = static_cast<double>(row[c + j]) - shift;
-        lanes[j] += squared ? d * d : d;
-      }
-    }
-    double total = 0.0;
-    for (double lane : lanes) total += lane;
-    for (; c < n; ++c) {
-      const double d = static_cast<double>(row[c]) - shift;
-      total += squared ? d * d : d;
-    }
-    return total;
-  };
-  for (int64_t r = 0; r < layout.rows; ++r) {
-    const float* row = x + r * n;
-    const double mean = n ? sum_of(row, 0.0, false) / static_cast<double>(n) : 0.0;
-    const double variance = n ? sum_of(row, mean, true) / static_cast<double>(n) : 0.0;
-    const double rstd = 1.0 / std::sqrt(variance + eps);
-    const auto scale = static_cast<float>(rstd), shift = static_cast<float>(-mean * rstd);
-    float* out = y + r * n;
-    if (weight != nullptr && bias != nullptr) {
-      for (int64_t c = 0; c < n; ++c) out[c] = (row[c] * scale + shift) * weight[c] + bias[c];
-    } else if (weight != nullptr) {
-      for (int64_t c = 0; c < n; ++c) out[c] = (row[c] * scale + shift) * weight[c];
-    } else if (bias != nullptr) {
-      for (int64_t c = 0; c < n; ++c) out[c] = (row[c] * scale + shift) + bias[c];
-    } else {
-      for (int64_t c = 0; c < n; ++c) out[c] = row[c] * scale + shift;
-    }
-    if (mean_out) mean_out[r] = static_cast<float>(mean);
-    if (rstd_out) rstd_out[r] = scale;
+  static const bool avx512 = cpu_has_avx512f();
+  if (avx512) {
+    avx512::layer_norm_float_rows(x, y, weight, bias, layout.rows, layout.columns, eps, mean_out, rstd_out);
+  } else {
+    layer_norm_float_rows(x, y, weight, bias, layout.rows, layout.columns, eps, mean_out, rstd_out);
   }
 }
 
