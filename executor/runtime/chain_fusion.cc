@@ -16,6 +16,8 @@ ChainFusion::ChainFusion(ExecutionPlan& plan, const KernelRegistry& registry, st
   fused_ = *fused;
   absorbed_ = *absorbed;
   alias_ = *alias;
+  const std::string origin = registry_.origin(fused_target, plan_.device.kind);
+  kernels_directory_ = origin.substr(0, origin.rfind('/') + 1);
   index_slots();
   ready_ = true;
 }
@@ -83,7 +85,9 @@ bool ChainFusion::same_sizes(const ValueInfo& a, const ValueInfo& b) {
 }
 
 bool ChainFusion::builtin(std::string_view target) const {
-  return registry_.origin(target, plan_.device.kind).starts_with("executor/kernels/");
+  const std::string origin = registry_.origin(target, plan_.device.kind);
+  return !kernels_directory_.empty() && origin.rfind('/') + 1 == kernels_directory_.size() &&
+         origin.starts_with(kernels_directory_);
 }
 
 int32_t ChainFusion::plain_node(size_t n, std::string_view target) const {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,7 +37,8 @@ class ChainFusion {
   bool read_only(int32_t value, int times) const { return reads_[static_cast<size_t>(slot_of(value))] == times; }
   static bool same_dim(const PlannedDim& a, const PlannedDim& b);
   static bool same_sizes(const ValueInfo& a, const ValueInfo& b);
-  // `target`'s kernel on this device is nrt's own (a kernel library that replaced it is obeyed).
+  // `target`'s kernel on this device is nrt's own: registered from the directory of the fused
+  // kernel's source (a kernel library that replaced it is obeyed).
   bool builtin(std::string_view target) const;
   // Node `n` is `target` with nrt's own kernel, no list arguments and no in-place write, and has
   // one float32 tensor result, whose value it returns (else -1).
@@ -59,6 +61,8 @@ class ChainFusion {
 
   bool ready_ = false;
   KernelInfo fused_, absorbed_, alias_;
+  std::string kernels_directory_;  // of the fused kernel's source, with its final '/'
+
   std::vector<int32_t> value_of_slot_, constant_of_slot_;
   std::vector<int> reads_;
 };
