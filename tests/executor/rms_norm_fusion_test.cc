@@ -17,6 +17,7 @@
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 #include "tests/executor/load_program.h"
+#include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
 namespace {
@@ -102,17 +103,10 @@ ProgramWithWeights chain_program(const Chain& c) {
 exec::Tensor x_input(const std::vector<int64_t>& sizes) {
   int64_t count = 1;
   for (int64_t s : sizes) count *= s;
-  auto bytes = floats(count, 9);
-  exec::Tensor t = exec::Tensor::empty(ScalarType::FLOAT32, sizes);
-  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
-  return t;
-}
-
-std::vector<uint32_t> bits(const exec::RuntimeValue& value) {
-  const auto& t = std::get<exec::Tensor>(value);
-  std::vector<uint32_t> out(static_cast<size_t>(t.numel()));
-  std::memcpy(out.data(), t.data<float>(), out.size() * 4);
-  return out;
+  const std::vector<uint8_t> bytes = floats(count, 9);
+  std::vector<float> values(static_cast<size_t>(count));
+  std::memcpy(values.data(), bytes.data(), bytes.size());
+  return f32(sizes, values);
 }
 
 bool fused(const Executor& e) {
@@ -138,7 +132,7 @@ bool check_chain(const Chain& c, const std::string& label) {
       ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
       return false;
     }
-    EXPECT_EQ(bits((*got)[0].value), bits((*want)[0].value)) << label << ", " << threads << " threads";
+    EXPECT_EQ(f32_bits((*got)[0].value), f32_bits((*want)[0].value)) << label << ", " << threads << " threads";
   }
   return fused(*one);
 }

@@ -17,6 +17,7 @@
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 #include "tests/executor/load_program.h"
+#include "tests/executor/tensor_literals.h"
 
 namespace nrt::testing {
 namespace {
@@ -36,13 +37,10 @@ struct Chain {
   bool b_is_output = false;  // r * sin is a graph output too: no fusion
 };
 
-std::vector<uint8_t> floats(int64_t count, int seed) {
-  std::vector<uint8_t> bytes(static_cast<size_t>(count) * 4);
-  for (int64_t i = 0; i < count; ++i) {
-    const auto f = static_cast<float>(std::sin(0.53 * static_cast<double>(i) + seed) * 2.0);
-    std::memcpy(bytes.data() + i * 4, &f, 4);
-  }
-  return bytes;
+std::vector<float> sines(int64_t count, int seed) {
+  std::vector<float> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = static_cast<float>(std::sin(0.53 * static_cast<double>(i) + seed) * 2.0);
+  return values;
 }
 
 ProgramWithWeights chain_program(const Chain& c) {
@@ -88,17 +86,7 @@ ProgramWithWeights chain_program(const Chain& c) {
 exec::Tensor input(const std::vector<int64_t>& sizes, int seed) {
   int64_t count = 1;
   for (int64_t s : sizes) count *= s;
-  auto bytes = floats(count, seed);
-  exec::Tensor t = exec::Tensor::empty(ScalarType::FLOAT32, sizes);
-  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
-  return t;
-}
-
-std::vector<uint32_t> bits(const exec::RuntimeValue& value) {
-  const auto& t = std::get<exec::Tensor>(value);
-  std::vector<uint32_t> out(static_cast<size_t>(t.numel()));
-  std::memcpy(out.data(), t.data<float>(), out.size() * 4);
-  return out;
+  return f32(sizes, sines(count, seed));
 }
 
 bool fused(const Executor& e) {
@@ -127,7 +115,7 @@ bool check_chain(const Chain& c, const std::string& label) {
     ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
     return false;
   }
-  EXPECT_EQ(bits((*got)[0].value), bits((*want)[0].value)) << label;
+  EXPECT_EQ(f32_bits((*got)[0].value), f32_bits((*want)[0].value)) << label;
   return fused(*one);
 }
 

@@ -27,4 +27,11 @@ std::vector<float> f32_values(const exec::RuntimeValue& value) {
   return f32_values(*t);
 }
 
+std::vector<uint32_t> f32_bits(const exec::RuntimeValue& value) {
+  const std::vector<float> values = f32_values(value);
+  std::vector<uint32_t> bits(values.size());
+  std::memcpy(bits.data(), values.data(), values.size() * sizeof(float));
+  return bits;
+}
+
 }  // namespace nrt::testing

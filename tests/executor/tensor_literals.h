@@ -17,5 +17,7 @@ exec::Tensor f32(const std::vector<float>& values);
 std::vector<float> f32_values(const exec::Tensor& t);
 // The same for a tensor value; empty when the value holds no tensor.
 std::vector<float> f32_values(const exec::RuntimeValue& value);
+// Their bit patterns, for tests that compare bits (NaN's and the sign of zero included).
+std::vector<uint32_t> f32_bits(const exec::RuntimeValue& value);
 
 }  // namespace nrt::testing
