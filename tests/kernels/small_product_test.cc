@@ -68,8 +68,9 @@ TEST(SmallProduct, TilesAgreeWithTheSumInDouble) {
             // Row i alone (the one-row tile) gives the bits the tiles gave it.
             for (int64_t i = 0; i < m; ++i) {
               std::vector<float> alone(static_cast<size_t>(n));
-              avx512::small_product(1, n, depth, alpha, a.data() + i * a_row, a_row, a_col, b_data, b_step, b_block,
-                                    offsets, alone.data(), n);
+              const float* row = depth > 0 ? a.data() + i * a_row : nullptr;  // a is empty at depth 0
+              avx512::small_product(1, n, depth, alpha, row, a_row, a_col, b_data, b_step, b_block, offsets,
+                                    alone.data(), n);
               EXPECT_EQ(std::memcmp(alone.data(), c.data() + i * c_row, static_cast<size_t>(n) * sizeof(float)), 0)
                   << m << "x" << n << "x" << depth << " row " << i;
             }

@@ -69,6 +69,15 @@ void band(int64_t m, int64_t depth, float alpha, const float* a, int64_t a_row, 
 
 void small_product(int64_t m, int64_t n, int64_t depth, float alpha, const float* a, int64_t a_row, int64_t a_col,
                    const float* b, int64_t b_row, int64_t b_block, const float* bias, float* c, int64_t c_row) {
+  if (depth == 0) {  // no products: a and b may be null (empty tensors), and are not offset
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const float scaled = 0.0f * alpha;  // as a tile's empty sum, scaled
+        c[i * c_row + j] = bias != nullptr ? scaled + bias[j] : scaled;
+      }
+    }
+    return;
+  }
   for (int64_t j = 0; j < n; j += 64) {
     const int64_t width = std::min<int64_t>(64, n - j);
     const int blocks = static_cast<int>((width + 15) / 16);
