@@ -122,7 +122,7 @@ void ChainFusion::fuse(size_t first, size_t last, const std::vector<std::pair<st
     head.arg_slots.push_back(slot);
   }
   for (size_t b = first + 1; b < last; ++b) absorb(b);
-  make_view(last, head.outputs[0].value);
+  make_alias_view(plan_, alias_, last, slot_of(head.outputs[0].value), head.outputs[0].value);
 }
 
 void ChainFusion::absorb(size_t b) {
@@ -138,27 +138,35 @@ void ChainFusion::absorb(size_t b) {
   }
 }
 
-// Node `e` becomes a view (aten::alias) of `base` (a planned result, viewing nothing), and so does
-// every view of e's result.
-void ChainFusion::make_view(size_t e, int32_t base) {
-  PlannedNode& node = plan_.nodes[e];
-  node.kernel = alias_;
-  node.arg_names = {std::string()};
-  node.arg_slots = {slot_of(base)};
-  node.gathers.clear();
-  node.in_place.reset();
-  const int32_t view_index = node.outputs[0].value;
-  ValueInfo& view = plan_.values[static_cast<size_t>(view_index)];
-  view.planned = false;
-  for (ValueInfo& other : plan_.values) {
-    auto& roots = other.alias_roots;
-    const auto at = std::find(roots.begin(), roots.end(), view_index);
-    if (at == roots.end()) continue;
-    roots.erase(at);
-    if (std::find(roots.begin(), roots.end(), base) == roots.end()) roots.push_back(base);
-    std::sort(roots.begin(), roots.end());
+void make_alias_view(ExecutionPlan& plan, const KernelInfo& alias, size_t n, int32_t input_slot, int32_t base) {
+  PlannedNode& node = plan.nodes[n];
+  if (node.in_place && node.in_place->scratch_value >= 0) {
+    plan.values[static_cast<size_t>(node.in_place->scratch_value)].planned = false;
   }
-  view.alias_roots = {base};
+  node.in_place.reset();
+  node.kernel = alias;
+  node.arg_names = {std::string()};
+  node.arg_slots = {input_slot};
+  node.gathers.clear();
+  for (size_t o = 1; o < node.outputs.size(); ++o) {
+    if (node.outputs[o].kind == OutputSlotKind::kValue) plan.values[static_cast<size_t>(node.outputs[o].value)].planned = false;
+    node.outputs[o].kind = OutputSlotKind::kIgnored;
+  }
+  const std::vector<int32_t>& base_roots = plan.values[static_cast<size_t>(base)].alias_roots;
+  const std::vector<int32_t> roots = base_roots.empty() ? std::vector<int32_t>{base} : base_roots;
+  const int32_t view_index = node.outputs[0].value;
+  ValueInfo& view = plan.values[static_cast<size_t>(view_index)];
+  view.planned = false;
+  for (ValueInfo& other : plan.values) {
+    auto& other_roots = other.alias_roots;
+    const auto at = std::find(other_roots.begin(), other_roots.end(), view_index);
+    if (at == other_roots.end()) continue;
+    other_roots.erase(at);
+    other_roots.insert(other_roots.end(), roots.begin(), roots.end());
+    std::sort(other_roots.begin(), other_roots.end());
+    other_roots.erase(std::unique(other_roots.begin(), other_roots.end()), other_roots.end());
+  }
+  view.alias_roots = roots;
 }
 
 }  // namespace nrt::exec

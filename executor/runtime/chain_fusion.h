@@ -15,6 +15,12 @@
 
 namespace nrt::exec {
 
+// Node `n` becomes a view (aten::alias) of the value in `input_slot`, whose memory is `base`'s: its
+// result is no longer planned, an in-place node's scratch neither, outputs after the first (unread
+// statistics) are no longer made, and the result, and every view of it, views base's roots (base
+// itself where base views nothing). The convolution fusion's absorbed nodes and a chain's last node.
+void make_alias_view(ExecutionPlan& plan, const KernelInfo& alias, size_t n, int32_t input_slot, int32_t base);
+
 class ChainFusion {
  public:
   // False where the device lacks the absorbed kernel, `fused_target` or a view alias: nothing fuses.
@@ -57,7 +63,6 @@ class ChainFusion {
  private:
   void index_slots();
   void absorb(size_t node);
-  void make_view(size_t node, int32_t base);
 
   bool ready_ = false;
   KernelInfo fused_, absorbed_, alias_;

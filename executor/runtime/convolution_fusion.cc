@@ -8,6 +8,7 @@
 #include <string_view>
 #include <utility>
 
+#include "executor/runtime/chain_fusion.h"
 #include "executor/runtime/convolution_epilogue.h"
 
 namespace nrt::exec {
@@ -347,39 +348,11 @@ class Fusion {
     for (const auto& [a, input_slot] : absorbed) make_view(a, input_slot, result);
   }
 
-  // Node `a` becomes a view (aten::alias) of the value in `input_slot`, whose memory is `base`'s:
-  // its result is no longer planned, outputs after the first (unread statistics) are no longer
-  // made, and the result, and every view of it (an in-place activation's output among them),
-  // views base's roots (base itself where base views nothing).
+  // Node `a` becomes a view of the value in `input_slot`, whose memory is `base`'s (chain_fusion.h's
+  // make_alias_view; an in-place activation's output among the views it re-roots).
   void make_view(size_t a, int32_t input_slot, int32_t base) {
     absorbed_[a] = true;
-    PlannedNode& node = plan_.nodes[a];
-    if (node.in_place && node.in_place->scratch_value >= 0) {
-      plan_.values[static_cast<size_t>(node.in_place->scratch_value)].planned = false;
-    }
-    node.in_place.reset();
-    node.kernel = *alias_;
-    node.arg_names = {std::string()};
-    node.arg_slots = {input_slot};
-    for (size_t o = 1; o < node.outputs.size(); ++o) {
-      if (node.outputs[o].kind == OutputSlotKind::kValue) plan_.values[static_cast<size_t>(node.outputs[o].value)].planned = false;
-      node.outputs[o].kind = OutputSlotKind::kIgnored;
-    }
-    const std::vector<int32_t>& base_roots = plan_.values[static_cast<size_t>(base)].alias_roots;
-    const std::vector<int32_t> roots = base_roots.empty() ? std::vector<int32_t>{base} : base_roots;
-    const int32_t view_index = first_result(node);
-    ValueInfo& view = plan_.values[static_cast<size_t>(view_index)];
-    view.planned = false;
-    for (ValueInfo& other : plan_.values) {
-      auto& other_roots = other.alias_roots;
-      const auto at = std::find(other_roots.begin(), other_roots.end(), view_index);
-      if (at == other_roots.end()) continue;
-      other_roots.erase(at);
-      other_roots.insert(other_roots.end(), roots.begin(), roots.end());
-      std::sort(other_roots.begin(), other_roots.end());
-      other_roots.erase(std::unique(other_roots.begin(), other_roots.end()), other_roots.end());
-    }
-    view.alias_roots = roots;
+    make_alias_view(plan_, *alias_, a, input_slot, base);
   }
 
   // adaptive_avg_pool2d to 1x1 (a squeeze-excitation block's): it reads channels-last rows as
