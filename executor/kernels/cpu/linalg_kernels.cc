@@ -178,16 +178,19 @@ Status linear(KernelContext& ctx) {
   if (constant_weights && rows > 1 && rows * in_features * out_features <= kSmallProductMultiplyAdds &&
       small_product_available()) {
     LaidOutWeights packed;
+    bool laid_out = true;
     try {
       packed = pointwise_packed_weights(out_features, in_features, w.data<float>(), w.storage());
     } catch (const dnnl::error&) {
-      return ctx.error("cannot pack the weights " + w.type_string());
+      laid_out = false;  // the products below, as the pointwise convolutions fall back to oneDNN
     }
-    avx512::small_product(rows, out_features, in_features, 1.0f, x.data<float>(), x.strides()[0], x.strides()[1],
-                          static_cast<const float*>(packed.memory.get_data_handle()), 16, 16 * in_features,
-                          *bias ? (*bias)->data<float>() : nullptr, c.data<float>(), out_features);
-    slot->commit();
-    return Status::Ok();
+    if (laid_out) {
+      avx512::small_product(rows, out_features, in_features, 1.0f, x.data<float>(), x.strides()[0], x.strides()[1],
+                            static_cast<const float*>(packed.memory.get_data_handle()), 16, 16 * in_features,
+                            *bias ? (*bias)->data<float>() : nullptr, c.data<float>(), out_features);
+      slot->commit();
+      return Status::Ok();
+    }
   }
   const bool large = rows > 1 && rows * in_features * out_features >= fewest_packed_multiply_adds();
   if (constant_weights && large && x.strides() == std::vector<int64_t>{in_features, 1} &&
