@@ -188,7 +188,7 @@ bool pointwise_product_takes(const OneDnnConvolution& s, const std::shared_ptr<c
   const int64_t plane = s.in[1] * s.in[2], positions = s.batches * plane;
   const bool rows_in = s.input_channels_last || plane == 1, rows_out = s.output_channels_last || plane == 1;
   if (positions <= kFewPositions) return rows_in && (rows_out || s.batches == 1);
-  return rows_in && rows_out && positions * s.channels * s.out_channels < kFewestOneDnnMultiplyAdds;
+  return rows_in && rows_out;
 }
 
 OneDnnOutcome pointwise_product_convolution_forward(const OneDnnConvolution& s, const float* input,
@@ -210,14 +210,10 @@ OneDnnOutcome pointwise_product_convolution_forward(const OneDnnConvolution& s, 
     return s.activation.kind == ConvolutionActivation::Kind::kNone ? OneDnnOutcome::kDone
                                                                    : OneDnnOutcome::kActivationLeftToCaller;
   }
-  using Kind = ConvolutionActivation::Kind;
-  const Kind kind = s.activation.kind;
-  OutputClamp clamp;
-  if (kind == Kind::kRelu) clamp = {true, 0.0f, std::numeric_limits<float>::infinity()};
-  if (kind == Kind::kClip) clamp = {true, static_cast<float>(s.activation.min), static_cast<float>(s.activation.max)};
-  pointwise_product(positions, s.channels, s.out_channels, packed_weights, input, s.channels, bias, clamp, output,
-                    s.out_channels);
-  return kind == Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller : OneDnnOutcome::kDone;
+  pointwise_product(positions, s.channels, s.out_channels, packed_weights, input, s.channels, bias,
+                    output_clamp_of(s.activation), output, s.out_channels);
+  return s.activation.kind == ConvolutionActivation::Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller
+                                                                 : OneDnnOutcome::kDone;
 }
 
 OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,

@@ -9,8 +9,10 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <memory>
 
+#include "executor/kernels/cpu/output_clamp.h"
 #include "executor/runtime/storage.h"
 
 namespace nrt::exec::cpu {
@@ -25,6 +27,14 @@ struct ConvolutionActivation {
   Kind kind = Kind::kNone;
   double min = 0, max = 0;
 };
+
+// The clamp nrt's own kernels apply for relu and hardtanh; none for the others (silu: the caller's).
+inline OutputClamp output_clamp_of(const ConvolutionActivation& activation) {
+  using Kind = ConvolutionActivation::Kind;
+  if (activation.kind == Kind::kRelu) return {true, 0.0f, std::numeric_limits<float>::infinity()};
+  if (activation.kind == Kind::kClip) return {true, static_cast<float>(activation.min), static_cast<float>(activation.max)};
+  return {};
+}
 
 struct OneDnnConvolution {
   int64_t batches, channels, out_channels, groups;
@@ -57,8 +67,7 @@ OneDnnOutcome onednn_convolution_forward(const OneDnnConvolution& shape, const f
 // AVX-512, run on pointwise_product.h's products, the weights packed once (kept as oneDNN's
 // Acdb16a): over at most kFewPositions positions, the input's rows channels-last (or one position)
 // and the output in either layout (NCHW for one image), streamed faster than oneDNN's
-// brgconv_1x1; over more, both channels-last, where the product has fewer than
-// kFewestOneDnnMultiplyAdds.
+// brgconv_1x1; over more, both channels-last.
 bool pointwise_product_takes(const OneDnnConvolution& shape, const std::shared_ptr<const Storage>& weight_storage);
 // Refused, having written nothing, where pointwise_product_takes does not hold. relu and hardtanh
 // are applied over more than kFewPositions positions; other activations are left to the caller.

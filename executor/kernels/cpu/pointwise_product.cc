@@ -35,8 +35,11 @@ void pointwise_product(int64_t positions, int64_t in, int64_t out, const float* 
     });
     return;
   }
-  parallel_for(positions, 12, [&](int64_t begin, int64_t end) {
-    avx512::pointwise_rows(begin, end, in, out, packed, x, x_position, bias, clamp, y, y_position, 0, blocks);
+  // Rows in whole bands of kPointwiseRowUnit, which every tile shape divides (none recomputed).
+  const int64_t units = (positions + kPointwiseRowUnit - 1) / kPointwiseRowUnit;
+  parallel_for(units, 1, [&](int64_t begin, int64_t end) {
+    avx512::pointwise_rows(begin * kPointwiseRowUnit, std::min(positions, end * kPointwiseRowUnit), in, out, packed,
+                           x, x_position, bias, clamp, y, y_position, 0, blocks);
   });
 }
 

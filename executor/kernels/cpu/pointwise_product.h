@@ -6,14 +6,16 @@
 //   side, each the positions' 16 outputs in AVX-512 registers; from memory 1.2-1.4x oneDNN's
 //   brgconv_1x1 on efficientnet's shapes, where oneDNN read them as one stream.
 // - Over any number of channels-last rows, on register tiles of 6 rows by 4 blocks (12 rows by 2,
-//   8 by 3, 12 by 1 for the last blocks), relu and hardtanh applied in the registers: oneDNN's speed
-//   on mobilenet_v2's products, and faster on efficientnet_b0_64's small ones in the model, where
-//   a oneDNN call starts cold in a cache the weights' stream has swept (kFewestOneDnnMultiplyAdds).
+//   8 by 3, 12 by 1 for the last blocks), relu and hardtanh applied in the registers: faster than
+//   oneDNN on efficientnet_b0_64's small products in the model, where a oneDNN call starts cold in
+//   a cache the weights' stream has swept, and on mobilenet_v2's (below).
 // Each output sums its inputs in order from the bias, whichever tile or thread computes it, so the
 // bits depend neither on the tiling nor on the intra-op thread count (docs/PERFORMANCE.md).
 #pragma once
 
 #include <cstdint>
+
+#include "executor/kernels/cpu/output_clamp.h"
 
 namespace nrt::exec::cpu {
 
@@ -21,19 +23,18 @@ namespace nrt::exec::cpu {
 // each weight for more multiply-adds than the streams leave time for (4x4: 0.96-1.2x oneDNN's).
 inline constexpr int64_t kFewPositions = 4;
 
-// Tiled products of fewer multiply-adds than this (positions x in x out) run here, the rest on
-// oneDNN: efficientnet_b0_64's largest is 1.6M (32x32 positions, 16 -> 96), mobilenet_v2's smallest
-// 2.4M, where the tiles only matched oneDNN (0.76-1.07x a layer).
-inline constexpr int64_t kFewestOneDnnMultiplyAdds = int64_t{1} << 21;
+// Tiled products over more positions run here too, whatever their size: with their relu or
+// hardtanh in the registers, where oneDNN's products on plain layouts left it to a pass of its
+// own, mobilenet_v2's convolutions took 0.96 of their time on oneDNN at 1 thread and 0.92 at 2
+// (the sum of its nodes' times in `nrt-run --profile`, docs/PERFORMANCE.md).
+
+// Rows go to bands and threads in multiples of this many, which each tile's rows (6, 8, 12)
+// divide: a band of 18 rows ran a 12-row tile twice over 6 of them (mobilenet_v2's 192 -> 32 at
+// 0.77x oneDNN's speed).
+inline constexpr int64_t kPointwiseRowUnit = 24;
 
 // Whether these products run here: a CPU with AVX-512 F (cpu_has_avx512f).
 bool pointwise_product_available();
-
-// Outputs limited to [lo, hi] (relu: [0, inf); hardtanh: [min, max]) where `on`; NaN stays NaN.
-struct OutputClamp {
-  bool on = false;
-  float lo = 0.0f, hi = 0.0f;
-};
 
 // y[p * y_position + o * y_output] for p < positions <= kFewPositions, o < out, from x rows of
 // `in` floats `x_position` apart and `packed` weights (above); bias may be null.

@@ -5,19 +5,11 @@
 
 #include <algorithm>
 
+#include "executor/kernels/cpu/output_clamp_avx512.h"
 #include "executor/kernels/cpu/pointwise_product.h"
 
 namespace nrt::exec::cpu::avx512 {
 namespace {
-
-// OutputClamp in registers: max(lo, v) and min(hi, v) return v where v is NaN, so a NaN stays
-// one, as torch's relu and hardtanh keep it.
-struct Clamp {
-  explicit Clamp(const OutputClamp& c) : on(c.on), lo(_mm512_set1_ps(c.lo)), hi(_mm512_set1_ps(c.hi)) {}
-  __m512 operator()(__m512 v) const { return on ? _mm512_min_ps(hi, _mm512_max_ps(lo, v)) : v; }
-  bool on;
-  __m512 lo, hi;
-};
 
 // kBlocks blocks of 16 outputs (each its own stream of packed weights) for kPositions positions:
 // kBlocks * kPositions accumulators. Every output's sum runs over the inputs in order, whatever
@@ -122,7 +114,8 @@ void pointwise_rows(int64_t begin, int64_t end, int64_t in, int64_t out, const f
   const Clamp clamp(output_clamp);
   // Rows in bands whose inputs stay in the L1 while every block passes over them; the blocks'
   // weights stay in the L2 from band to band.
-  const int64_t band = std::max<int64_t>(6, (int64_t{16} << 10) / (4 * std::max<int64_t>(in, 1)) / 6 * 6);
+  const int64_t band = std::max<int64_t>(
+      kPointwiseRowUnit, (int64_t{16} << 10) / (4 * std::max<int64_t>(in, 1)) / kPointwiseRowUnit * kPointwiseRowUnit);
   for (int64_t p = begin; p < end; p += band) {
     row_region(p, std::min(end, p + band), in, out, packed, x, x_position, bias, clamp, y, y_position, first, count);
   }
