@@ -262,14 +262,21 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     const std::shared_ptr<const Storage> weight_storage =
         weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
     // 3x3 convolutions of stride 1 by Winograd's minimal filtering where it beats oneDNN's direct
-    // ones (winograd_convolution.h), pointwise ones over a few positions or of few multiply-adds on
-    // nrt's products (pointwise_product_takes); the rest through oneDNN.
-    auto forward = onednn_convolution_forward;
-    if (winograd_takes(shape)) forward = winograd_convolution_forward;
-    else if (pointwise_product_takes(shape, weight_storage)) forward = pointwise_product_convolution_forward;
-    const OneDnnOutcome outcome =
-        forward(shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
-                out.data<float>(), weight_storage);
+    // ones (winograd_convolution.h), channels-last pointwise and depthwise ones on nrt's own
+    // (pointwise_product.h, channels_last_depthwise.h); the rest through oneDNN.
+    const float* b = bias.defined() ? bias.data<float>() : nullptr;
+    OneDnnOutcome outcome;
+    if (winograd_takes(shape)) {
+      outcome = winograd_convolution_forward(shape, input.data<float>(), weight.data<float>(), b, out.data<float>(), weight_storage);
+    } else if (pointwise_product_takes(shape, weight_storage)) {
+      outcome = pointwise_product_convolution_forward(shape, input.data<float>(), weight.data<float>(), b,
+                                                      out.data<float>(), weight_storage);
+    } else if (depthwise_convolution_takes(shape)) {
+      outcome = depthwise_convolution_forward(shape, input.data<float>(), weight.data<float>(), b, out.data<float>(),
+                                              weight_storage);
+    } else {
+      outcome = onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(), b, out.data<float>(), weight_storage);
+    }
     if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<C>(activation, out);  // NHWC is dense too
     if (outcome != OneDnnOutcome::kRefused) return;
     if (input_channels_last || output_channels_last) {

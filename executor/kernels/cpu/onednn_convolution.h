@@ -75,4 +75,13 @@ OneDnnOutcome pointwise_product_convolution_forward(const OneDnnConvolution& sha
                                                     const float* weight, const float* bias, float* output,
                                                     const std::shared_ptr<const Storage>& weight_storage);
 
+// Depthwise convolutions (one channel per group, one output each) of depth 1 and dilation 1, input
+// and output channels-last, on a CPU with AVX-512: on channels_last_depthwise.h's rows
+// (channels_last_depthwise.cc). Refused, having written nothing, elsewhere; silu is left to the
+// caller.
+bool depthwise_convolution_takes(const OneDnnConvolution& shape);
+OneDnnOutcome depthwise_convolution_forward(const OneDnnConvolution& shape, const float* input, const float* weight,
+                                            const float* bias, float* output,
+                                            const std::shared_ptr<const Storage>& weight_storage);
+
 }  // namespace nrt::exec::cpu

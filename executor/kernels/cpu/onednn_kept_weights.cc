@@ -6,6 +6,7 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "executor/kernels/cpu/kept_by_storage.h"
@@ -95,25 +96,34 @@ LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, con
 
 size_t kept_weights_bytes() { return kept_weights_table().bytes(); }
 
+namespace {
+
+// The layout from `user` to `chosen` of float32 weights of `dims`, made once per (dims, tags).
+WeightLayout layout_of(const dnnl::memory::dims& dims, dnnl::memory::format_tag user, dnnl::memory::format_tag chosen) {
+  static std::mutex mutex;
+  static std::map<std::tuple<dnnl::memory::dims, dnnl::memory::format_tag, dnnl::memory::format_tag>, WeightLayout> layouts;
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto key = std::make_tuple(dims, user, chosen);
+  auto found = layouts.find(key);
+  if (found == layouts.end()) {
+    const auto f32 = dnnl::memory::data_type::f32;
+    found = layouts.emplace(key, weight_layout(dnnl::memory::desc(dims, f32, user), dnnl::memory::desc(dims, f32, chosen))).first;
+  }
+  return found->second;
+}
+
+}  // namespace
+
 LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* weight,
                                        const std::shared_ptr<const Storage>& weight_storage) {
-  static std::mutex mutex;
-  static std::map<std::pair<int64_t, int64_t>, WeightLayout> layouts;  // by (out, in)
-  WeightLayout layout;
-  {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto found = layouts.find({out, in});
-    if (found == layouts.end()) {
-      using Tag = dnnl::memory::format_tag;
-      const dnnl::memory::dims dims{out, in, 1, 1};
-      const auto f32 = dnnl::memory::data_type::f32;
-      const WeightLayout made =
-          weight_layout(dnnl::memory::desc(dims, f32, Tag::oihw), dnnl::memory::desc(dims, f32, Tag::Acdb16a));
-      found = layouts.emplace(std::make_pair(out, in), made).first;
-    }
-    layout = found->second;
-  }
-  return kept_weights(layout, weight, weight_storage);
+  using Tag = dnnl::memory::format_tag;
+  return kept_weights(layout_of({out, in, 1, 1}, Tag::oihw, Tag::Acdb16a), weight, weight_storage);
+}
+
+LaidOutWeights depthwise_kept_taps(int64_t channels, int64_t taps, const float* weight,
+                                   const std::shared_ptr<const Storage>& weight_storage) {
+  using Tag = dnnl::memory::format_tag;
+  return kept_weights(layout_of({channels, taps}, Tag::ab, Tag::ba), weight, weight_storage);
 }
 
 }  // namespace nrt::exec::cpu

@@ -52,6 +52,11 @@ LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, con
 LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* weight,
                                        const std::shared_ptr<const Storage>& weight_storage);
 
+// A depthwise convolution's float32 weights [channels, 1, kh, kw] as [kh * kw][channels]
+// (channels_last_depthwise.h's taps), kept as above.
+LaidOutWeights depthwise_kept_taps(int64_t channels, int64_t taps, const float* weight,
+                                   const std::shared_ptr<const Storage>& weight_storage);
+
 // The bytes kept_weights holds now, in all (tests, diagnostics).
 size_t kept_weights_bytes();
 

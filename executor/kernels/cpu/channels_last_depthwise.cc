@@ -1,0 +1,76 @@
+#include "executor/kernels/cpu/channels_last_depthwise.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "executor/kernels/cpu/cpu_features.h"
+#include "executor/kernels/cpu/onednn_convolution.h"
+#include "executor/kernels/cpu/onednn_kept_weights.h"
+#include "executor/runtime/intra_op_threads.h"
+
+namespace nrt::exec::cpu {
+
+bool channels_last_depthwise_available() { return cpu_has_avx512f(); }
+
+void depthwise_taps(const float* weight, int64_t channels, int64_t kh, int64_t kw, float* taps) {
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t t = 0; t < kh * kw; ++t) taps[t * channels + c] = weight[c * kh * kw + t];
+  }
+}
+
+void channels_last_depthwise(const DepthwiseWindow& w, int64_t batches, int64_t in_h, int64_t out_h,
+                             const float* x, const float* taps, const float* bias, const OutputClamp& clamp, float* y) {
+  const int64_t in_row = w.in_w * w.channels, out_row = w.out_w * w.channels;
+  // A thread's share: at least 2^15 multiply-adds.
+  const int64_t per_row = std::max<int64_t>(1, out_row * w.kernel[0] * w.kernel[1]);
+  parallel_for(batches * out_h, std::max<int64_t>(1, (int64_t{1} << 15) / per_row), [&](int64_t begin, int64_t end) {
+    std::vector<const float*> rows(static_cast<size_t>(w.kernel[0]));
+    for (int64_t r = begin; r < end; ++r) {
+      const int64_t image = r / out_h, oy = r % out_h;
+      for (int64_t ky = 0; ky < w.kernel[0]; ++ky) {
+        const int64_t iy = oy * w.stride[0] - w.pad[0] + ky;
+        rows[static_cast<size_t>(ky)] = iy >= 0 && iy < in_h ? x + (image * in_h + iy) * in_row : nullptr;
+      }
+      avx512::depthwise_row(w, rows.data(), taps, bias, clamp, y + r * out_row);
+    }
+  });
+}
+
+bool depthwise_convolution_takes(const OneDnnConvolution& s) {
+  bool plain = s.in[0] == 1 && s.kernel[0] == 1 && s.input_channels_last && s.output_channels_last;
+  for (int i = 0; i < 3; ++i) plain = plain && s.dilation[i] == 1;
+  return plain && s.groups == s.channels && s.out_channels == s.channels && s.channels > 1 &&
+         channels_last_depthwise_available();
+}
+
+OneDnnOutcome depthwise_convolution_forward(const OneDnnConvolution& s, const float* input, const float* weight,
+                                            const float* bias, float* output,
+                                            const std::shared_ptr<const Storage>& weight_storage) {
+  if (!depthwise_convolution_takes(s)) return OneDnnOutcome::kRefused;
+  const DepthwiseWindow window{{s.kernel[1], s.kernel[2]}, {s.stride[1], s.stride[2]}, {s.pad_begin[1], s.pad_begin[2]},
+                               s.in[2], s.out[2], s.channels};
+  const int64_t tap_count = s.kernel[1] * s.kernel[2];
+  // A program's weights transposed once and kept (efficientnet's 1152 channels of 5x5 taps took
+  // 20 us a call to transpose); others for the call.
+  LaidOutWeights kept;
+  std::vector<float> transposed;
+  const float* taps = nullptr;
+  if (weight_storage != nullptr) {
+    try {
+      kept = depthwise_kept_taps(s.channels, tap_count, weight, weight_storage);
+      taps = static_cast<const float*>(kept.memory.get_data_handle());
+    } catch (const dnnl::error&) {
+      taps = nullptr;
+    }
+  }
+  if (taps == nullptr) {
+    transposed.resize(static_cast<size_t>(s.channels * tap_count));
+    depthwise_taps(weight, s.channels, s.kernel[1], s.kernel[2], transposed.data());
+    taps = transposed.data();
+  }
+  channels_last_depthwise(window, s.batches, s.in[1], s.out[1], input, taps, bias, output_clamp_of(s.activation), output);
+  return s.activation.kind == ConvolutionActivation::Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller
+                                                                 : OneDnnOutcome::kDone;
+}
+
+}  // namespace nrt::exec::cpu
