@@ -121,19 +121,19 @@ void ChainFusion::fuse(size_t first, size_t last, const std::vector<std::pair<st
     head.arg_names.emplace_back(name);
     head.arg_slots.push_back(slot);
   }
-  for (size_t b = first + 1; b < last; ++b) absorb(b);
+  for (size_t b = first + 1; b < last; ++b) make_absorbed(plan_, absorbed_, b);
   make_alias_view(plan_, alias_, last, slot_of(head.outputs[0].value), head.outputs[0].value);
 }
 
-void ChainFusion::absorb(size_t b) {
-  PlannedNode& node = plan_.nodes[b];
-  node.kernel = absorbed_;
+void make_absorbed(ExecutionPlan& plan, const KernelInfo& absorbed, size_t n) {
+  PlannedNode& node = plan.nodes[n];
+  node.kernel = absorbed;
   node.arg_names.clear();
   node.arg_slots.clear();
   node.gathers.clear();
   node.in_place.reset();
   for (PlannedOutput& out : node.outputs) {
-    if (out.kind == OutputSlotKind::kValue) plan_.values[static_cast<size_t>(out.value)].planned = false;
+    if (out.kind == OutputSlotKind::kValue) plan.values[static_cast<size_t>(out.value)].planned = false;
     out.kind = OutputSlotKind::kIgnored;
   }
 }

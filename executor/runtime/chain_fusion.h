@@ -21,6 +21,10 @@ namespace nrt::exec {
 // itself where base views nothing). The convolution fusion's absorbed nodes and a chain's last node.
 void make_alias_view(ExecutionPlan& plan, const KernelInfo& alias, size_t n, int32_t input_slot, int32_t base);
 
+// Node `n` runs `absorbed` (fused_chains.h's kAbsorbedTarget: another node did its work): no
+// arguments, its results neither planned nor made.
+void make_absorbed(ExecutionPlan& plan, const KernelInfo& absorbed, size_t n);
+
 class ChainFusion {
  public:
   // False where the device lacks the absorbed kernel, `fused_target` or a view alias: nothing fuses.
@@ -62,7 +66,6 @@ class ChainFusion {
 
  private:
   void index_slots();
-  void absorb(size_t node);
 
   bool ready_ = false;
   KernelInfo fused_, absorbed_, alias_;

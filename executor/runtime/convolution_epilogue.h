@@ -40,4 +40,24 @@ inline constexpr std::string_view kActivationMax = "nrt.activation.max_val";
 // writes its result channels-last (pooling_kernels.cc).
 inline constexpr std::string_view kChannelsLastOutput = "nrt.channels_last_output";
 
+// An expansion computed first (an inverted-residual block's pointwise convolution, its batch norm
+// and activation fused as above): a depthwise convolution node given these reads its `input` as
+// the expansion's input, and convolves the expansion's result, which is no longer a value of the
+// plan (executor/kernels/cpu/expanded_depthwise.h). The expansion is 1x1, stride 1, no padding,
+// groups 1; its weight, optional bias, batch norm and activation come under these names.
+inline constexpr std::string_view kExpansionWeight = "nrt.expansion.weight";
+inline constexpr std::string_view kExpansionBias = "nrt.expansion.bias";  // optional
+
+// The names of a convolution's own batch norm and activation, and of its expansion's.
+struct EpilogueNames {
+  std::string_view batch_norm_weight, batch_norm_bias, batch_norm_mean, batch_norm_var, batch_norm_eps;
+  std::string_view activation, activation_min, activation_max;
+};
+inline constexpr EpilogueNames kOwnEpilogue{kBatchNormWeight, kBatchNormBias, kBatchNormMean, kBatchNormVar,
+                                            kBatchNormEps,    kActivation,    kActivationMin, kActivationMax};
+inline constexpr EpilogueNames kExpansionEpilogue{
+    "nrt.expansion.batch_norm.weight", "nrt.expansion.batch_norm.bias", "nrt.expansion.batch_norm.running_mean",
+    "nrt.expansion.batch_norm.running_var", "nrt.expansion.batch_norm.eps", "nrt.expansion.activation",
+    "nrt.expansion.activation.min_val", "nrt.expansion.activation.max_val"};
+
 }  // namespace nrt::exec::convolution_epilogue

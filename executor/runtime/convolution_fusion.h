@@ -17,6 +17,10 @@
 // the convolution reads (a squeeze-excitation block's `scale * x`) becomes a view of x, and the
 // convolution scales its input (convolution_epilogue.h's kInputScale). A convolution's result that
 // only convolutions and global average pools read is written channels-last.
+//
+// Last, an inverted-residual block's 1x1 expansion whose result (after its fused batch norm and
+// activation) only a depthwise convolution reads, and is larger than a core's L2, runs inside that
+// convolution (convolution_epilogue.h's kExpansionWeight): the expanded rows never reach memory.
 #pragma once
 
 #include "executor/runtime/execution_plan.h"

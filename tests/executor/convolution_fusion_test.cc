@@ -2,7 +2,8 @@
 // kernels: a conv -> batch_norm -> activation chain runs as one node and gives the values of the
 // same chain run node by node (the unfused program makes the convolution's result a graph output
 // too, which the fusion must respect), on the blocked oneDNN path (3x3, depthwise), the plain
-// one (pointwise), and in float64; chains whose values something else reads are not fused.
+// one (pointwise), and in float64; chains whose values something else reads are not fused. An
+// inverted-residual block's expansion past the L2 runs inside its depthwise convolution.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -499,6 +500,137 @@ TEST(ConvolutionFusion, RunsFromSeveralThreadsAtOnceGiveOneThreadsValues) {
   }
   for (auto& thread : threads) thread.join();
   EXPECT_EQ(mismatches.load(), 0);
+}
+
+// An inverted-residual block as mobilenet_v2's (efficientnet's with silu): a pointwise expansion
+// 8 -> 64 channels, a 3x3 depthwise convolution of `stride`, each with batch norm and
+// `activation`, a pointwise projection to 16. `side`: the image's; `expansion_is_output`: the
+// expansion's activated result is a second graph output, which keeps the block apart. `stem`: a
+// pointwise convolution before the block, whose result the expansion reads channels-last (as in a
+// model); without it the expansion reads the graph's input, contiguous.
+ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const std::string& activation,
+                                            bool expansion_is_output, bool stem = true) {
+  constexpr int64_t kExpanded = 64, kProjected = 16;
+  const auto f32 = ScalarType::FLOAT32;
+  ProgramBuilder p("inverted_residual_test");
+  const int64_t out_side = (side + 2 - 3) / stride + 1;
+  const std::vector<int64_t> image{1, kChannels, side, side}, expanded{1, kExpanded, side, side};
+  const std::vector<int64_t> convolved{1, kExpanded, out_side, out_side}, projected{1, kProjected, out_side, out_side};
+  struct Weight {
+    std::string name;
+    std::vector<int64_t> sizes;
+    bool positive = false;  // running variances
+  };
+  std::vector<Weight> weights = {{"expand.weight", {kExpanded, kChannels, 1, 1}}, {"dw.weight", {kExpanded, 1, 3, 3}},
+                                 {"project.weight", {kProjected, kExpanded, 1, 1}}, {"stem.weight", {kChannels, kChannels, 1, 1}}};
+  for (const char* norm : {"bn1", "bn2"}) {
+    for (const char* part : {"weight", "bias", "running_mean", "running_var"}) {
+      weights.push_back({std::string(norm) + "." + part, {kExpanded}, std::string(part) == "running_var"});
+    }
+  }
+  int seed = 60;
+  for (const Weight& w : weights) {
+    int64_t count = 1;
+    for (int64_t d : w.sizes) count *= d;
+    p.weight(w.name, p.storage(pattern(f32, count, seed++, w.positive)), testdata::tensor_meta(f32, w.sizes), true);
+  }
+  const uint32_t conv2d = p.op("aten::conv2d", "default"), batch_norm = p.op("aten::batch_norm", "default");
+  const uint32_t act_op = p.op(activation, "default");
+  auto g = p.graph("main", true);
+  std::vector<uint32_t> w;
+  for (const Weight& weight : weights) {
+    std::string value = "p_" + weight.name;
+    std::replace(value.begin(), value.end(), '.', '_');
+    w.push_back(g.tensor(value, f32, weight.sizes));
+    g.input(arg::tensor(w.back()), fb::InputKind::PARAMETER, weight.name);
+  }
+  const uint32_t x = g.tensor("x", f32, image);
+  g.user_input(arg::tensor(x));
+  // conv -> batch_norm -> activation, the batch norm's parameters from w[first].
+  auto layer = [&](const std::string& name, uint32_t input, uint32_t weight, int64_t s, int64_t padding, int64_t groups,
+                   size_t first, const std::vector<int64_t>& sizes) {
+    const uint32_t conv = g.tensor(name, f32, sizes), norm = g.tensor(name + "_bn", f32, sizes);
+    const uint32_t act = g.tensor(name + "_act", f32, sizes);
+    g.node(name, conv2d,
+           Args{{"input", arg::tensor(input)}, {"weight", arg::tensor(weight)}, {"bias", arg::optional_tensor(-1)},
+                {"stride", arg::integers({s, s})}, {"padding", arg::integers({padding, padding})},
+                {"dilation", arg::integers({1, 1})}, {"groups", arg::integer(groups)}},
+           {}, {arg::tensor(conv)});
+    g.node(name + "_bn", batch_norm,
+           Args{{"input", arg::tensor(conv)}, {"weight", arg::optional_tensor(static_cast<int32_t>(w[first]))},
+                {"bias", arg::optional_tensor(static_cast<int32_t>(w[first + 1]))},
+                {"running_mean", arg::optional_tensor(static_cast<int32_t>(w[first + 2]))},
+                {"running_var", arg::optional_tensor(static_cast<int32_t>(w[first + 3]))}, {"training", arg::boolean(false)},
+                {"momentum", arg::real(0.1)}, {"eps", arg::real(1e-5)}, {"cudnn_enabled", arg::boolean(false)}},
+           {}, {arg::tensor(norm)});
+    Args keyword;
+    if (activation.find("hardtanh") != std::string::npos) keyword = {{"min_val", arg::real(0.0)}, {"max_val", arg::real(0.25)}};
+    g.node(name + "_act", act_op, Args{{"self", arg::tensor(norm)}}, keyword, {arg::tensor(act)});
+    return act;
+  };
+  uint32_t input = x;
+  if (stem) {
+    input = g.tensor("stem", f32, image);
+    g.node("stem", conv2d, Args{{"input", arg::tensor(x)}, {"weight", arg::tensor(w[3])}}, {}, {arg::tensor(input)});
+  }
+  const uint32_t expansion = layer("expand", input, w[0], 1, 0, 1, 4, expanded);
+  const uint32_t depthwise = layer("dw", expansion, w[1], stride, 1, kExpanded, 8, convolved);
+  const uint32_t projection = g.tensor("project", f32, projected);
+  g.node("project", conv2d, Args{{"input", arg::tensor(depthwise)}, {"weight", arg::tensor(w[2])}}, {},
+         {arg::tensor(projection)});
+  g.user_output(arg::tensor(projection));
+  if (expansion_is_output) g.user_output(arg::tensor(expansion));
+  return p.finish();
+}
+
+NamedInputs image_of_side(int64_t side) {
+  auto bytes = pattern(ScalarType::FLOAT32, kChannels * side * side, 9);
+  exec::Tensor t = exec::Tensor::empty(ScalarType::FLOAT32, {1, kChannels, side, side});
+  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return NamedInputs{{"x", t}};
+}
+
+TEST(ConvolutionFusion, AnExpansionPastTheL2RunsInsideItsDepthwiseConvolution) {
+  // 96x96 images: the expansion's result is 2.25 MiB, past the fused bound (convolution_fusion.cc).
+  // Read channels-last, the block runs in one pass (expanded_depthwise.h); from the contiguous
+  // graph input, the kernel expands into a tensor of its own first.
+  struct Case {
+    std::string activation;
+    int64_t stride;
+    bool stem;
+  };
+  const Case cases[] = {{"aten::hardtanh_", 1, true}, {"aten::hardtanh_", 2, true}, {"aten::silu", 1, true},
+                        {"aten::silu", 2, true},      {"aten::hardtanh_", 2, false}};
+  for (const auto& [activation, stride, stem] : cases) {
+    {
+      const std::string label = activation + " stride " + std::to_string(stride) + (stem ? "" : " from the input");
+      auto fused = load_program(inverted_residual_program(96, stride, activation, false, stem));
+      auto apart = load_program(inverted_residual_program(96, stride, activation, true, stem));
+      ASSERT_NE(fused, nullptr);
+      ASSERT_NE(apart, nullptr);
+      EXPECT_TRUE(has_argument(node_named(*fused, "dw"), "nrt.expansion.weight")) << label;
+      EXPECT_TRUE(node_named(*fused, "expand").arg_names.empty()) << label << ": the expansion's node does nothing";
+      EXPECT_FALSE(has_argument(node_named(*apart, "dw"), "nrt.expansion.weight"))
+          << label << ": the graph returns the expansion's result";
+      for (int run = 0; run < 2; ++run) {  // the second on the kept weights
+        auto runs = run_both(*fused, *apart, image_of_side(96), label);
+        ASSERT_TRUE(runs.has_value());
+        const auto& [got, want] = *runs;
+        EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-5, 1e-4), 0u)
+            << label << " run " << run << ": the fused block's values differ from the nodes run apart";
+      }
+    }
+  }
+}
+
+TEST(ConvolutionFusion, AnExpansionTheL2HoldsStaysANodeOfItsOwn) {
+  // 32x32: 256 KiB, which the depthwise convolution reads from the L2 as fast apart.
+  auto executor = load_program(inverted_residual_program(32, 1, "aten::hardtanh_", false));
+  ASSERT_NE(executor, nullptr);
+  EXPECT_FALSE(has_argument(node_named(*executor, "dw"), "nrt.expansion.weight"));
+  EXPECT_TRUE(has_argument(node_named(*executor, "expand"), "nrt.channels_last_output"));
+  auto outputs = executor->run(image_of_side(32));
+  ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
 }
 
 }  // namespace

@@ -13,8 +13,10 @@
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/channels_last_layout.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
+#include "executor/kernels/cpu/expanded_depthwise.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
+#include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_convolution.h"
 #include "executor/kernels/cpu/winograd_convolution.h"
 #include "executor/runtime/convolution_epilogue.h"
@@ -306,6 +308,15 @@ Result<std::vector<int64_t>> expand_list(const KernelContext& ctx, std::string_v
   return values;
 }
 
+// A fused node's expansion (convolution_epilogue.h's kExpansionWeight): a 1x1 convolution with its
+// batch norm and activation, whose result the node convolves.
+struct Expansion {
+  Tensor weight;
+  std::optional<Tensor> bias;
+  std::optional<BatchNormParameters> batch_norm;
+  ConvolutionActivation activation;
+};
+
 struct ConvolutionCall {
   Tensor input, weight;
   std::optional<Tensor> bias;
@@ -320,6 +331,7 @@ struct ConvolutionCall {
   std::optional<Tensor> input_scale;  // [N or 1, C, 1, 1]: multiplies the input per channel first
   ConvolutionActivation activation;
   bool channels_last_output = false;  // only convolutions read the output (the plan checked)
+  std::optional<Expansion> expansion;  // computed first: `input` is its input (expanded_depthwise.h)
 };
 
 // input * scale per channel (scale [N or 1, C, 1, 1]) as a fused squeeze-excitation mul would
@@ -350,7 +362,28 @@ Tensor scaled_input(const Tensor& input, const Tensor& scale) {
   return result;
 }
 
+// Folds a fused batch norm into contiguous weights `k` [OC, ...] and bias `b` (or undefined),
+// its parameters checked first.
+Status fold_into(const KernelContext& ctx, const BatchNormParameters& batch_norm, Tensor& k, Tensor& b) {
+  const int64_t out_channels = k.sizes()[0];
+  for (const Tensor* t : {batch_norm.weight ? &*batch_norm.weight : nullptr, batch_norm.bias ? &*batch_norm.bias : nullptr,
+                          &batch_norm.running_mean, &batch_norm.running_var}) {
+    if (t == nullptr) continue;
+    if (!is_floating_dtype(t->dtype()) || t->sizes() != std::vector<int64_t>{out_channels}) {
+      return ctx.error("the fused batch norm's parameter " + t->type_string() + " must be floating with " +
+                       std::to_string(out_channels) + " elements");
+    }
+  }
+  FoldedConvolution folded = fold_batch_norm(k, b, batch_norm);
+  k = std::move(folded.weight);
+  b = std::move(folded.bias);
+  return Status::Ok();
+}
+
+Status run_expanded(KernelContext& ctx, ConvolutionCall call);
+
 Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
+  if (call.expansion) return run_expanded(ctx, std::move(call));
   const Tensor& weight = call.weight;
   if (!is_floating_dtype(call.input.dtype())) return unsupported_dtype(ctx, call.input.dtype());
   if (weight.dtype() != call.input.dtype() || (call.bias && call.bias->dtype() != call.input.dtype())) {
@@ -421,20 +454,7 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   const bool output_channels_last = nhwc_capable && call.channels_last_output;
   const Tensor x = input_channels_last ? input : contiguous_as(input, compute);
   Tensor k = contiguous_as(w, compute), b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
-  if (call.batch_norm) {
-    for (const Tensor* t : {call.batch_norm->weight ? &*call.batch_norm->weight : nullptr,
-                            call.batch_norm->bias ? &*call.batch_norm->bias : nullptr, &call.batch_norm->running_mean,
-                            &call.batch_norm->running_var}) {
-      if (t == nullptr) continue;
-      if (!is_floating_dtype(t->dtype()) || t->sizes() != std::vector<int64_t>{out_channels}) {
-        return ctx.error("the fused batch norm's parameter " + t->type_string() + " must be floating with " +
-                         std::to_string(out_channels) + " elements");
-      }
-    }
-    FoldedConvolution folded = fold_batch_norm(k, b, *call.batch_norm);
-    k = std::move(folded.weight);
-    b = std::move(folded.bias);
-  }
+  if (call.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *call.batch_norm, k, b));
   if (call.residual && (call.residual->dtype() != call.input.dtype() || call.residual->sizes() != out_sizes)) {
     return ctx.error("the fused residual " + call.residual->type_string() + " must have the output's dtype and sizes " +
                      shape_string(out_sizes));
@@ -465,6 +485,107 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   }
   slot->commit();
   return Status::Ok();
+}
+
+// A 4-D tensor of a 2-D convolution in the canonical 5-D form (depth 1).
+Tensor with_depth(const Tensor& t) {
+  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
+  sizes.insert(sizes.begin() + 2, 1);
+  strides.insert(strides.begin() + 2, 0);
+  return t.as_strided(sizes, strides, t.storage_offset());
+}
+
+// The fused pass of an expansion and a depthwise convolution (expanded_depthwise.h), where both
+// are float32 with a program's weights, the input and output channels-last: false, having done
+// nothing, elsewhere. `k`, `b`: the expansion's weights and bias, its batch norm folded.
+Result<bool> run_expanded_pass(KernelContext& ctx, const ConvolutionCall& call, const Expansion& e, const Tensor& k,
+                               const Tensor& b) {
+  const Tensor& x = call.input;
+  const Tensor& w = call.weight;
+  const int64_t channels = k.sizes()[0];
+  bool fits = expanded_depthwise_available() && call.channels_last_output && is_channels_last(x) && !call.residual &&
+              !call.input_scale && w.dtype() == ScalarType::FLOAT32 && w.dim() == 4 && w.sizes()[0] == channels &&
+              w.sizes()[1] == 1 && call.groups == channels && k.storage()->constant() &&
+              (!call.bias || call.bias->dtype() == ScalarType::FLOAT32);
+  for (size_t i = 0; fits && i < 2; ++i) {
+    fits = call.dilation[i] == 1 && call.stride[i] > 0 && call.pad_begin[i] >= 0 && call.pad_end[i] >= 0 &&
+           x.sizes()[2 + i] + call.pad_begin[i] + call.pad_end[i] >= w.sizes()[2 + i];
+  }
+  if (!fits) return false;
+  Tensor taps_weight = contiguous_as(w, ScalarType::FLOAT32), bias = call.bias ? contiguous_as(*call.bias, ScalarType::FLOAT32) : Tensor();
+  if (call.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *call.batch_norm, taps_weight, bias));
+  const int64_t kh = w.sizes()[2], kw = w.sizes()[3];
+  const int64_t out_h = (x.sizes()[2] + call.pad_begin[0] + call.pad_end[0] - kh) / call.stride[0] + 1;
+  const int64_t out_w = (x.sizes()[3] + call.pad_begin[1] + call.pad_end[1] - kw) / call.stride[1] + 1;
+  LaidOutWeights packed, taps;
+  try {
+    packed = pointwise_packed_weights(channels, x.sizes()[1], k.data<float>(), k.storage());
+    if (taps_weight.storage()->constant()) {
+      taps = depthwise_kept_taps(channels, kh * kw, taps_weight.data<float>(), taps_weight.storage());
+    }
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  std::vector<float> transposed;
+  const float* tap_values = taps.buffer ? static_cast<const float*>(taps.memory.get_data_handle()) : nullptr;
+  if (tap_values == nullptr) {
+    transposed.resize(static_cast<size_t>(channels * kh * kw));
+    depthwise_taps(taps_weight.data<float>(), channels, kh, kw, transposed.data());
+    tap_values = transposed.data();
+  }
+  NRT_TRY(out, bind_channels_last_output(ctx, 0, {x.sizes()[0], channels, out_h, out_w}));
+  ExpandedDepthwise block;
+  block.batches = x.sizes()[0];
+  block.height = x.sizes()[2];
+  block.width = x.sizes()[3];
+  block.in_channels = x.sizes()[1];
+  block.channels = channels;
+  block.packed = static_cast<const float*>(packed.memory.get_data_handle());
+  block.expand_bias = b.defined() ? b.data<float>() : nullptr;
+  block.expand_clamp = output_clamp_of(e.activation);
+  block.expand_silu = e.activation.kind == ConvolutionActivation::Kind::kSilu;
+  block.window = {{kh, kw}, {call.stride[0], call.stride[1]}, {call.pad_begin[0], call.pad_begin[1]}, x.sizes()[3], out_w, channels};
+  block.out_h = out_h;
+  block.taps = tap_values;
+  block.bias = bias.defined() ? bias.data<float>() : nullptr;
+  block.clamp = output_clamp_of(call.activation);
+  expanded_depthwise(block, x.data<float>(), out->data<float>());
+  if (call.activation.kind == ConvolutionActivation::Kind::kSilu) apply_activation<float>(call.activation, *out);
+  return true;
+}
+
+// A convolution whose input is an expansion's result (convolution_epilogue.h's kExpansionWeight):
+// in one pass where run_expanded_pass applies, else the expansion's result computed into a
+// tensor of its own (channels-last where the input is), then the convolution on it.
+Status run_expanded(KernelContext& ctx, ConvolutionCall call) {
+  const Expansion e = std::move(*call.expansion);
+  call.expansion.reset();
+  const Tensor& x = call.input;
+  const Tensor& weight = e.weight;
+  if (x.dtype() != ScalarType::FLOAT32 || weight.dtype() != ScalarType::FLOAT32 || x.dim() != 4 || weight.dim() != 4 ||
+      weight.sizes()[1] != x.sizes()[1] || weight.sizes()[2] != 1 || weight.sizes()[3] != 1 || call.spatial != 2 ||
+      !call.batched) {
+    return ctx.error("the fused expansion " + weight.type_string() + " must be a float32 1x1 convolution of the float32 input " +
+                     x.type_string());
+  }
+  const int64_t channels = weight.sizes()[0];
+  if (e.bias && (e.bias->dtype() != ScalarType::FLOAT32 || e.bias->sizes() != std::vector<int64_t>{channels})) {
+    return ctx.error("the fused expansion's bias " + e.bias->type_string() + " must be float32 with " +
+                     std::to_string(channels) + " elements");
+  }
+  Tensor k = contiguous_as(weight, ScalarType::FLOAT32), b = e.bias ? contiguous_as(*e.bias, ScalarType::FLOAT32) : Tensor();
+  if (e.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *e.batch_norm, k, b));
+  NRT_TRY(done, run_expanded_pass(ctx, call, e, k, b));
+  if (*done) return Status::Ok();
+  const bool nhwc = is_channels_last(x) && !x.is_contiguous();
+  const Tensor input = nhwc ? x : contiguous_as(x, ScalarType::FLOAT32);
+  const std::vector<int64_t> sizes{x.sizes()[0], channels, x.sizes()[2], x.sizes()[3]};
+  const Tensor storage = Tensor::empty(ScalarType::FLOAT32, {x.sizes()[0] * channels * x.sizes()[2] * x.sizes()[3]});
+  const Tensor expanded =
+      storage.as_strided(sizes, nhwc ? channels_last_strides(sizes) : Tensor::contiguous_strides(sizes), 0);
+  conv_forward<float>(with_depth(input), with_depth(k), b, ConvParams{}, e.activation, with_depth(expanded), nhwc, nhwc);
+  call.input = expanded;
+  return run_convolution(ctx, std::move(call));
 }
 
 // convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding,
@@ -561,44 +682,60 @@ Status convolution(KernelContext& ctx) {
   return run_convolution(ctx, std::move(*call));
 }
 
+// A fused node's batch norm and activation under `names` (its own, or its expansion's).
+Status read_batch_norm_and_activation(const KernelContext& ctx, const convolution_epilogue::EpilogueNames& names,
+                                      std::optional<BatchNormParameters>& batch_norm, ConvolutionActivation& activation) {
+  if (ctx.find(names.batch_norm_mean, -1) != nullptr) {
+    BatchNormParameters parameters;
+    NRT_TRY(weight, ctx.optional_tensor(names.batch_norm_weight, -1));
+    NRT_TRY(bias, ctx.optional_tensor(names.batch_norm_bias, -1));
+    NRT_TRY(mean, ctx.tensor(names.batch_norm_mean, -1));
+    NRT_TRY(var, ctx.tensor(names.batch_norm_var, -1));
+    NRT_TRY(eps, ctx.real(names.batch_norm_eps, -1));
+    parameters.weight = *weight;
+    parameters.bias = *bias;
+    parameters.running_mean = *mean;
+    parameters.running_var = *var;
+    parameters.eps = *eps;
+    batch_norm = std::move(parameters);
+  }
+  const RuntimeValue* kind = ctx.find(names.activation, -1);
+  if (kind == nullptr) return Status::Ok();
+  const auto* name = std::get_if<std::string>(kind);
+  using Kind = ConvolutionActivation::Kind;
+  if (name != nullptr && *name == "relu") {
+    activation.kind = Kind::kRelu;
+  } else if (name != nullptr && *name == "silu") {
+    activation.kind = Kind::kSilu;
+  } else if (name != nullptr && *name == "hardtanh") {
+    NRT_TRY(low, ctx.real(names.activation_min, -1, -1.0));  // hardtanh's defaults
+    NRT_TRY(high, ctx.real(names.activation_max, -1, 1.0));
+    activation = {Kind::kClip, *low, *high};
+  } else {
+    return ctx.error("a fused convolution's activation must be relu, hardtanh or silu");
+  }
+  return Status::Ok();
+}
+
 // The epilogue arguments of a fused node (executor/runtime/convolution_epilogue.h).
 Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
   namespace names = convolution_epilogue;
-  if (ctx.find(names::kBatchNormMean, -1) != nullptr) {
-    BatchNormParameters batch_norm;
-    NRT_TRY(weight, ctx.optional_tensor(names::kBatchNormWeight, -1));
-    NRT_TRY(bias, ctx.optional_tensor(names::kBatchNormBias, -1));
-    NRT_TRY(mean, ctx.tensor(names::kBatchNormMean, -1));
-    NRT_TRY(var, ctx.tensor(names::kBatchNormVar, -1));
-    NRT_TRY(eps, ctx.real(names::kBatchNormEps, -1));
-    batch_norm.weight = *weight;
-    batch_norm.bias = *bias;
-    batch_norm.running_mean = *mean;
-    batch_norm.running_var = *var;
-    batch_norm.eps = *eps;
-    call.batch_norm = std::move(batch_norm);
-  }
+  NRT_RETURN_IF_ERROR(read_batch_norm_and_activation(ctx, names::kOwnEpilogue, call.batch_norm, call.activation));
   NRT_TRY(residual, ctx.optional_tensor(names::kResidual, -1));
   call.residual = *residual;
   NRT_TRY(input_scale, ctx.optional_tensor(names::kInputScale, -1));
   call.input_scale = *input_scale;
   NRT_TRY(channels_last, ctx.boolean(names::kChannelsLastOutput, -1, false));
   call.channels_last_output = *channels_last;
-  const RuntimeValue* activation = ctx.find(names::kActivation, -1);
-  if (activation == nullptr) return Status::Ok();
-  const auto* name = std::get_if<std::string>(activation);
-  using Kind = ConvolutionActivation::Kind;
-  if (name != nullptr && *name == "relu") {
-    call.activation.kind = Kind::kRelu;
-  } else if (name != nullptr && *name == "silu") {
-    call.activation.kind = Kind::kSilu;
-  } else if (name != nullptr && *name == "hardtanh") {
-    NRT_TRY(low, ctx.real(names::kActivationMin, -1, -1.0));  // hardtanh's defaults
-    NRT_TRY(high, ctx.real(names::kActivationMax, -1, 1.0));
-    call.activation = {Kind::kClip, *low, *high};
-  } else {
-    return ctx.error("a fused convolution's activation must be relu, hardtanh or silu");
-  }
+  if (ctx.find(names::kExpansionWeight, -1) == nullptr) return Status::Ok();
+  Expansion expansion;
+  NRT_TRY(weight, ctx.tensor(names::kExpansionWeight, -1));
+  NRT_TRY(bias, ctx.optional_tensor(names::kExpansionBias, -1));
+  expansion.weight = *weight;
+  expansion.bias = *bias;
+  NRT_RETURN_IF_ERROR(
+      read_batch_norm_and_activation(ctx, names::kExpansionEpilogue, expansion.batch_norm, expansion.activation));
+  call.expansion = std::move(expansion);
   return Status::Ok();
 }
 
