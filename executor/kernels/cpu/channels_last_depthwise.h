@@ -11,7 +11,9 @@
 // Its reason to be: the fused block computes its outputs, and the unfused nodes give the same bits.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <utility>
 
 #include "executor/kernels/cpu/output_clamp.h"
 
@@ -23,6 +25,14 @@ struct DepthwiseWindow {
   int64_t kernel[2], stride[2], pad[2];
   int64_t in_w, out_w, channels;
 };
+
+// The outputs [first, second) of a row whose windows lie inside the input row; the others, at its
+// edges, skip the padding's taps (one output at a time, its taps loaded: slower).
+inline std::pair<int64_t, int64_t> inner_outputs(const DepthwiseWindow& w) {
+  const int64_t lo = std::min(w.out_w, (w.pad[1] + w.stride[1] - 1) / w.stride[1]);
+  const int64_t last = w.in_w - w.kernel[1] + w.pad[1];  // the input x of the last inner output's tap 0, plus pad
+  return {lo, std::max(lo, std::min(w.out_w, last < 0 ? 0 : last / w.stride[1] + 1))};
+}
 
 // Whether these convolutions run here: a CPU with AVX-512 F (cpu_has_avx512f).
 bool channels_last_depthwise_available();

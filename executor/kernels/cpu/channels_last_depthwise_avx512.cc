@@ -151,10 +151,7 @@ void depthwise_row(const DepthwiseWindow& w, const float* const* rows, const flo
                    const OutputClamp& output_clamp, float* y) {
   const Clamp clamp(output_clamp);
   const int64_t stride = w.stride[1], pad = w.pad[1], kw = w.kernel[1];
-  // Outputs [inner_lo, inner_hi) read only inside the row; the others skip the padding's taps.
-  const int64_t inner_lo = std::min(w.out_w, (pad + stride - 1) / stride);
-  const int64_t last = w.in_w - kw + pad;  // the input x of the last inner output's tap 0, plus pad
-  const int64_t inner_hi = std::max(inner_lo, std::min(w.out_w, last < 0 ? 0 : last / stride + 1));
+  const auto [inner_lo, inner_hi] = inner_outputs(w);
   // An edge output a block of 64 channels at a time (four chains of multiply-adds).
   auto edge = [&](int64_t ox) {
     const int64_t first = ox * stride - pad;  // the input x of tap 0
