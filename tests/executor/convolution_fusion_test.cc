@@ -283,6 +283,30 @@ TEST(ConvolutionFusion, AValueSomethingElseReadsEndsTheChain) {
   EXPECT_TRUE(some_negative) << "the batch norm's output was activated";
 }
 
+// A program's float32 weights: each stored from pattern() (seeds from `seed` on) and made a
+// PARAMETER input of `g` named after it (its value "p_" + the name, dots as underscores). Returns
+// the values, in order.
+struct Weight {
+  std::string name;
+  std::vector<int64_t> sizes;
+  bool positive = false;  // running variances
+};
+std::vector<uint32_t> float32_weights(ProgramBuilder& p, testdata::GraphBuilder& g, const std::vector<Weight>& weights,
+                                      int seed) {
+  std::vector<uint32_t> values;
+  for (const Weight& w : weights) {
+    int64_t count = 1;
+    for (int64_t d : w.sizes) count *= d;
+    p.weight(w.name, p.storage(pattern(ScalarType::FLOAT32, count, seed++, w.positive)),
+             testdata::tensor_meta(ScalarType::FLOAT32, w.sizes), true);
+    std::string value = "p_" + w.name;
+    std::replace(value.begin(), value.end(), '.', '_');
+    values.push_back(g.tensor(value, ScalarType::FLOAT32, w.sizes));
+    g.input(arg::tensor(values.back()), fb::InputKind::PARAMETER, w.name);
+  }
+  return values;
+}
+
 // A squeeze-excitation block as torchvision's efficientnet has it: a depthwise convolution with
 // silu, its global average pooled, two pointwise convolutions (silu, sigmoid) make a per-channel
 // scale, `scale * x` feeds a pointwise projection. The pool's result is the second graph output.
@@ -294,28 +318,12 @@ ProgramWithWeights squeeze_excitation_program(bool product_is_output, bool negat
   const auto f32 = ScalarType::FLOAT32;
   ProgramBuilder p("squeeze_excitation_test");
   const std::vector<int64_t> image{1, kChannels, kSide, kSide}, pooled{1, kChannels, 1, 1}, squeezed{1, kSqueezed, 1, 1};
-  struct Weight {
-    std::string name;
-    std::vector<int64_t> sizes;
-  };
-  const Weight weights[] = {{"dw.weight", {kChannels, 1, 3, 3}},         {"fc1.weight", {kSqueezed, kChannels, 1, 1}},
-                            {"fc1.bias", {kSqueezed}},                   {"fc2.weight", {kChannels, kSqueezed, 1, 1}},
-                            {"fc2.bias", {kChannels}},                   {"proj.weight", {kProjected, kChannels, 1, 1}}};
-  int seed = 30;
-  for (const Weight& w : weights) {
-    int64_t count = 1;
-    for (int64_t d : w.sizes) count *= d;
-    p.weight(w.name, p.storage(pattern(f32, count, seed++)), testdata::tensor_meta(f32, w.sizes), true);
-  }
+  const std::vector<Weight> weights = {
+      {"dw.weight", {kChannels, 1, 3, 3}}, {"fc1.weight", {kSqueezed, kChannels, 1, 1}}, {"fc1.bias", {kSqueezed}},
+      {"fc2.weight", {kChannels, kSqueezed, 1, 1}}, {"fc2.bias", {kChannels}}, {"proj.weight", {kProjected, kChannels, 1, 1}}};
   const uint32_t conv2d = p.op("aten::conv2d", "default"), silu = p.op("aten::silu", "default");
   auto g = p.graph("main", true);
-  std::vector<uint32_t> w;
-  for (const Weight& weight : weights) {
-    std::string value = "p_" + weight.name;
-    std::replace(value.begin(), value.end(), '.', '_');
-    w.push_back(g.tensor(value, f32, weight.sizes));
-    g.input(arg::tensor(w.back()), fb::InputKind::PARAMETER, weight.name);
-  }
+  const std::vector<uint32_t> w = float32_weights(p, g, weights, 30);
   const uint32_t x = g.tensor("x", f32, image);
   g.user_input(arg::tensor(x));
   auto conv = [&](const std::string& name, uint32_t input, uint32_t weight, int32_t bias, int64_t groups,
@@ -516,11 +524,6 @@ ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const
   const int64_t out_side = (side + 2 - 3) / stride + 1;
   const std::vector<int64_t> image{1, kChannels, side, side}, expanded{1, kExpanded, side, side};
   const std::vector<int64_t> convolved{1, kExpanded, out_side, out_side}, projected{1, kProjected, out_side, out_side};
-  struct Weight {
-    std::string name;
-    std::vector<int64_t> sizes;
-    bool positive = false;  // running variances
-  };
   std::vector<Weight> weights = {{"expand.weight", {kExpanded, kChannels, 1, 1}}, {"dw.weight", {kExpanded, 1, 3, 3}},
                                  {"project.weight", {kProjected, kExpanded, 1, 1}}, {"stem.weight", {kChannels, kChannels, 1, 1}}};
   for (const char* norm : {"bn1", "bn2"}) {
@@ -528,22 +531,10 @@ ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const
       weights.push_back({std::string(norm) + "." + part, {kExpanded}, std::string(part) == "running_var"});
     }
   }
-  int seed = 60;
-  for (const Weight& w : weights) {
-    int64_t count = 1;
-    for (int64_t d : w.sizes) count *= d;
-    p.weight(w.name, p.storage(pattern(f32, count, seed++, w.positive)), testdata::tensor_meta(f32, w.sizes), true);
-  }
   const uint32_t conv2d = p.op("aten::conv2d", "default"), batch_norm = p.op("aten::batch_norm", "default");
   const uint32_t act_op = p.op(activation, "default");
   auto g = p.graph("main", true);
-  std::vector<uint32_t> w;
-  for (const Weight& weight : weights) {
-    std::string value = "p_" + weight.name;
-    std::replace(value.begin(), value.end(), '.', '_');
-    w.push_back(g.tensor(value, f32, weight.sizes));
-    g.input(arg::tensor(w.back()), fb::InputKind::PARAMETER, weight.name);
-  }
+  const std::vector<uint32_t> w = float32_weights(p, g, weights, 60);
   const uint32_t x = g.tensor("x", f32, image);
   g.user_input(arg::tensor(x));
   // conv -> batch_norm -> activation, the batch norm's parameters from w[first].

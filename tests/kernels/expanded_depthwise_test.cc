@@ -15,6 +15,7 @@
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/pointwise_product.h"
 #include "executor/runtime/intra_op_threads.h"
+#include "tests/kernels/packed_weights.h"
 #include "tests/kernels/uniform_floats.h"
 
 namespace nrt::exec::cpu {
@@ -25,15 +26,6 @@ struct Case {
   OutputClamp expand_clamp;
   bool expand_silu;
 };
-
-// w [out, in] as [ceil(out / 16)][in][16], zeros past `out`.
-std::vector<float> packed(const std::vector<float>& w, int64_t out, int64_t in) {
-  std::vector<float> p(static_cast<size_t>((out + 15) / 16 * in * 16), 0.0f);
-  for (int64_t o = 0; o < out; ++o) {
-    for (int64_t i = 0; i < in; ++i) p[static_cast<size_t>(((o / 16) * in + i) * 16 + o % 16)] = w[static_cast<size_t>(o * in + i)];
-  }
-  return p;
-}
 
 struct Outputs {
   std::vector<float> fused, apart;

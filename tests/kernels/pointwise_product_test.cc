@@ -1,5 +1,5 @@
 // The pointwise products (executor/kernels/cpu/pointwise_product.h) against the sum in double, on
-// weights packed here in blocks of 16 outputs.
+// weights packed in blocks of 16 outputs (packed_weights.h).
 // - Few positions: 1 to 4 positions, output counts that are not whole blocks or whole groups of
 //   four blocks, with and without bias, rows and columns as outputs (NHWC and NCHW).
 // - Tiles: row counts below, at and past a tile's (the last tile moved back), every count of blocks
@@ -16,20 +16,11 @@
 
 #include "executor/kernels/cpu/pointwise_product.h"
 #include "executor/runtime/intra_op_threads.h"
+#include "tests/kernels/packed_weights.h"
 #include "tests/kernels/uniform_floats.h"
 
 namespace nrt::exec::cpu {
 namespace {
-
-// w [out, in] as [ceil(out / 16)][in][16], zeros past `out`.
-std::vector<float> packed(const std::vector<float>& w, int64_t out, int64_t in) {
-  const int64_t blocks = (out + 15) / 16;
-  std::vector<float> p(static_cast<size_t>(blocks * in * 16), 0.0f);
-  for (int64_t o = 0; o < out; ++o) {
-    for (int64_t i = 0; i < in; ++i) p[static_cast<size_t>(((o / 16) * in + i) * 16 + o % 16)] = w[static_cast<size_t>(o * in + i)];
-  }
-  return p;
-}
 
 // Checks got against bias + w x in double, clamped, within the float sum's bound.
 void expect_sum(float got, const std::vector<float>& w, const std::vector<float>& x, const float* bias, int64_t in,
