@@ -369,12 +369,7 @@ class Fusion {
   // they are, summing each channel in the same order (pooling_kernels.cc).
   bool global_average_pool(const PlannedNode& node) const {
     if (node.target != "aten::adaptive_avg_pool2d.default" || node.in_place || !node.gathers.empty()) return false;
-    const int size = argument(node, "output_size");
-    if (size < 0) return false;
-    const int32_t at = constant_of_slot_[static_cast<size_t>(node.arg_slots[static_cast<size_t>(size)])];
-    if (at < 0) return false;
-    const auto* sizes = std::get_if<std::vector<int64_t>>(&plan_.constants[static_cast<size_t>(at)].value);
-    return sizes != nullptr && (*sizes == std::vector<int64_t>{1, 1} || *sizes == std::vector<int64_t>{1});
+    return pair_argument(node, "output_size", {}) == std::vector<int64_t>{1, 1};  // [1] or [1, 1]
   }
 
   // max_pool2d without indices (resnet's stem pool): it reads channels-last rows as they are and,

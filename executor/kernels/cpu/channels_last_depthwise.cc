@@ -62,26 +62,9 @@ OneDnnOutcome depthwise_convolution_forward(const OneDnnConvolution& s, const fl
                                             const std::shared_ptr<const Storage>& weight_storage) {
   if (!depthwise_convolution_takes(s)) return OneDnnOutcome::kRefused;
   const DepthwiseWindow window = window_of(s);
-  const int64_t tap_count = s.kernel[1] * s.kernel[2];
-  // A program's weights transposed once and kept (efficientnet's 1152 channels of 5x5 taps took
-  // 20 us a call to transpose); others for the call.
-  LaidOutWeights kept;
-  std::vector<float> transposed;
-  const float* taps = nullptr;
-  if (weight_storage != nullptr) {
-    try {
-      kept = depthwise_kept_taps(s.channels, tap_count, weight, weight_storage);
-      taps = static_cast<const float*>(kept.memory.get_data_handle());
-    } catch (const dnnl::error&) {
-      taps = nullptr;
-    }
-  }
-  if (taps == nullptr) {
-    transposed.resize(static_cast<size_t>(s.channels * tap_count));
-    depthwise_taps(weight, s.channels, s.kernel[1], s.kernel[2], transposed.data());
-    taps = transposed.data();
-  }
-  channels_last_depthwise(window, s.batches, s.in[1], s.out[1], input, taps, bias, output_clamp_of(s.activation), output);
+  const DepthwiseTaps taps(s.channels, s.kernel[1], s.kernel[2], weight, weight_storage);
+  channels_last_depthwise(window, s.batches, s.in[1], s.out[1], input, taps.data(), bias, output_clamp_of(s.activation),
+                          output);
   return s.activation.kind == ConvolutionActivation::Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller
                                                                  : OneDnnOutcome::kDone;
 }

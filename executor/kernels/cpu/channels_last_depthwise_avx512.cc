@@ -116,17 +116,17 @@ void inside_taps(const DepthwiseWindow& w, const float* const* rows, const float
   if (ox < end) tap_outputs<kK, kStride, 1>(w, rows, t, start, clamp, y, ox, c, valid);
 }
 
-// Outputs [begin, end), all inside the input row, blocks kBlocks at a time from `c`.
-template <int kBlocks>
+// Outputs [begin, end), all inside the input row, of the 16 channels from `c`, for the windows
+// without a tap-register variant: four at a time, their taps loaded.
 void inside(const DepthwiseWindow& w, const float* const* rows, const float* taps, const float* bias,
             const Clamp& clamp, float* y, int64_t begin, int64_t end, int64_t c, const __mmask16* valid) {
   const int64_t kw = w.kernel[1];
   int64_t ox = begin;
-  for (; ox + 4 <= end; ox += 4) outputs<4, kBlocks>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
+  for (; ox + 4 <= end; ox += 4) outputs<4, 1>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
   switch (end - ox) {
-    case 3: return outputs<3, kBlocks>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
-    case 2: return outputs<2, kBlocks>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
-    case 1: return outputs<1, kBlocks>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
+    case 3: return outputs<3, 1>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
+    case 2: return outputs<2, 1>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
+    case 1: return outputs<1, 1>(w, rows, taps, bias, clamp, y, ox, c, valid, 0, kw);
     default: return;
   }
 }
@@ -173,7 +173,7 @@ void depthwise_row(const DepthwiseWindow& w, const float* const* rows, const flo
         case 32: inside_taps<3, 2, 4>(w, rows, taps, bias, clamp, y, begin, end, c, valid); break;
         case 51: inside_taps<5, 1, 4>(w, rows, taps, bias, clamp, y, begin, end, c, valid); break;
         case 52: inside_taps<5, 2, 4>(w, rows, taps, bias, clamp, y, begin, end, c, valid); break;
-        default: inside<1>(w, rows, taps, bias, clamp, y, begin, end, c, &valid); break;
+        default: inside(w, rows, taps, bias, clamp, y, begin, end, c, &valid); break;
       }
     }
   }

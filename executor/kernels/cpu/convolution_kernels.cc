@@ -266,19 +266,13 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     // 3x3 convolutions of stride 1 by Winograd's minimal filtering where it beats oneDNN's direct
     // ones (winograd_convolution.h), channels-last pointwise and depthwise ones on nrt's own
     // (pointwise_product.h, channels_last_depthwise.h); the rest through oneDNN.
-    const float* b = bias.defined() ? bias.data<float>() : nullptr;
-    OneDnnOutcome outcome;
-    if (winograd_takes(shape)) {
-      outcome = winograd_convolution_forward(shape, input.data<float>(), weight.data<float>(), b, out.data<float>(), weight_storage);
-    } else if (pointwise_product_takes(shape, weight_storage)) {
-      outcome = pointwise_product_convolution_forward(shape, input.data<float>(), weight.data<float>(), b,
-                                                      out.data<float>(), weight_storage);
-    } else if (depthwise_convolution_takes(shape)) {
-      outcome = depthwise_convolution_forward(shape, input.data<float>(), weight.data<float>(), b, out.data<float>(),
-                                              weight_storage);
-    } else {
-      outcome = onednn_convolution_forward(shape, input.data<float>(), weight.data<float>(), b, out.data<float>(), weight_storage);
-    }
+    auto forward = onednn_convolution_forward;
+    if (winograd_takes(shape)) forward = winograd_convolution_forward;
+    else if (pointwise_product_takes(shape, weight_storage)) forward = pointwise_product_convolution_forward;
+    else if (depthwise_convolution_takes(shape)) forward = depthwise_convolution_forward;
+    const OneDnnOutcome outcome =
+        forward(shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
+                out.data<float>(), weight_storage);
     if (outcome == OneDnnOutcome::kActivationLeftToCaller) apply_activation<C>(activation, out);  // NHWC is dense too
     if (outcome != OneDnnOutcome::kRefused) return;
     if (input_channels_last || output_channels_last) {
@@ -362,6 +356,19 @@ Tensor scaled_input(const Tensor& input, const Tensor& scale) {
   return result;
 }
 
+// `t` in the canonical 5-D form: a batch dim of 1 added where `add_batch`, and `missing` spatial
+// dims of 1 (depth, and height for 1-D) before the others.
+Tensor canonical_form(const Tensor& t, bool add_batch, size_t missing) {
+  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
+  if (add_batch) {
+    sizes.insert(sizes.begin(), 1);
+    strides.insert(strides.begin(), 0);
+  }
+  sizes.insert(sizes.begin() + 2, missing, 1);
+  strides.insert(strides.begin() + 2, missing, 0);
+  return t.as_strided(sizes, strides, t.storage_offset());
+}
+
 // Folds a fused batch norm into contiguous weights `k` [OC, ...] and bias `b` (or undefined),
 // its parameters checked first.
 Status fold_into(const KernelContext& ctx, const BatchNormParameters& batch_norm, Tensor& k, Tensor& b) {
@@ -406,18 +413,8 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
     return ctx.error("input " + shape_string(call.input.sizes()) + " and weight " + shape_string(weight.sizes()) +
                      " do not describe a " + std::to_string(call.spatial) + "-D convolution");
   }
-  // The canonical 5-D form: add the batch dim, and depth (and height) 1 for fewer spatial dims.
   const size_t missing = kSpatial - call.spatial;  // leading spatial slots of size 1
-  auto canonical = [&](const Tensor& t, bool add_batch) {
-    std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
-    if (add_batch) {
-      sizes.insert(sizes.begin(), 1);
-      strides.insert(strides.begin(), 0);
-    }
-    sizes.insert(sizes.begin() + 2, missing, 1);
-    strides.insert(strides.begin() + 2, missing, 0);
-    return t.as_strided(sizes, strides, t.storage_offset());
-  };
+  auto canonical = [&](const Tensor& t, bool add_batch) { return canonical_form(t, add_batch, missing); };
   const Tensor input = canonical(call.input, !call.batched), w = canonical(weight, false);
   ConvParams p;
   p.groups = call.groups;
@@ -487,14 +484,6 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   return Status::Ok();
 }
 
-// A 4-D tensor of a 2-D convolution in the canonical 5-D form (depth 1).
-Tensor with_depth(const Tensor& t) {
-  std::vector<int64_t> sizes = t.sizes(), strides = t.strides();
-  sizes.insert(sizes.begin() + 2, 1);
-  strides.insert(strides.begin() + 2, 0);
-  return t.as_strided(sizes, strides, t.storage_offset());
-}
-
 // The fused pass of an expansion and a depthwise convolution (expanded_depthwise.h), where both
 // are float32 with a program's weights, the input and output channels-last: false, having done
 // nothing, elsewhere. `k`, `b`: the expansion's weights and bias, its batch norm folded.
@@ -517,22 +506,14 @@ Result<bool> run_expanded_pass(KernelContext& ctx, const ConvolutionCall& call, 
   const int64_t kh = w.sizes()[2], kw = w.sizes()[3];
   const int64_t out_h = (x.sizes()[2] + call.pad_begin[0] + call.pad_end[0] - kh) / call.stride[0] + 1;
   const int64_t out_w = (x.sizes()[3] + call.pad_begin[1] + call.pad_end[1] - kw) / call.stride[1] + 1;
-  LaidOutWeights packed, taps;
+  LaidOutWeights packed;
   try {
     packed = pointwise_packed_weights(channels, x.sizes()[1], k.data<float>(), k.storage());
-    if (taps_weight.storage()->constant()) {
-      taps = depthwise_kept_taps(channels, kh * kw, taps_weight.data<float>(), taps_weight.storage());
-    }
   } catch (const dnnl::error&) {
     return false;
   }
-  std::vector<float> transposed;
-  const float* tap_values = taps.buffer ? static_cast<const float*>(taps.memory.get_data_handle()) : nullptr;
-  if (tap_values == nullptr) {
-    transposed.resize(static_cast<size_t>(channels * kh * kw));
-    depthwise_taps(taps_weight.data<float>(), channels, kh, kw, transposed.data());
-    tap_values = transposed.data();
-  }
+  const DepthwiseTaps taps(channels, kh, kw, taps_weight.data<float>(),
+                           taps_weight.storage()->constant() ? taps_weight.storage() : nullptr);
   NRT_TRY(out, bind_channels_last_output(ctx, 0, {x.sizes()[0], channels, out_h, out_w}));
   ExpandedDepthwise block;
   block.batches = x.sizes()[0];
@@ -546,7 +527,7 @@ Result<bool> run_expanded_pass(KernelContext& ctx, const ConvolutionCall& call, 
   block.expand_silu = e.activation.kind == ConvolutionActivation::Kind::kSilu;
   block.window = {{kh, kw}, {call.stride[0], call.stride[1]}, {call.pad_begin[0], call.pad_begin[1]}, x.sizes()[3], out_w, channels};
   block.out_h = out_h;
-  block.taps = tap_values;
+  block.taps = taps.data();
   block.bias = bias.defined() ? bias.data<float>() : nullptr;
   block.clamp = output_clamp_of(call.activation);
   expanded_depthwise(block, x.data<float>(), out->data<float>());
@@ -583,7 +564,8 @@ Status run_expanded(KernelContext& ctx, ConvolutionCall call) {
   const Tensor storage = Tensor::empty(ScalarType::FLOAT32, {x.sizes()[0] * channels * x.sizes()[2] * x.sizes()[3]});
   const Tensor expanded =
       storage.as_strided(sizes, nhwc ? channels_last_strides(sizes) : Tensor::contiguous_strides(sizes), 0);
-  conv_forward<float>(with_depth(input), with_depth(k), b, ConvParams{}, e.activation, with_depth(expanded), nhwc, nhwc);
+  conv_forward<float>(canonical_form(input, false, 1), canonical_form(k, false, 1), b, ConvParams{}, e.activation,
+                      canonical_form(expanded, false, 1), nhwc, nhwc);
   call.input = expanded;
   return run_convolution(ctx, std::move(call));
 }

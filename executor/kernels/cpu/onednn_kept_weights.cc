@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "executor/kernels/cpu/channels_last_depthwise.h"
 #include "executor/kernels/cpu/kept_by_storage.h"
 
 namespace nrt::exec::cpu {
@@ -124,6 +125,19 @@ LaidOutWeights depthwise_kept_taps(int64_t channels, int64_t taps, const float* 
                                    const std::shared_ptr<const Storage>& weight_storage) {
   using Tag = dnnl::memory::format_tag;
   return kept_weights(layout_of({channels, taps}, Tag::ab, Tag::ba), weight, weight_storage);
+}
+
+DepthwiseTaps::DepthwiseTaps(int64_t channels, int64_t kh, int64_t kw, const float* weight,
+                             const std::shared_ptr<const Storage>& weight_storage) {
+  if (weight_storage != nullptr) {
+    try {
+      kept_ = depthwise_kept_taps(channels, kh * kw, weight, weight_storage);
+      return;
+    } catch (const dnnl::error&) {
+    }
+  }
+  transposed_.resize(static_cast<size_t>(channels * kh * kw));
+  depthwise_taps(weight, channels, kh, kw, transposed_.data());
 }
 
 }  // namespace nrt::exec::cpu

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -56,6 +57,22 @@ LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* we
 // (channels_last_depthwise.h's taps), kept as above.
 LaidOutWeights depthwise_kept_taps(int64_t channels, int64_t taps, const float* weight,
                                    const std::shared_ptr<const Storage>& weight_storage);
+
+// A depthwise convolution's taps as depthwise_kept_taps lays them out: kept where the weights are
+// a program's (`weight_storage` non-null; efficientnet's 1152 channels of 5x5 taps took 20 us a
+// call to transpose), else, or where oneDNN refuses the layout, transposed for the call.
+class DepthwiseTaps {
+ public:
+  DepthwiseTaps(int64_t channels, int64_t kh, int64_t kw, const float* weight,
+                const std::shared_ptr<const Storage>& weight_storage);
+  const float* data() const {
+    return transposed_.empty() ? static_cast<const float*>(kept_.memory.get_data_handle()) : transposed_.data();
+  }
+
+ private:
+  LaidOutWeights kept_;
+  std::vector<float> transposed_;
+};
 
 // The bytes kept_weights holds now, in all (tests, diagnostics).
 size_t kept_weights_bytes();
