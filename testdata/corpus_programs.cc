@@ -11,7 +11,6 @@ namespace {
 
 using fb::ScalarType;
 using fb::ValueKind;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
 
 fb::Placement shard(int32_t dim) { return fb::Placement(fb::PlacementKind::SHARD, fb::ReduceOp::SUM, dim, 0); }
 fb::Placement strided_shard(int32_t dim, int32_t split_factor) {

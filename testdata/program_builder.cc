@@ -214,7 +214,7 @@ fb::ArgumentUnion float_lists(std::vector<std::vector<double>> lists) {
   }
   return make(std::move(a));
 }
-fb::ArgumentUnion string_map(std::vector<std::pair<std::string, fb::ArgumentUnion>> entries) {
+fb::ArgumentUnion string_map(Args entries) {
   fb::StringToArgumentArgT a;
   for (auto& [key, value] : entries) {
     auto entry = std::make_unique<fb::StringToArgumentEntryT>();
@@ -333,9 +333,7 @@ void GraphBuilder::constant_input(fb::ArgumentUnion constant, const std::string&
   graph_->inputs.push_back(std::move(holder));
 }
 
-fb::NodeT& GraphBuilder::node(const std::string& name, uint32_t op,
-                              std::vector<std::pair<std::string, fb::ArgumentUnion>> positional,
-                              std::vector<std::pair<std::string, fb::ArgumentUnion>> keyword,
+fb::NodeT& GraphBuilder::node(const std::string& name, uint32_t op, Args positional, Args keyword,
                               std::vector<fb::ArgumentUnion> outputs) {
   auto node = std::make_unique<fb::NodeT>();
   node->name = name;

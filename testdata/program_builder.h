@@ -23,6 +23,9 @@ inline fb::TensorMetaT tensor_meta(ScalarType dtype, const std::vector<int64_t>&
 std::unique_ptr<fb::SymDimT> literal_dim(int64_t value);
 std::unique_ptr<fb::SymDimT> symbolic_dim(const std::string& expr, int64_t hint);
 
+// A node's named arguments, in order (GraphBuilder::node's positional and keyword ones).
+using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+
 // Argument constructors.
 namespace arg {
 fb::ArgumentUnion none();
@@ -57,7 +60,7 @@ fb::ArgumentUnion complex(double real, double imag);
 fb::ArgumentUnion nested_tensors(std::vector<std::vector<uint32_t>> lists);
 fb::ArgumentUnion int_lists(std::vector<std::vector<int64_t>> lists);
 fb::ArgumentUnion float_lists(std::vector<std::vector<double>> lists);
-fb::ArgumentUnion string_map(std::vector<std::pair<std::string, fb::ArgumentUnion>> entries);
+fb::ArgumentUnion string_map(Args entries);
 fb::ArgumentUnion process_group(uint32_t group);
 fb::ArgumentUnion value(uint32_t value);
 }  // namespace arg
@@ -92,8 +95,7 @@ class GraphBuilder {
   void constant_input(fb::ArgumentUnion constant, const std::string& name);
 
   // A node; `outputs` are defining arguments (arg::tensor(v), ...).
-  fb::NodeT& node(const std::string& name, uint32_t op, std::vector<std::pair<std::string, fb::ArgumentUnion>> positional,
-                  std::vector<std::pair<std::string, fb::ArgumentUnion>> keyword, std::vector<fb::ArgumentUnion> outputs);
+  fb::NodeT& node(const std::string& name, uint32_t op, Args positional, Args keyword, std::vector<fb::ArgumentUnion> outputs);
 
   void user_output(fb::ArgumentUnion arg);
   void output(fb::ArgumentUnion arg, fb::OutputKind kind, const std::string& target = "");

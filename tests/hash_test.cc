@@ -256,7 +256,7 @@ ProgramWithWeights two_independent_branches(bool swapped, const std::string& rep
   const uint32_t b = g.tensor("b", fb::ScalarType::FLOAT32, {4});
   const uint32_t c = g.tensor("c", fb::ScalarType::FLOAT32, {4});
   g.user_input(testdata::arg::tensor(x));
-  using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+  using testdata::Args;
   auto first = [&] { g.node("relu", relu, Args{{"self", testdata::arg::tensor(x)}}, {}, {testdata::arg::tensor(a)}); };
   auto second = [&] { g.node("neg", neg, Args{{"self", testdata::arg::tensor(x)}}, {}, {testdata::arg::tensor(b)}); };
   if (swapped) {
@@ -319,7 +319,7 @@ TEST(HashInvariance, ReorderingCollectivesIsAChange) {
     const uint32_t b = g.tensor("b", fb::ScalarType::FLOAT32, {4});
     g.user_input(testdata::arg::tensor(x));
     g.user_input(testdata::arg::tensor(y));
-    using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+    using testdata::Args;
     auto reduce = [&](uint32_t in, uint32_t out) {
       g.node("ar", ar,
              Args{{"input", testdata::arg::tensor(in)}, {"reduce_op", testdata::arg::string("sum")},

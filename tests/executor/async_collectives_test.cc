@@ -16,7 +16,7 @@ namespace {
 
 using nrt::ScalarType;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 int g_clock = 0;          // events in order
 int g_marked_at = 0;      // when async_test::mark ran

@@ -32,7 +32,7 @@ namespace {
 
 using nrt::ScalarType;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 CollectiveRecord record(const std::string& op, int64_t seq) {
   CollectiveRecord r;

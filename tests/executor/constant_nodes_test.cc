@@ -20,7 +20,7 @@ using exec::NamedInputs;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 // w = [0.5, 1, 1.5, 2] (a parameter). squared = w * w; shifted = squared + w (both constant);
 // noise = rand([4]) (a draw: never constant); y = x + shifted; out = y + noise * 0.

@@ -23,7 +23,7 @@ using exec::Tensor;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 template <typename T>
 Tensor scalar(ScalarType dtype, T value) {

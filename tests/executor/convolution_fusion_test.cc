@@ -29,7 +29,7 @@ using exec::NamedInputs;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 struct Block {
   ScalarType dtype = ScalarType::FLOAT32;

@@ -21,7 +21,7 @@ namespace {
 
 using nrt::ScalarType;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 class PretendDevice final : public Allocator {
  public:

@@ -16,7 +16,7 @@ using exec::missing_kernels;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 ProgramWithWeights program_with_missing_ops() {
   ProgramBuilder p("execution_plan_test: missing ops");

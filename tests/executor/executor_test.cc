@@ -27,7 +27,7 @@ using exec::Tensor;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 std::unique_ptr<Executor> load(ProgramWithWeights program, ExecutorOptions options = {}) {
   link_test_kernels();

@@ -21,7 +21,7 @@ using exec::NamedInputs;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 // a = x * x; a.add_(a.t()); a.hardtanh_(-20, 20); x.relu_(); outputs a and x (all [2, 2]).
 ProgramWithWeights in_place_program() {

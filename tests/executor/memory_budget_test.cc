@@ -18,7 +18,7 @@ using exec::NamedInputs;
 using exec::Tensor;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 using nrt::ScalarType;
 
 // Restores the budget a test changed.

@@ -14,7 +14,7 @@ namespace {
 
 using nrt::ScalarType;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 // y = x + c * alpha: programs with different `alpha` differ by one constant.
 ProgramFile add_program(double alpha) {

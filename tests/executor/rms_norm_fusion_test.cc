@@ -27,7 +27,7 @@ using exec::NamedInputs;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 struct Chain {
   std::vector<int64_t> sizes{2, 5, 19};  // 19: rows past the sum's four lanes

@@ -27,7 +27,7 @@ using exec::NamedInputs;
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 constexpr int64_t kHeads = 3, kRows = 5, kLength = 16, kHalf = kLength / 2;
 

@@ -25,7 +25,7 @@ using exec::Executor;
 using exec::Tensor;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 constexpr int64_t kN = 1000000;
 

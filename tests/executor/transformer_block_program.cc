@@ -13,7 +13,7 @@ namespace {
 using nrt::ScalarType;
 using testdata::ProgramBuilder;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 // Deterministic weights: SplitMix64 uniform in [-scale, scale).
 class Weights {

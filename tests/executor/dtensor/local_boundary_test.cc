@@ -16,7 +16,7 @@ namespace {
 
 using exec::Tensor;
 namespace arg = testdata::arg;
-using Args = std::vector<std::pair<std::string, fb::ArgumentUnion>>;
+using testdata::Args;
 
 int world_size() { return exec::mpi_world()->size; }
 int world_rank() { return exec::mpi_world()->rank; }
