@@ -8,7 +8,8 @@
 # target, a benchmark smoke). The sanitizer reruns are reported on a line of their own: their
 # failures fail the run, their passes are not added again. Benchmark targets are reported, met or
 # missed, and a missed one is not a failure (machines are noisy). Each step's wall time is printed
-# as it ends and in a table at the end.
+# as it ends and in a table at the end, and what failed (a line per failed case, fuzz target, smoke or
+# build) is listed again after it: CI keeps only the end of the log.
 #
 # Bazel keeps every action in a disk cache under ~/.cache/nrt (.bazelrc), so a second run, or a
 # fresh clone on the same machine, reuses what was built and tested.
@@ -21,6 +22,8 @@ cd "$(dirname "$0")/.."
 passed=0 failed=0 skipped=0
 # Every benchmark's `target:` lines (bench/bench_target.h), for the summary.
 target_log=$(mktemp)
+# What failed, a line each, repeated at the end (CI shows only the end of its log).
+failure_log=$(mktemp)
 add() { passed=$((passed + $1)); failed=$((failed + $2)); skipped=$((skipped + ${3:-0})); }
 
 # Steps and their wall times.
@@ -57,7 +60,8 @@ run_suite() {
   $bazel test "${BAZEL_FLAGS[@]}" "${TEST_FLAGS[@]}" "${args[@]}" "$@"
   local logs
   logs="$($bazel info "${args[@]}" bazel-testlogs 2>/dev/null)"
-  read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py "$logs" "$@")
+  read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py "$logs" "$@" \
+    2> >(sed "s|^FAILED: |FAILED ($label): |" | tee -a "$failure_log" >&2))
   echo "$label: $suite_passed passed, $suite_failed failed, $suite_skipped skipped"
 }
 
@@ -67,7 +71,7 @@ step "build (gcc, warnings are errors)"
 # scripts/gpu_check.sh on a GPU machine.
 mapfile -t TESTS < <(bazel query 'tests(//...) except attr(tags, gpu, //...)' 2>/dev/null | sort)
 if ! bazel build "${BAZEL_FLAGS[@]}" //...; then
-  echo "build failed"
+  echo "FAILED (build): bazel build //... (gcc)" | tee -a "$failure_log"
   add 0 1
 fi
 
@@ -83,9 +87,10 @@ gcc_bin=$(bazel info bazel-bin 2>/dev/null)
 NRT_INSPECT="$gcc_bin/cli/nrt-inspect" NRT_TEST_KERNEL_LIBRARY="$gcc_bin/tests/executor/libenum_probe_kernels.so" \
   bash tests/python/python_package_test.sh "$python_xml" 2>&1 | tee -a "$target_log"
 python_status=${PIPESTATUS[0]}
-read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py --xml "$python_xml")
+read -r suite_passed suite_failed suite_skipped < <(python3 scripts/count_test_results.py --xml "$python_xml" \
+  2> >(sed "s|^FAILED: [^:]*: |FAILED (python package): |" | tee -a "$failure_log" >&2))
 if [ "$python_status" -ne 0 ] && [ "$suite_failed" -eq 0 ]; then
-  echo "python package: tests/python/python_package_test.sh failed (exit $python_status)"
+  echo "FAILED (python package): tests/python/python_package_test.sh exited with $python_status" | tee -a "$failure_log"
   suite_failed=1
 fi
 echo "python package: $suite_passed passed, $suite_failed failed, $suite_skipped skipped"
@@ -101,7 +106,7 @@ mapfile -t SANITIZED < <(printf '%s\n' "${TESTS[@]}" |
   grep -E "^//tests(/core|/verify|/torch_export|/files|/kernels|/cli|/meta)?:|^//tests/executor:(${ASAN_EXECUTOR})\$|^//tests/executor/dtensor:(sharding_(math|rules)|op_registry)_test\$|^//tests/session:session_test\$")
 step "ASan+UBSan: build (clang, tests and fuzz targets in one tree)"
 if ! bash scripts/bazel_clang.sh build "${BAZEL_FLAGS[@]}" "${SANITIZED[@]}" //tests/fuzz:fuzz_targets //tests/fuzz:make_fuzz_seeds; then
-  echo "the ASan+UBSan build failed"
+  echo "FAILED (build): the ASan+UBSan build (clang); its tests below count what did not build" | tee -a "$failure_log"
 fi
 step "ASan+UBSan: tests"
 run_suite "ASan+UBSan rerun" "bash scripts/bazel_clang.sh" -- -- "${SANITIZED[@]}"
@@ -125,9 +130,10 @@ echo "fuzz: $fuzz_targets targets, ${fuzz_seconds} s each (campaigns: scripts/fu
 fuzz_log=$(mktemp)
 bash scripts/fuzz.sh "$fuzz_seconds" 2>&1 | tee "$fuzz_log"
 ok=$(grep -c '^fuzz: .* 0 crashes$' "$fuzz_log")
+grep '^fuzz: ' "$fuzz_log" | grep -v ' 0 crashes$' | sed 's/^/FAILED (fuzz): /' >> "$failure_log"
 ran=$(grep -c '^fuzz: [a-z0-9_]* ' "$fuzz_log")
 add "$ok" $((ran - ok))
-[ "$ran" -eq "$fuzz_targets" ] || { echo "fuzz: $ran of $fuzz_targets targets reported"; add 0 1; }
+[ "$ran" -eq "$fuzz_targets" ] || { echo "FAILED (fuzz): $ran of $fuzz_targets targets reported" | tee -a "$failure_log"; add 0 1; }
 rm -f "$fuzz_log"
 
 # Each smoke passes or fails on its exit status; the `target:` lines it prints (bench/bench_target.h)
@@ -138,7 +144,7 @@ smoke() {  # smoke NAME COMMAND...
   shift
   "$@" 2>&1 | tee -a "$target_log"
   status=${PIPESTATUS[0]}
-  if [ "$status" -eq 0 ]; then add 1 0; else echo "FAILED: $name (exit $status)"; add 0 1; fi
+  if [ "$status" -eq 0 ]; then add 1 0; else echo "FAILED (benchmark smoke): $name (exit $status)" | tee -a "$failure_log"; add 0 1; fi
 }
 for bench in $(bazel query 'kind(cc_binary, //bench/...) except attr(tags, gpu, //...)' 2>/dev/null); do
   bin="$gcc_bin/${bench#//}"; bin="${bin/://}"
@@ -169,6 +175,11 @@ echo "benchmark targets: $met met, $missed missed (a miss is reported, not faile
 grep '^target: .*: MISSED$' "$target_log" | sed 's/^/  missed: /'
 rm -f "$target_log"
 for line in "${sanitizer_lines[@]}"; do echo "$line"; done
+if [ -s "$failure_log" ]; then
+  echo "what failed ($(wc -l < "$failure_log") lines; the first 60):"
+  head -n 60 "$failure_log" | sed 's/^/  /'
+fi
+rm -f "$failure_log"
 
 # CI runs every test it can: a test that reports itself skipped there (no device test exists yet)
 # is a failure, so a missing package or interpreter cannot pass unnoticed.
