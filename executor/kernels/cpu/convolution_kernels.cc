@@ -328,6 +328,16 @@ struct ConvolutionCall {
   std::optional<Expansion> expansion;  // computed first: `input` is its input (expanded_depthwise.h)
 };
 
+// to[i] = from[i] * factors[i] and to[i] = from[i] * factor, i < n: scaled_input's rows, in
+// functions of their own that GCC vectorises (inlined into run_convolution, the loops stayed scalar:
+// 6% of efficientnet_b0_64's time).
+[[gnu::noinline]] void multiply_row(const float* __restrict from, const float* __restrict factors, float* __restrict to, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) to[i] = from[i] * factors[i];
+}
+[[gnu::noinline]] void scale_row(const float* __restrict from, float factor, float* __restrict to, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) to[i] = from[i] * factor;
+}
+
 // input * scale per channel (scale [N or 1, C, 1, 1]) as a fused squeeze-excitation mul would
 // have written it, one float32 product an element, in the input's layout where that is
 // channels-last (the next convolution then reads it without a reorder), else contiguous.
@@ -344,12 +354,10 @@ Tensor scaled_input(const Tensor& input, const Tensor& scale) {
     const float* factors = s.data<float>() + (scale.sizes()[0] == 1 ? 0 : image * c);
     const int64_t first = image * c * positions;
     if (nhwc) {
-      for (int64_t p = 0; p < positions; ++p) {
-        for (int64_t k = 0; k < c; ++k) to[first + p * c + k] = from[first + p * c + k] * factors[k];
-      }
+      for (int64_t p = 0; p < positions; ++p) multiply_row(from + first + p * c, factors, to + first + p * c, c);
     } else {
       for (int64_t k = 0; k < c; ++k) {
-        for (int64_t p = 0; p < positions; ++p) to[first + k * positions + p] = from[first + k * positions + p] * factors[k];
+        scale_row(from + first + k * positions, factors[k], to + first + k * positions, positions);
       }
     }
   }
