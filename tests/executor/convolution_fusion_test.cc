@@ -515,9 +515,10 @@ TEST(ConvolutionFusion, RunsFromSeveralThreadsAtOnceGiveOneThreadsValues) {
 // `activation`, a pointwise projection to 16. `side`: the image's; `expansion_is_output`: the
 // expansion's activated result is a second graph output, which keeps the block apart. `stem`: a
 // pointwise convolution before the block, whose result the expansion reads channels-last (as in a
-// model); without it the expansion reads the graph's input, contiguous.
+// model); without it the expansion reads the graph's input, contiguous. `depthwise_bias`: the
+// elements of a bias the depthwise convolution adds (0: none).
 ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const std::string& activation,
-                                            bool expansion_is_output, bool stem = true) {
+                                            bool expansion_is_output, bool stem = true, int64_t depthwise_bias = 0) {
   constexpr int64_t kExpanded = 64, kProjected = 16;
   const auto f32 = ScalarType::FLOAT32;
   ProgramBuilder p("inverted_residual_test");
@@ -531,6 +532,7 @@ ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const
       weights.push_back({std::string(norm) + "." + part, {kExpanded}, std::string(part) == "running_var"});
     }
   }
+  if (depthwise_bias > 0) weights.push_back({"dw.bias", {depthwise_bias}});
   const uint32_t conv2d = p.op("aten::conv2d", "default"), batch_norm = p.op("aten::batch_norm", "default");
   const uint32_t act_op = p.op(activation, "default");
   auto g = p.graph("main", true);
@@ -539,11 +541,11 @@ ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const
   g.user_input(arg::tensor(x));
   // conv -> batch_norm -> activation, the batch norm's parameters from w[first].
   auto layer = [&](const std::string& name, uint32_t input, uint32_t weight, int64_t s, int64_t padding, int64_t groups,
-                   size_t first, const std::vector<int64_t>& sizes) {
+                   size_t first, const std::vector<int64_t>& sizes, int32_t bias = -1) {
     const uint32_t conv = g.tensor(name, f32, sizes), norm = g.tensor(name + "_bn", f32, sizes);
     const uint32_t act = g.tensor(name + "_act", f32, sizes);
     g.node(name, conv2d,
-           Args{{"input", arg::tensor(input)}, {"weight", arg::tensor(weight)}, {"bias", arg::optional_tensor(-1)},
+           Args{{"input", arg::tensor(input)}, {"weight", arg::tensor(weight)}, {"bias", arg::optional_tensor(bias)},
                 {"stride", arg::integers({s, s})}, {"padding", arg::integers({padding, padding})},
                 {"dilation", arg::integers({1, 1})}, {"groups", arg::integer(groups)}},
            {}, {arg::tensor(conv)});
@@ -565,7 +567,8 @@ ProgramWithWeights inverted_residual_program(int64_t side, int64_t stride, const
     g.node("stem", conv2d, Args{{"input", arg::tensor(x)}, {"weight", arg::tensor(w[3])}}, {}, {arg::tensor(input)});
   }
   const uint32_t expansion = layer("expand", input, w[0], 1, 0, 1, 4, expanded);
-  const uint32_t depthwise = layer("dw", expansion, w[1], stride, 1, kExpanded, 8, convolved);
+  const uint32_t depthwise = layer("dw", expansion, w[1], stride, 1, kExpanded, 8, convolved,
+                                   depthwise_bias > 0 ? static_cast<int32_t>(w.back()) : -1);
   const uint32_t projection = g.tensor("project", f32, projected);
   g.node("project", conv2d, Args{{"input", arg::tensor(depthwise)}, {"weight", arg::tensor(w[2])}}, {},
          {arg::tensor(projection)});
@@ -612,6 +615,17 @@ TEST(ConvolutionFusion, AnExpansionPastTheL2RunsInsideItsDepthwiseConvolution) {
       }
     }
   }
+}
+
+TEST(ConvolutionFusion, AFusedDepthwiseBiasOfTheWrongSizeIsAnError) {
+  // 63 elements for 64 channels: the one pass must not read past them (the pass once checked only
+  // the bias's dtype), and the convolution it leaves the block to says what is wrong.
+  auto executor = load_program(inverted_residual_program(96, 1, "aten::hardtanh_", false, true, 63));
+  ASSERT_NE(executor, nullptr);
+  ASSERT_TRUE(has_argument(node_named(*executor, "dw"), "nrt.expansion.weight"));
+  auto outputs = executor->run(image_of_side(96));
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_NE(outputs.error().to_string().find("bias"), std::string::npos) << outputs.error().to_string();
 }
 
 TEST(ConvolutionFusion, AnExpansionTheL2HoldsStaysANodeOfItsOwn) {

@@ -1,8 +1,9 @@
 // The channels-last depthwise convolution (executor/kernels/cpu/channels_last_depthwise.h) against
-// the sum in double: 3x3 and 5x5 kernels (the register-tiled rows) and 3x5 and 7x7 (the general
-// ones), strides 1, 2 and 3, channel counts with tails of a 16-channel block (19, 40, 70), rows
-// narrower than the kernel (every output at an edge), with and without bias, relu and hardtanh
-// clamps (a NaN input stays NaN in the outputs that read it). Bits: the same at 1 and 3 threads,
+// the sum in double: 3x3 and 5x5 kernels (the register-tiled rows) and 2x2, 3x5 and 7x7 (the
+// general ones), strides 1, 2 and 3 and of two digits (11, 21: past the tiled rows' one-digit
+// keys), channel counts with tails of a 16-channel block (19, 40, 70), rows narrower than the
+// kernel (every output at an edge), with and without bias, relu and hardtanh clamps (a NaN input
+// stays NaN in the outputs that read it). Bits: the same at 1 and 3 threads,
 // and the same as the convolution of the input padded with zeros and no padding of its own (an
 // edge output sums its taps in an interior output's order).
 #include <gtest/gtest.h>
@@ -89,6 +90,9 @@ const Case kCases[] = {
     {1, 11, 17, 33, 5, 5, 2, 2, true, kHardtanh}, {1, 2, 2, 48, 5, 5, 1, 2, true, kNone},
     {1, 1, 1, 20, 3, 3, 1, 1, true, kRelu},       {1, 6, 9, 24, 3, 5, 1, 1, true, kNone},
     {1, 10, 10, 17, 7, 7, 3, 3, false, kRelu},    {1, 5, 40, 96, 3, 3, 1, 0, true, kNone},
+    // Strides of two digits: a 2x2 kernel at stride 11 and a 3x3 at stride 21 once took the 3x3
+    // stride-1 and 5x5 stride-1 rows' taps (a key of 10 * side + stride).
+    {1, 30, 40, 16, 2, 2, 11, 0, true, kNone},    {1, 50, 50, 19, 3, 3, 21, 1, true, kRelu},
 };
 
 TEST(ChannelsLastDepthwise, MatchesTheSumInDouble) {

@@ -166,9 +166,12 @@ void depthwise_row(const DepthwiseWindow& w, const float* const* rows, const flo
   for (int64_t begin = inner_lo; begin < inner_hi; begin += kChunk) {
     const int64_t end = std::min(inner_hi, begin + kChunk);
     if (end < inner_hi) prefetch(w, rows, end, std::min(inner_hi, end + kChunk));
+    // The square kernels with a variant: 10 * side + stride (each of one digit, so that no other
+    // pair lands on a variant's case).
+    const int64_t variant = w.kernel[0] == w.kernel[1] && w.kernel[1] < 10 && stride < 10 ? w.kernel[1] * 10 + stride : 0;
     for (int64_t c = 0; c < w.channels; c += 16) {
       const __mmask16 valid = lanes(w.channels - c);
-      switch (w.kernel[0] == w.kernel[1] ? w.kernel[1] * 10 + stride : 0) {
+      switch (variant) {
         case 31: inside_taps<3, 1, 8>(w, rows, taps, bias, clamp, y, begin, end, c, valid); break;
         case 32: inside_taps<3, 2, 4>(w, rows, taps, bias, clamp, y, begin, end, c, valid); break;
         case 51: inside_taps<5, 1, 4>(w, rows, taps, bias, clamp, y, begin, end, c, valid); break;

@@ -503,7 +503,7 @@ Result<bool> run_expanded_pass(KernelContext& ctx, const ConvolutionCall& call, 
   bool fits = expanded_depthwise_available() && call.channels_last_output && is_channels_last(x) && !call.residual &&
               !call.input_scale && w.dtype() == ScalarType::FLOAT32 && w.dim() == 4 && w.sizes()[0] == channels &&
               w.sizes()[1] == 1 && call.groups == channels && k.storage()->constant() &&
-              (!call.bias || call.bias->dtype() == ScalarType::FLOAT32);
+              (!call.bias || (call.bias->dtype() == ScalarType::FLOAT32 && call.bias->sizes() == std::vector<int64_t>{channels}));
   for (size_t i = 0; fits && i < 2; ++i) {
     fits = call.dilation[i] == 1 && call.stride[i] > 0 && call.pad_begin[i] >= 0 && call.pad_end[i] >= 0 &&
            x.sizes()[2 + i] + call.pad_begin[i] + call.pad_end[i] >= w.sizes()[2 + i];
