@@ -240,14 +240,6 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     pointwise = pointwise && e.kernel[i] == 1 && p.stride[i] == 1 && p.pad_begin[i] == 0 && p.pad_end[i] == 0;
   }
   if constexpr (std::is_same_v<C, float>) {
-    // One position per image (a squeeze-excitation block's 1x1 convolutions of a pooled
-    // [N, C, 1, 1]) is a matrix-vector product: oneDNN's convolution primitive took 15-30 us for
-    // efficientnet's 96 -> 4 (a call and reorders), gemv 1-2. NCHW and NHWC are one layout here.
-    if (pointwise && p.groups == 1 && e.in[0] * e.in[1] * e.in[2] == 1) {
-      im2col_forward<C>(input, weight, bias, p, e, true, out);
-      apply_activation<C>(activation, out);
-      return;
-    }
     OneDnnConvolution shape{batches, channels, out_channels, p.groups, {}, {}, {}, {}, {}, {}, {},
                             activation, input_channels_last, output_channels_last};
     for (size_t i = 0; i < kSpatial; ++i) {
@@ -263,6 +255,16 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     // (onednn_convolution.h, winograd_convolution.h).
     const std::shared_ptr<const Storage> weight_storage =
         weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
+    // One position per image (a squeeze-excitation block's 1x1 convolutions of a pooled
+    // [N, C, 1, 1]) is a matrix-vector product: on a program's weights, pointwise_product.h's
+    // streams (efficientnet_b0_64's 32 took 0.19 ms through gemv, a fixed 1.5-2 us a call of it);
+    // else gemv, where oneDNN's convolution primitive took 15-30 us for efficientnet's 96 -> 4 (a
+    // call and reorders) and gemv 1-2. NCHW and NHWC are one layout here.
+    if (pointwise && p.groups == 1 && e.in[0] * e.in[1] * e.in[2] == 1 && !pointwise_product_takes(shape, weight_storage)) {
+      im2col_forward<C>(input, weight, bias, p, e, true, out);
+      apply_activation<C>(activation, out);
+      return;
+    }
     // 3x3 convolutions of stride 1 by Winograd's minimal filtering where it beats oneDNN's direct
     // ones (winograd_convolution.h), channels-last pointwise and depthwise ones on nrt's own
     // (pointwise_product.h, channels_last_depthwise.h); the rest through oneDNN.
