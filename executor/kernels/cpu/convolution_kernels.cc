@@ -256,11 +256,12 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
     const std::shared_ptr<const Storage> weight_storage =
         weight.storage()->constant() ? std::shared_ptr<const Storage>(weight.storage()) : nullptr;
     // One position per image (a squeeze-excitation block's 1x1 convolutions of a pooled
-    // [N, C, 1, 1]) is a matrix-vector product: on a program's weights, pointwise_product.h's
-    // streams (efficientnet_b0_64's 32 took 0.19 ms through gemv, a fixed 1.5-2 us a call of it);
-    // else gemv, where oneDNN's convolution primitive took 15-30 us for efficientnet's 96 -> 4 (a
-    // call and reorders) and gemv 1-2. NCHW and NHWC are one layout here.
-    if (pointwise && p.groups == 1 && e.in[0] * e.in[1] * e.in[2] == 1 && !pointwise_product_takes(shape, weight_storage)) {
+    // [N, C, 1, 1]) is a matrix-vector product. On a program's weights pointwise_product.h's four
+    // streams take it below (efficientnet_b0_64's 32: 0.183 -> 0.170 ms against gemv); else gemv,
+    // as oneDNN's convolution primitive took 15-30 us for efficientnet's 96 -> 4 (a call and
+    // reorders) and gemv 1-2. NCHW and NHWC are one layout here.
+    const bool one_position = pointwise && p.groups == 1 && e.in[0] * e.in[1] * e.in[2] == 1;
+    if (one_position && !pointwise_product_takes(shape, weight_storage)) {
       im2col_forward<C>(input, weight, bias, p, e, true, out);
       apply_activation<C>(activation, out);
       return;
@@ -333,7 +334,8 @@ struct ConvolutionCall {
 // to[i] = from[i] * factors[i] and to[i] = from[i] * factor, i < n: scaled_input's rows, in
 // functions of their own that GCC vectorises (inlined into run_convolution, the loops stayed scalar:
 // 6% of efficientnet_b0_64's time).
-[[gnu::noinline]] void multiply_row(const float* __restrict from, const float* __restrict factors, float* __restrict to, int64_t n) {
+[[gnu::noinline]] void multiply_row(const float* __restrict from, const float* __restrict factors,
+                                    float* __restrict to, int64_t n) {
   for (int64_t i = 0; i < n; ++i) to[i] = from[i] * factors[i];
 }
 [[gnu::noinline]] void scale_row(const float* __restrict from, float factor, float* __restrict to, int64_t n) {
