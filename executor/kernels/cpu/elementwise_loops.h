@@ -3,9 +3,12 @@
 // named here), or tensors of exactly that shape. `f` receives compute_t values and returns the
 // output's compute type; loads and stores convert Half/BFloat16. Runs whose operands are all
 // contiguous, or contiguous with stride-0 (scalar) inputs, get tight loops the compiler vectorises;
-// a large flat map is split over the intra-op threads (for_each_run_parallel).
+// a large flat map is split over the intra-op threads (for_each_run_parallel). A binary map's input
+// laid out as the transpose of its output is read through a copy in the output's layout
+// (batched_transpose.h).
 #pragma once
 
+#include "executor/kernels/cpu/batched_transpose.h"
 #include "executor/kernels/cpu/element_conversion.h"
 #include "executor/kernels/cpu/loop_operand.h"
 #include "executor/kernels/cpu/strided_iteration.h"
@@ -34,8 +37,9 @@ void map_unary(const Tensor& out, const Tensor& in, F f) {
   map_unary<Out, In>(out, LoopOperand::of(in), f);
 }
 
+// map_binary once every input is read along the output's layout or as it is.
 template <class Out, class A, class B, class F>
-void map_binary(const Tensor& out, const LoopOperand& a, const LoopOperand& b, F f) {
+void map_binary_runs(const Tensor& out, const LoopOperand& a, const LoopOperand& b, F f) {
   const LoopOperand o = LoopOperand::of(out);
   for_each_run_parallel<3>(out.sizes(), {&o, &a, &b}, [&](const std::array<uint8_t*, 3>& p, const std::array<int64_t, 3>& s,
                                                  int64_t n) {
@@ -57,6 +61,19 @@ void map_binary(const Tensor& out, const LoopOperand& a, const LoopOperand& b, F
       }
     }
   });
+}
+
+template <class Out, class A, class B, class F>
+void map_binary(const Tensor& out, const LoopOperand& a, const LoopOperand& b, F f) {
+  if constexpr (sizeof(Out) == 4 && sizeof(A) == 4 && sizeof(B) == 4) {
+    const Tensor a_copy = laid_out_as(out, a), b_copy = laid_out_as(out, b);
+    if (a_copy.defined() || b_copy.defined()) {
+      const LoopOperand a_read = a_copy.defined() ? LoopOperand::of(a_copy) : a;
+      const LoopOperand b_read = b_copy.defined() ? LoopOperand::of(b_copy) : b;
+      return map_binary_runs<Out, A, B>(out, a_read, b_read, f);
+    }
+  }
+  map_binary_runs<Out, A, B>(out, a, b, f);
 }
 
 template <class Out, class A, class B, class F>

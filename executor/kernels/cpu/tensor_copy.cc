@@ -4,6 +4,7 @@
 
 #include <cstring>
 
+#include "executor/kernels/cpu/batched_transpose.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/runtime/tensor_copy.h"
 
@@ -13,8 +14,18 @@
 namespace nrt::exec::cpu {
 namespace {
 
+// Whether [a, a + bytes) and [b, b + bytes) share a byte.
+bool overlap(const uint8_t* a, const uint8_t* b, size_t bytes) { return a < b + bytes && b < a + bytes; }
+
 void copy_bytes(const Tensor& dst, const LoopOperand& to, const LoopOperand& from) {
   const auto element = static_cast<int64_t>(dst.element_size());
+  if (element == 4 && dst.numel() >= kFewestTransposedElements &&
+      !overlap(to.data(), from.data(), static_cast<size_t>(dst.numel()) * 4)) {
+    if (const auto transpose = batched_transpose(dst.sizes(), to.byte_strides(), from.byte_strides())) {
+      transpose_floats(*transpose, reinterpret_cast<const float*>(from.data()), reinterpret_cast<float*>(to.data()));
+      return;
+    }
+  }
   for_each_run<2>(dst.sizes(), {&to, &from},
                   [&](const std::array<uint8_t*, 2>& p, const std::array<int64_t, 2>& s, int64_t n) {
                     if (s[0] == element && s[1] == element) {
