@@ -2,7 +2,8 @@
 // kernels: the chain torch.export writes for the Llama family runs as its first node and gives the
 // bits of the same nodes run apart (the unfused program makes a value inside the chain a graph
 // output, which the fusion must respect), on contiguous and transposed x with cos and sin
-// broadcast over heads; chains that differ from the pattern are left as they are.
+// broadcast over heads; chains that differ from the pattern are left as they are; the fused kernel
+// writes its rows into an output laid out as the transposed x.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -14,6 +15,7 @@
 
 #include "executor/runtime/executor.h"
 #include "executor/runtime/fused_chains.h"
+#include "executor/runtime/kernel.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
 #include "tests/executor/load_program.h"
@@ -130,6 +132,41 @@ TEST(RotaryFusion, OtherChainsAreLeftAsTheyAre) {
   Chain swapped;
   swapped.swapped_cat = true;
   EXPECT_FALSE(check_chain(swapped, "cat([lo, -hi])"));
+}
+
+// torch lays the chain's result out as the transposed x ([1, heads, rows, 16] over the memory of
+// [1, rows, heads, 16]); the kernel writes its rows there in place, each element x * cos plus the
+// rotated half times sin, each product rounded.
+TEST(RotaryFusion, TheFusedKernelWritesItsRowsIntoAnOutputLaidOutAsX) {
+  const exec::Tensor input = testing::input({1, kRows, kHeads, kLength}, 1);
+  const exec::Tensor x = input.as_strided({1, kHeads, kRows, kLength}, {kRows * kHeads * kLength, kLength, kHeads * kLength, 1}, 0);
+  const exec::Tensor cos = testing::input({1, 1, kRows, kLength}, 2), sin = testing::input({1, 1, kRows, kLength}, 3);
+  const exec::Tensor backing = exec::Tensor::empty(ScalarType::FLOAT32, {1, kRows, kHeads, kLength});
+  const exec::Tensor out = backing.as_strided(x.sizes(), x.strides(), 0);
+  const exec::KernelInfo* kernel = exec::KernelRegistry::global().find(exec::fused_chains::kRotaryTarget, exec::DeviceKind::kCpu);
+  ASSERT_NE(kernel, nullptr);
+  const exec::RuntimeValue x_value = x, cos_value = cos, sin_value = sin;
+  const exec::NamedValue arguments[] = {{exec::fused_chains::kRotaryInput, &x_value},
+                                        {exec::fused_chains::kRotaryCos, &cos_value},
+                                        {exec::fused_chains::kRotarySin, &sin_value}};
+  std::vector<exec::RuntimeValue> outputs{out};
+  exec::KernelContext ctx(exec::fused_chains::kRotaryTarget, arguments, outputs, exec::Device{});
+  ASSERT_TRUE(kernel->fn(ctx).ok());
+  ASSERT_EQ(std::get<exec::Tensor>(outputs[0]).storage(), backing.storage());
+  const float* xs = input.data<float>();
+  const float* cs = cos.data<float>();
+  const float* sn = sin.data<float>();
+  for (int64_t h = 0; h < kHeads; ++h) {
+    for (int64_t r = 0; r < kRows; ++r) {
+      const int64_t row = (r * kHeads + h) * kLength;  // x's row and the output's, in memory
+      for (int64_t j = 0; j < kLength; ++j) {
+        const float turned = j < kHalf ? -xs[row + j + kHalf] : xs[row + j - kHalf];
+        const float straight = xs[row + j] * cs[r * kLength + j];
+        const float rotated = turned * sn[r * kLength + j];
+        ASSERT_EQ(backing.data<float>()[row + j], straight + rotated) << "head " << h << ", row " << r << ", column " << j;
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -78,6 +78,24 @@ Status rms_norm_chain_kernel(KernelContext& ctx) {
 }
 
 
+// One row of the rotary embedding below where x, cos and sin are contiguous: each half apart,
+// without the strided loop's select, so that the compiler vectorises them (mistral_tiny's heads
+// took 5.5 us for 4096 elements a float at a time); the same products and sums. Not inlined, its
+// pointers restricted (the output is never an input's memory): inlined, GCC left it scalar.
+[[gnu::noinline]] void rotary_contiguous_row(const float* __restrict x, const float* __restrict cs,
+                                             const float* __restrict sn, int64_t half, float* __restrict to) {
+  for (int64_t j = 0; j < half; ++j) {
+    const float straight = x[j] * cs[j];
+    const float rotated = -x[j + half] * sn[j];
+    to[j] = straight + rotated;
+  }
+  for (int64_t j = half; j < 2 * half; ++j) {
+    const float straight = x[j] * cs[j];
+    const float rotated = x[j - half] * sn[j];
+    to[j] = straight + rotated;
+  }
+}
+
 // Rotary embedding (executor/runtime/rotary_fusion.h): out = x * cos + rotate_half(x) * sin, as
 // mul, slice, slice, neg, cat, mul and add compute it: each product rounded, then their sum.
 Status rotary_chain_kernel(KernelContext& ctx) {
@@ -92,7 +110,10 @@ Status rotary_chain_kernel(KernelContext& ctx) {
                      "it, got " + input->type_string() + ", " + cos->type_string() + " and " + sin->type_string());
   }
   NRT_TRY(out, bind_output_ref(ctx, 0, ScalarType::FLOAT32, sizes));
-  const Tensor result = (*out)->is_contiguous() ? **out : Tensor::empty(ScalarType::FLOAT32, sizes);
+  // Rows are written in place where the output's last dim has stride 1 (outputs come laid out
+  // densely, kernel.h): torch lays a transposed x's result out as x, [batch, heads, positions,
+  // features] over the memory of [batch, positions, heads, features].
+  const Tensor result = (*out)->strides().back() == 1 ? **out : Tensor::empty(ScalarType::FLOAT32, sizes);
   const Tensor c = expand_to(*cos, sizes), s = expand_to(*sin, sizes);
   const int64_t length = sizes.back(), half = length / 2, rank = static_cast<int64_t>(sizes.size());
   const int64_t rows = length == 0 ? 0 : input->numel() / length;
@@ -103,18 +124,23 @@ Status rotary_chain_kernel(KernelContext& ctx) {
   const int64_t x_step = input->strides().back(), c_step = c.strides().back(), s_step = s.strides().back();
   std::vector<int64_t> index(static_cast<size_t>(rank - 1), 0);
   for (int64_t row = 0; row < rows; ++row) {
-    int64_t xo = 0, co = 0, so = 0;
+    int64_t xo = 0, co = 0, so = 0, yo = 0;
     for (int64_t d = 0; d + 1 < rank; ++d) {
+      yo += index[static_cast<size_t>(d)] * result.strides()[static_cast<size_t>(d)];
       xo += index[static_cast<size_t>(d)] * input->strides()[static_cast<size_t>(d)];
       co += index[static_cast<size_t>(d)] * c.strides()[static_cast<size_t>(d)];
       so += index[static_cast<size_t>(d)] * s.strides()[static_cast<size_t>(d)];
     }
-    float* to = y + row * length;
-    for (int64_t j = 0; j < length; ++j) {
-      const float turned = j < half ? -x[xo + (j + half) * x_step] : x[xo + (j - half) * x_step];
-      const float straight = x[xo + j * x_step] * cs[co + j * c_step];
-      const float rotated = turned * sn[so + j * s_step];
-      to[j] = straight + rotated;
+    float* to = y + yo;
+    if (x_step == 1 && c_step == 1 && s_step == 1) {
+      rotary_contiguous_row(x + xo, cs + co, sn + so, half, to);
+    } else {
+      for (int64_t j = 0; j < length; ++j) {
+        const float turned = j < half ? -x[xo + (j + half) * x_step] : x[xo + (j - half) * x_step];
+        const float straight = x[xo + j * x_step] * cs[co + j * c_step];
+        const float rotated = turned * sn[so + j * s_step];
+        to[j] = straight + rotated;
+      }
     }
     for (int64_t d = rank - 2; d >= 0; --d) {
       if (++index[static_cast<size_t>(d)] < sizes[static_cast<size_t>(d)]) break;
