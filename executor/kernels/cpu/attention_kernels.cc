@@ -13,11 +13,11 @@
 #include <limits>
 
 #include "executor/runtime/intra_op_threads.h"
+#include "executor/kernels/cpu/batched_transpose.h"
 #include "executor/kernels/cpu/broadcast.h"
 #include "executor/kernels/cpu/dimensions.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
-#include "executor/kernels/cpu/batched_transpose.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/small_product.h"

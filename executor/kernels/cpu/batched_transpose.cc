@@ -52,7 +52,6 @@ void transpose_floats(const BatchedTranspose& transpose, const float* from, floa
   }
 }
 
-
 Tensor laid_out_as(const Tensor& out, const LoopOperand& operand) {
   if (out.element_size() != 4 || out.numel() < kFewestTransposedElements) return Tensor();
   std::array<int64_t, 8> out_bytes{};

@@ -101,7 +101,7 @@ namespace {
 
 // The layout from `user` to `chosen` of float32 weights of `dims`, made once per (dims, tags).
 // Handed out by reference (map entries stay put): its two descriptors are 696 bytes each here,
-// and a copy per call was 1.4% of efficientnet_b0_64's run.
+// and copying them on every call put 0.84% of efficientnet_b0_64's samples here (0.36% now).
 const WeightLayout& layout_of(const dnnl::memory::dims& dims, dnnl::memory::format_tag user, dnnl::memory::format_tag chosen) {
   static std::mutex mutex;
   static std::map<std::tuple<dnnl::memory::dims, dnnl::memory::format_tag, dnnl::memory::format_tag>, WeightLayout> layouts;

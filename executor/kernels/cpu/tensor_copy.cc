@@ -19,6 +19,8 @@ bool overlap(const uint8_t* a, const uint8_t* b, size_t bytes) { return a < b + 
 
 void copy_bytes(const Tensor& dst, const LoopOperand& to, const LoopOperand& from) {
   const auto element = static_cast<int64_t>(dst.element_size());
+  // A batch of transposes (contiguous() of a transposed view) through 8x8 register transposes;
+  // overlapping memory keeps the element loop below.
   if (element == 4 && dst.numel() >= kFewestTransposedElements &&
       !overlap(to.data(), from.data(), static_cast<size_t>(dst.numel()) * 4)) {
     if (const auto transpose = batched_transpose(dst.sizes(), to.byte_strides(), from.byte_strides())) {
