@@ -1,12 +1,16 @@
 // Copies and element-wise maps across transposed layouts (executor/kernels/cpu/batched_transpose.h):
 // which stride pairs are a batch of transposes, copies of transposed views against an
 // index-by-index reading at 1 and 3 threads, binary maps whose operand is laid out as the
-// transpose of the output (the output aliasing the other operand included), and attention over
-// contiguous keys (their rows transposed for the small products) against the sum in double.
+// transpose of the output (the output aliasing the other operand included), maps and copies over
+// random pairs of dense layouts, and attention over contiguous keys (their rows transposed for the
+// small products) against the sum in double.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <random>
+#include <string>
 #include <vector>
 
 #include "executor/kernels/cpu/batched_transpose.h"
@@ -121,6 +125,39 @@ TEST(BatchedTranspose, MapsReadAnOperandLaidOutAsTheOutputsTranspose) {
     }
   }
   set_intra_op_threads(0);
+}
+
+// Every pair of dense layouts (each a permutation of a row-major one) of shapes up to 4-D, sizes
+// that are and are not whole blocks of 8: maps and copies give what an index-by-index reading gives,
+// whichever path (register transposes or the element loops) takes them.
+TEST(BatchedTranspose, AnyPairOfDenseLayoutsGivesTheIndexByIndexResult) {
+  std::mt19937 random(5);
+  const int64_t choices[] = {1, 2, 3, 8, 13, 16, 24};
+  for (int trial = 0; trial < 300; ++trial) {
+    const int rank = 2 + static_cast<int>(random() % 3);
+    std::vector<int64_t> sizes(static_cast<size_t>(rank));
+    for (int64_t& s : sizes) s = choices[random() % std::size(choices)];
+    // A dense layout whose dimensions are ordered in memory by `order` (outermost first).
+    auto permuted = [&](unsigned seed) {
+      std::vector<size_t> order(sizes.size());
+      for (size_t d = 0; d < order.size(); ++d) order[d] = d;
+      std::shuffle(order.begin(), order.end(), std::mt19937(seed));
+      std::vector<int64_t> strides(sizes.size());
+      int64_t step = 1;
+      for (size_t k = order.size(); k-- > 0;) {
+        strides[order[k]] = step;
+        step *= sizes[order[k]];
+      }
+      return filled(sizes, strides, seed);
+    };
+    const Tensor a = permuted(random()), b = permuted(random()), out = permuted(random());
+    SCOPED_TRACE("trial " + std::to_string(trial) + ": " + std::to_string(a.numel()) + " elements");
+    map_binary<float, float, float>(out, a, b, [](float x, float y) { return x - 3.0f * y; });
+    for (int64_t i = 0; i < out.numel(); ++i) ASSERT_EQ(at(out, i), at(a, i) - 3.0f * at(b, i)) << "element " << i;
+    const Tensor copy = permuted(random());
+    ASSERT_TRUE(copy_into(copy, a));
+    for (int64_t i = 0; i < a.numel(); ++i) ASSERT_EQ(at(copy, i), at(a, i)) << "element " << i;
+  }
 }
 
 TEST(BatchedTranspose, AttentionOverRowMajorKeysMatchesTheSumInDouble) {
