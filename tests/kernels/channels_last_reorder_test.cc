@@ -1,6 +1,7 @@
 // The NCHW <-> channels-last reorder (executor/kernels/cpu/channels_last_reorder.h) against an
 // index-by-index copy: positions that are not whole blocks of 8 (the scalar tail), several
-// images, both directions, the same result at 1 and 3 threads, and what it takes.
+// images, both directions, the same result at 1 and 3 threads (the largest case split between
+// them), and what it takes.
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -16,7 +17,8 @@ TEST(ChannelsLastReorder, MovesEveryElementToItsPlaceAndBack) {
   struct Case {
     int64_t batches, channels, positions;
   };
-  for (const Case& c : {Case{1, 8, 8}, Case{2, 16, 13}, Case{3, 24, 1}, Case{1, 32, 1024}, Case{2, 40, 67}}) {
+  for (const Case& c : {Case{1, 8, 8}, Case{2, 16, 13}, Case{3, 24, 1}, Case{1, 32, 1024}, Case{2, 40, 67},
+                      Case{2, 64, 1024}}) {
     for (const int threads : {1, 3}) {
       set_intra_op_threads(threads);
       const int64_t count = c.batches * c.channels * c.positions;
