@@ -54,11 +54,8 @@ void transpose_floats(const BatchedTranspose& transpose, const float* from, floa
 
 Tensor laid_out_as(const Tensor& out, const LoopOperand& operand) {
   if (out.element_size() != 4 || out.numel() < kFewestTransposedElements) return Tensor();
-  std::array<int64_t, 8> out_bytes{};
-  if (out.dim() > static_cast<int64_t>(out_bytes.size())) return Tensor();
-  for (int64_t d = 0; d < out.dim(); ++d) out_bytes[static_cast<size_t>(d)] = out.strides()[static_cast<size_t>(d)] * 4;
-  const auto transpose = batched_transpose(
-      out.sizes(), std::span<const int64_t>(out_bytes.data(), static_cast<size_t>(out.dim())), operand.byte_strides());
+  const LoopOperand to = LoopOperand::of(out);
+  const auto transpose = batched_transpose(out.sizes(), to.byte_strides(), operand.byte_strides());
   if (!transpose) return Tensor();
   Tensor copy = Tensor::empty(ScalarType::FLOAT32, {out.numel()});
   // The copy's first element is the one at `out`'s lowest address: both layouts are dense.
