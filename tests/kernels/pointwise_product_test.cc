@@ -154,8 +154,12 @@ TEST(PointwiseProduct, ClampKeepsNaN) {
 
 TEST(PointwiseProduct, GivesOneThreadsBitsAtThreeThreads) {
   if (!pointwise_product_available()) GTEST_SKIP() << "no AVX-512 on this CPU";
-  // 64 blocks: threads take groups of blocks; 3 blocks over 200 rows: threads take rows.
-  for (const TileCase& c : {TileCase{50, 24, 1024, true, kRelu}, TileCase{200, 24, 48, true, kNone}}) {
+  // 64 blocks: threads take groups of blocks; 3 blocks over 200 rows and 6 over 100: threads take
+  // rows (units of 8 and 12); 7 and 5 blocks over 16 rows, 10 over 49: too few rows to share, so
+  // threads take blocks.
+  for (const TileCase& c : {TileCase{50, 24, 1024, true, kRelu}, TileCase{200, 24, 48, true, kNone},
+                            TileCase{100, 16, 96, false, kHardtanh}, TileCase{16, 480, 112, true, kNone},
+                            TileCase{16, 40, 80, true, kHardtanh}, TileCase{49, 24, 160, false, kRelu}}) {
     set_intra_op_threads(1);
     const std::vector<float> one = run_tiles(c);
     set_intra_op_threads(3);

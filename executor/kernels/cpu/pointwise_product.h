@@ -28,8 +28,8 @@ inline constexpr int64_t kFewPositions = 4;
 // own, mobilenet_v2's convolutions took 0.96 of their time on oneDNN at 1 thread and 0.92 at 2
 // (the sum of its nodes' times in `nrt-run --profile`, docs/PERFORMANCE.md).
 
-// Rows go to bands and threads in multiples of this many, which each tile's rows (6, 8, 12)
-// divide: a band of 18 rows ran a 12-row tile twice over 6 of them (mobilenet_v2's 192 -> 32 at
+// Rows go to bands in multiples of this many, which each tile's rows (6, 8, 12) divide (and to
+// threads in multiples of what the tiles of the product's blocks divide): a band of 18 rows ran a 12-row tile twice over 6 of them (mobilenet_v2's 192 -> 32 at
 // 0.77x oneDNN's speed).
 inline constexpr int64_t kPointwiseRowUnit = 24;
 
