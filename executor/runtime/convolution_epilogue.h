@@ -48,7 +48,19 @@ inline constexpr std::string_view kChannelsLastOutput = "nrt.channels_last_outpu
 inline constexpr std::string_view kExpansionWeight = "nrt.expansion.weight";
 inline constexpr std::string_view kExpansionBias = "nrt.expansion.bias";  // optional
 
-// The names of a convolution's own batch norm and activation, and of its expansion's.
+// A depthwise convolution computed first (an inverted-residual block's, its batch norm and
+// activation fused as above): a pointwise convolution node given these reads its `input` as the
+// depthwise convolution's input, and projects the depthwise result, which is no longer a value of
+// the plan (executor/kernels/cpu/projected_depthwise.h). The depthwise convolution is 2-D, one
+// input channel per group, dilation 1; its weight, optional bias, stride and padding (int lists),
+// batch norm and activation come under these names.
+inline constexpr std::string_view kDepthwiseWeight = "nrt.depthwise.weight";
+inline constexpr std::string_view kDepthwiseBias = "nrt.depthwise.bias";  // optional
+inline constexpr std::string_view kDepthwiseStride = "nrt.depthwise.stride";
+inline constexpr std::string_view kDepthwisePadding = "nrt.depthwise.padding";
+
+// The names of a convolution's own batch norm and activation, and of its expansion's and depthwise
+// convolution's.
 struct EpilogueNames {
   std::string_view batch_norm_weight, batch_norm_bias, batch_norm_mean, batch_norm_var, batch_norm_eps;
   std::string_view activation, activation_min, activation_max;
@@ -59,5 +71,10 @@ inline constexpr EpilogueNames kExpansionEpilogue{
     "nrt.expansion.batch_norm.weight", "nrt.expansion.batch_norm.bias", "nrt.expansion.batch_norm.running_mean",
     "nrt.expansion.batch_norm.running_var", "nrt.expansion.batch_norm.eps", "nrt.expansion.activation",
     "nrt.expansion.activation.min_val", "nrt.expansion.activation.max_val"};
+
+inline constexpr EpilogueNames kDepthwiseEpilogue{
+    "nrt.depthwise.batch_norm.weight", "nrt.depthwise.batch_norm.bias", "nrt.depthwise.batch_norm.running_mean",
+    "nrt.depthwise.batch_norm.running_var", "nrt.depthwise.batch_norm.eps", "nrt.depthwise.activation",
+    "nrt.depthwise.activation.min_val", "nrt.depthwise.activation.max_val"};
 
 }  // namespace nrt::exec::convolution_epilogue

@@ -23,6 +23,14 @@ namespace names = convolution_epilogue;
 // 14x14 and 7x7 ones 1.15-1.4 (1 thread, `nrt-run --profile`).
 constexpr int64_t kFusedExpansionBytes = int64_t{2} << 20;
 
+// Depthwise results of at least this many bytes (float32) in rows at least this wide run fused
+// with their projection. In mobilenet_v2 at 1 thread (`nrt-run --profile`, 4 alternated rounds),
+// the depthwise convolution and projection took, fused against apart: 112x112x32 (1.6 MB) 0.35
+// ms against 0.46, 56x56x144 0.51 against 0.69, 28x28x144 and 28x28x192 (0.45 and 0.6 MB) 0.91-0.97
+// of their time apart, but 14x14x384 and 14x14x576 (0.3 and 0.45 MB) 1.01-1.06.
+constexpr int64_t kFusedDepthwiseBytes = int64_t{256} << 10;
+constexpr int64_t kFusedDepthwiseWidth = 28;
+
 bool is_convolution(std::string_view target) {
   static constexpr std::array<std::string_view, 7> kTargets = {
       "aten::convolution.default", "aten::conv1d.default", "aten::conv1d.padding", "aten::conv2d.default",
@@ -61,6 +69,7 @@ class Fusion {
     absorbed_kernel_ = registry_.find(fused_chains::kAbsorbedTarget, plan_.device.kind);
     if (absorbed_kernel_ == nullptr) return;
     for (size_t n = 0; n < plan_.nodes.size(); ++n) fuse_expansion(n);
+    for (size_t n = 0; n < plan_.nodes.size(); ++n) fuse_depthwise(n);
   }
 
  private:
@@ -249,8 +258,9 @@ class Fusion {
            registry_.origin(node.target, plan_.device.kind) == fused_origin_;
   }
 
-  // Whether a value's sizes are all literal, and then they.
+  // Whether a value's sizes are all literal, and then they (nullopt for no value, -1).
   std::optional<std::vector<int64_t>> literal_sizes(int32_t value) const {
+    if (value < 0) return std::nullopt;
     std::vector<int64_t> sizes;
     for (const PlannedDim& d : plan_.values[static_cast<size_t>(value)].sizes) {
       if (!d.expr.empty()) return std::nullopt;
@@ -469,33 +479,100 @@ class Fusion {
     return sizes;
   }
 
+  // The node whose result argument `input` of node m reads through the views its epilogue's
+  // nodes became (appended to `views`), where that result and each view is read once, by the
+  // next; -1 elsewhere, or where other nodes lie between it and m. `slot`: that result's.
+  int64_t producer_through_views(const PlannedNode& node, size_t m, int input, std::vector<size_t>& views,
+                                 int32_t& slot) const {
+    slot = node.arg_slots[static_cast<size_t>(input)];
+    int64_t n = -1;
+    while (true) {
+      if (reads_[static_cast<size_t>(slot)] != 1 || escapes_[static_cast<size_t>(slot)]) return -1;
+      const int32_t value = value_of_slot_[static_cast<size_t>(slot)];
+      if (value < 0 || plan_.values[static_cast<size_t>(value)].def_step < 0) return -1;
+      n = plan_.values[static_cast<size_t>(value)].def_step;
+      if (!absorbed_[static_cast<size_t>(n)]) break;
+      views.push_back(static_cast<size_t>(n));
+      slot = plan_.nodes[static_cast<size_t>(n)].arg_slots[0];
+    }
+    return static_cast<int64_t>(m) - n - 1 == static_cast<int64_t>(views.size()) ? n : -1;  // only the views between
+  }
+
+  // The float32 4-D value a convolution's input slot holds, or -1.
+  int32_t float_image(int32_t slot) const {
+    const int32_t x = value_of_slot_[static_cast<size_t>(slot)];
+    if (x < 0 || plan_.values[static_cast<size_t>(x)].dtype != ScalarType::FLOAT32 ||
+        plan_.values[static_cast<size_t>(x)].sizes.size() != 4) {
+      return -1;
+    }
+    return x;
+  }
+
+  // The float32 bytes of the value a slot holds, where its sizes are literal; else -1.
+  int64_t literal_bytes(int32_t slot) const {
+    const auto sizes = literal_sizes(value_of_slot_[static_cast<size_t>(slot)]);
+    if (!sizes) return -1;
+    int64_t bytes = 4;
+    for (int64_t d : *sizes) bytes *= d;
+    return bytes;
+  }
+
+  // Node m takes over node n (its input's producer, through `views`): m reads n's input `x_slot`
+  // in place of n's result, and n's arguments named as in `renamed` under m's names for them;
+  // n and the views do nothing.
+  void take_over(size_t m, int input, size_t n, const std::vector<size_t>& views, int32_t x_slot,
+                 const std::vector<std::pair<std::string_view, std::string_view>>& renamed) {
+    PlannedNode& node = plan_.nodes[m];
+    const PlannedNode& producer = plan_.nodes[n];
+    Moved moved;
+    for (const auto& [own, as] : renamed) {
+      const int index = argument(producer, own);
+      if (index >= 0) moved.emplace_back(as, producer.arg_slots[static_cast<size_t>(index)]);
+    }
+    node.arg_slots[static_cast<size_t>(input)] = x_slot;
+    std::vector<int32_t> read_later{x_slot};
+    for (const auto& [name, moved_slot] : moved) {
+      node.arg_names.emplace_back(name);
+      node.arg_slots.push_back(moved_slot);
+      read_later.push_back(moved_slot);
+    }
+    // What n read is read at m now: its memory lives until then.
+    for (int32_t later : read_later) {
+      const int32_t value = later < 0 ? -1 : value_of_slot_[static_cast<size_t>(later)];
+      if (value < 0) continue;
+      ValueInfo& info = plan_.values[static_cast<size_t>(value)];
+      info.last_use = std::max(info.last_use, static_cast<int64_t>(m));
+    }
+    make_absorbed(plan_, *absorbed_kernel_, n);
+    for (size_t view : views) make_absorbed(plan_, *absorbed_kernel_, view);
+  }
+
+  // n's batch norm and activation, renamed from its own names to `to`'s.
+  static std::vector<std::pair<std::string_view, std::string_view>> epilogue_renamed(const names::EpilogueNames& to) {
+    const names::EpilogueNames& own = names::kOwnEpilogue;
+    return {{own.batch_norm_weight, to.batch_norm_weight}, {own.batch_norm_bias, to.batch_norm_bias},
+            {own.batch_norm_mean, to.batch_norm_mean},     {own.batch_norm_var, to.batch_norm_var},
+            {own.batch_norm_eps, to.batch_norm_eps},       {own.activation, to.activation},
+            {own.activation_min, to.activation_min},       {own.activation_max, to.activation_max}};
+  }
+
   // An inverted-residual block's expansion and depthwise convolution (convolution_epilogue.h's
   // kExpansionWeight): at `m` a depthwise conv2d written channels-last whose input is, through the
   // views its epilogue's nodes became, the result of a 1x1 conv2d at n (stride 1, no padding),
   // the nodes between being those views and that result read by nothing else. Node m then reads
   // n's input and computes the expansion itself; n and the views do nothing.
   void fuse_expansion(size_t m) {
-    PlannedNode& depthwise = plan_.nodes[m];
+    const PlannedNode& depthwise = plan_.nodes[m];
     const auto depthwise_weight = plain_channels_last_conv2d(depthwise);
     const int input = argument(depthwise, "input", true);
     if (!depthwise_weight || input < 0 || (*depthwise_weight)[1] != 1 ||
         int_argument(depthwise, "groups", 1) != (*depthwise_weight)[0]) {
       return;
     }
-    // Back through the views to the expansion's result.
     std::vector<size_t> views;
-    int32_t slot = depthwise.arg_slots[static_cast<size_t>(input)];
-    int64_t n = -1;
-    while (true) {
-      if (reads_[static_cast<size_t>(slot)] != 1 || escapes_[static_cast<size_t>(slot)]) return;
-      const int32_t value = value_of_slot_[static_cast<size_t>(slot)];
-      if (value < 0 || plan_.values[static_cast<size_t>(value)].def_step < 0) return;
-      n = plan_.values[static_cast<size_t>(value)].def_step;
-      if (!absorbed_[static_cast<size_t>(n)]) break;
-      views.push_back(static_cast<size_t>(n));
-      slot = plan_.nodes[static_cast<size_t>(n)].arg_slots[0];
-    }
-    if (static_cast<int64_t>(m) - n - 1 != static_cast<int64_t>(views.size())) return;  // only the views between
+    int32_t slot = -1;
+    const int64_t n = producer_through_views(depthwise, m, input, views, slot);
+    if (n < 0) return;
     const PlannedNode& expansion = plan_.nodes[static_cast<size_t>(n)];
     const auto expansion_weight = plain_channels_last_conv2d(expansion);
     const int expansion_input = argument(expansion, "input", true);
@@ -509,50 +586,67 @@ class Fusion {
     // Only an expansion past the L2: a smaller one the depthwise node reads from the L2 as fast
     // apart, and fused its rows are too few for the pointwise tiles (mobilenet_v2's 14x14 blocks:
     // 0.85x).
-    const auto expanded_sizes = literal_sizes(value_of_slot_[static_cast<size_t>(slot)]);
-    if (!expanded_sizes) return;
-    int64_t expanded_bytes = 4;
-    for (int64_t d : *expanded_sizes) expanded_bytes *= d;
-    if (expanded_bytes < kFusedExpansionBytes) return;
+    if (literal_bytes(slot) < kFusedExpansionBytes) return;
     const int32_t x_slot = expansion.arg_slots[static_cast<size_t>(expansion_input)];
-    const int32_t x = value_of_slot_[static_cast<size_t>(x_slot)];
-    if (x < 0 || plan_.values[static_cast<size_t>(x)].dtype != ScalarType::FLOAT32 ||
-        plan_.values[static_cast<size_t>(x)].sizes.size() != 4) {
+    if (float_image(x_slot) < 0) return;
+    auto renamed = epilogue_renamed(names::kExpansionEpilogue);
+    renamed.emplace_back("weight", names::kExpansionWeight);
+    renamed.emplace_back("bias", names::kExpansionBias);
+    take_over(m, input, static_cast<size_t>(n), views, x_slot, renamed);
+  }
+
+  // An inverted-residual block's depthwise convolution and projection (convolution_epilogue.h's
+  // kDepthwiseWeight): at `m` a 1x1 conv2d written channels-last (stride 1, no padding, groups 1;
+  // a residual of its own allowed) whose input is, through the views its epilogue's nodes
+  // became, the result of a depthwise conv2d at n, written channels-last without an expansion,
+  // the nodes between being those views and that result read by nothing else. Node m then reads
+  // n's input and computes the depthwise convolution itself; n and the views do nothing.
+  void fuse_depthwise(size_t m) {
+    const PlannedNode& projection = plan_.nodes[m];
+    if (!builtin_convolution(projection) || projection.target != "aten::conv2d.default" ||
+        argument(projection, names::kChannelsLastOutput) < 0 || argument(projection, names::kInputScale) >= 0 ||
+        argument(projection, names::kExpansionWeight) >= 0 || argument(projection, names::kDepthwiseWeight) >= 0) {
       return;
     }
-    // The expansion's arguments under the depthwise node's names for them.
-    Moved moved;
-    const std::pair<std::string_view, std::string_view> renamed[] = {
-        {"weight", names::kExpansionWeight},
-        {"bias", names::kExpansionBias},
-        {names::kOwnEpilogue.batch_norm_weight, names::kExpansionEpilogue.batch_norm_weight},
-        {names::kOwnEpilogue.batch_norm_bias, names::kExpansionEpilogue.batch_norm_bias},
-        {names::kOwnEpilogue.batch_norm_mean, names::kExpansionEpilogue.batch_norm_mean},
-        {names::kOwnEpilogue.batch_norm_var, names::kExpansionEpilogue.batch_norm_var},
-        {names::kOwnEpilogue.batch_norm_eps, names::kExpansionEpilogue.batch_norm_eps},
-        {names::kOwnEpilogue.activation, names::kExpansionEpilogue.activation},
-        {names::kOwnEpilogue.activation_min, names::kExpansionEpilogue.activation_min},
-        {names::kOwnEpilogue.activation_max, names::kExpansionEpilogue.activation_max}};
-    for (const auto& [own, as] : renamed) {
-      const int index = argument(expansion, own);
-      if (index >= 0) moved.emplace_back(as, expansion.arg_slots[static_cast<size_t>(index)]);
+    const int weight = argument(projection, "weight"), input = argument(projection, "input", true);
+    if (weight < 0 || input < 0) return;
+    const auto projection_weight = literal_sizes(value_of_slot_[static_cast<size_t>(projection.arg_slots[static_cast<size_t>(weight)])]);
+    if (!projection_weight || projection_weight->size() != 4 || (*projection_weight)[2] != 1 ||
+        (*projection_weight)[3] != 1 || int_argument(projection, "groups", 1) != 1 ||
+        pair_argument(projection, "stride", {1, 1}) != std::vector<int64_t>{1, 1} ||
+        pair_argument(projection, "padding", {0, 0}) != std::vector<int64_t>{0, 0} ||
+        pair_argument(projection, "dilation", {1, 1}) != std::vector<int64_t>{1, 1}) {
+      return;
     }
-    depthwise.arg_slots[static_cast<size_t>(input)] = x_slot;
-    std::vector<int32_t> read_later{x_slot};
-    for (const auto& [name, moved_slot] : moved) {
-      depthwise.arg_names.emplace_back(name);
-      depthwise.arg_slots.push_back(moved_slot);
-      read_later.push_back(moved_slot);
+    std::vector<size_t> views;
+    int32_t slot = -1;
+    const int64_t n = producer_through_views(projection, m, input, views, slot);
+    if (n < 0) return;
+    const PlannedNode& depthwise = plan_.nodes[static_cast<size_t>(n)];
+    const auto depthwise_weight = plain_channels_last_conv2d(depthwise);
+    const int depthwise_input = argument(depthwise, "input", true);
+    if (!depthwise_weight || depthwise_input < 0 || (*depthwise_weight)[1] != 1 ||
+        (*depthwise_weight)[0] != (*projection_weight)[1] ||
+        int_argument(depthwise, "groups", 1) != (*depthwise_weight)[0] ||
+        !pair_argument(depthwise, "stride", {1, 1}) || !pair_argument(depthwise, "padding", {0, 0}) ||
+        single_result(depthwise) != value_of_slot_[static_cast<size_t>(slot)]) {
+      return;
     }
-    // What the expansion read is read at the depthwise node now: its memory lives until then.
-    for (int32_t later : read_later) {
-      const int32_t value = later < 0 ? -1 : value_of_slot_[static_cast<size_t>(later)];
-      if (value < 0) continue;
-      ValueInfo& info = plan_.values[static_cast<size_t>(value)];
-      info.last_use = std::max(info.last_use, static_cast<int64_t>(m));
+    // Only a large depthwise result in wide rows (kFusedDepthwiseBytes): a smaller one the
+    // projection reads from the L2 as fast apart.
+    const auto convolved = literal_sizes(value_of_slot_[static_cast<size_t>(slot)]);
+    if (literal_bytes(slot) < kFusedDepthwiseBytes || !convolved || convolved->size() != 4 ||
+        (*convolved)[3] < kFusedDepthwiseWidth) {
+      return;
     }
-    make_absorbed(plan_, *absorbed_kernel_, static_cast<size_t>(n));
-    for (size_t view : views) make_absorbed(plan_, *absorbed_kernel_, view);
+    const int32_t x_slot = depthwise.arg_slots[static_cast<size_t>(depthwise_input)];
+    if (float_image(x_slot) < 0) return;
+    auto renamed = epilogue_renamed(names::kDepthwiseEpilogue);
+    renamed.emplace_back("weight", names::kDepthwiseWeight);
+    renamed.emplace_back("bias", names::kDepthwiseBias);
+    renamed.emplace_back("stride", names::kDepthwiseStride);
+    renamed.emplace_back("padding", names::kDepthwisePadding);
+    take_over(m, input, static_cast<size_t>(n), views, x_slot, renamed);
   }
 
   void mark_channels_last(PlannedNode& node) {

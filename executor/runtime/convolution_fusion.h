@@ -21,6 +21,9 @@
 // Last, an inverted-residual block's 1x1 expansion whose result (after its fused batch norm and
 // activation) only a depthwise convolution reads, and is larger than a core's L2, runs inside that
 // convolution (convolution_epilogue.h's kExpansionWeight): the expanded rows never reach memory.
+// Then a depthwise convolution (without such an expansion) whose large result in wide rows only a
+// pointwise projection reads runs inside that projection (kDepthwiseWeight): its rows never reach
+// memory either.
 #pragma once
 
 #include "executor/runtime/execution_plan.h"

@@ -638,5 +638,141 @@ TEST(ConvolutionFusion, AnExpansionTheL2HoldsStaysANodeOfItsOwn) {
   ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
 }
 
+// An inverted-residual block's second half as mobilenet_v2's: a depthwise convolution of
+// `stride` over 32 channels with batch norm and `activation`, then a pointwise projection to 32
+// with batch norm, `residual`: plus the block's input (stride 1), read by a pointwise head. The
+// block's input comes from a pointwise stem over the graph's input, channels-last; without the
+// stem the depthwise convolution reads the graph's input, contiguous. `depthwise_is_output`: the
+// depthwise convolution's activated result is a second graph output, which keeps the block
+// apart. `depthwise_bias`: the elements of a bias the depthwise convolution adds (0: none).
+ProgramWithWeights projected_block_program(int64_t side, int64_t stride, const std::string& activation, bool residual,
+                                           bool depthwise_is_output, bool stem = true, int64_t depthwise_bias = 0) {
+  constexpr int64_t kWide = 32;
+  const auto f32 = ScalarType::FLOAT32;
+  ProgramBuilder p("projected_block_test");
+  const int64_t out_side = (side + 2 - 3) / stride + 1;
+  const int64_t in_channels = stem ? kChannels : kWide;
+  const std::vector<int64_t> image{1, in_channels, side, side}, wide{1, kWide, side, side};
+  const std::vector<int64_t> convolved{1, kWide, out_side, out_side}, head{1, kChannels, out_side, out_side};
+  std::vector<Weight> weights = {{"stem.weight", {kWide, kChannels, 1, 1}}, {"dw.weight", {kWide, 1, 3, 3}},
+                                 {"project.weight", {kWide, kWide, 1, 1}}, {"head.weight", {kChannels, kWide, 1, 1}}};
+  for (const char* norm : {"bn1", "bn2"}) {
+    for (const char* part : {"weight", "bias", "running_mean", "running_var"}) {
+      weights.push_back({std::string(norm) + "." + part, {kWide}, std::string(part) == "running_var"});
+    }
+  }
+  if (depthwise_bias > 0) weights.push_back({"dw.bias", {depthwise_bias}});
+  const uint32_t conv2d = p.op("aten::conv2d", "default"), batch_norm = p.op("aten::batch_norm", "default");
+  auto g = p.graph("main", true);
+  const std::vector<uint32_t> w = float32_weights(p, g, weights, 80);
+  const uint32_t x = g.tensor("x", f32, image);
+  g.user_input(arg::tensor(x));
+  auto conv = [&](const std::string& name, uint32_t input, uint32_t weight, int64_t s, int64_t padding, int64_t groups,
+                  const std::vector<int64_t>& sizes, int32_t bias = -1) {
+    const uint32_t out = g.tensor(name, f32, sizes);
+    g.node(name, conv2d,
+           Args{{"input", arg::tensor(input)}, {"weight", arg::tensor(weight)}, {"bias", arg::optional_tensor(bias)},
+                {"stride", arg::integers({s, s})}, {"padding", arg::integers({padding, padding})},
+                {"dilation", arg::integers({1, 1})}, {"groups", arg::integer(groups)}},
+           {}, {arg::tensor(out)});
+    return out;
+  };
+  auto norm = [&](const std::string& name, uint32_t input, size_t first, const std::vector<int64_t>& sizes) {
+    const uint32_t out = g.tensor(name, f32, sizes);
+    g.node(name, batch_norm,
+           Args{{"input", arg::tensor(input)}, {"weight", arg::optional_tensor(static_cast<int32_t>(w[first]))},
+                {"bias", arg::optional_tensor(static_cast<int32_t>(w[first + 1]))},
+                {"running_mean", arg::optional_tensor(static_cast<int32_t>(w[first + 2]))},
+                {"running_var", arg::optional_tensor(static_cast<int32_t>(w[first + 3]))}, {"training", arg::boolean(false)},
+                {"momentum", arg::real(0.1)}, {"eps", arg::real(1e-5)}, {"cudnn_enabled", arg::boolean(false)}},
+           {}, {arg::tensor(out)});
+    return out;
+  };
+  const uint32_t block_input = stem ? conv("stem", x, w[0], 1, 0, 1, wide) : x;
+  const uint32_t dw = conv("dw", block_input, w[1], stride, 1, kWide, convolved,
+                           depthwise_bias > 0 ? static_cast<int32_t>(w.back()) : -1);
+  const uint32_t dw_bn = norm("dw_bn", dw, 4, convolved);
+  const uint32_t act = g.tensor("dw_act", f32, convolved);
+  Args keyword;
+  if (activation.find("hardtanh") != std::string::npos) keyword = {{"min_val", arg::real(0.0)}, {"max_val", arg::real(0.25)}};
+  g.node("dw_act", p.op(activation, "default"), Args{{"self", arg::tensor(dw_bn)}}, keyword, {arg::tensor(act)});
+  uint32_t projected = norm("project_bn", conv("project", act, w[2], 1, 0, 1, convolved), 8, convolved);
+  if (residual) {
+    const uint32_t sum = g.tensor("sum", f32, convolved);
+    g.node("sum", p.op("aten::add", "Tensor"), Args{{"self", arg::tensor(projected)}, {"other", arg::tensor(block_input)}},
+           {}, {arg::tensor(sum)});
+    projected = sum;
+  }
+  g.user_output(arg::tensor(conv("head", projected, w[3], 1, 0, 1, head)));
+  if (depthwise_is_output) g.user_output(arg::tensor(act));
+  return p.finish();
+}
+
+NamedInputs projected_block_input(int64_t side, bool stem) {
+  const int64_t channels = stem ? kChannels : 32;
+  auto bytes = pattern(ScalarType::FLOAT32, channels * side * side, 9);
+  exec::Tensor t = exec::Tensor::empty(ScalarType::FLOAT32, {1, channels, side, side});
+  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return NamedInputs{{"x", t}};
+}
+
+TEST(ConvolutionFusion, AWideDepthwiseConvolutionRunsInsideItsProjection) {
+  // 48x48 at stride 1 and 112x112 at stride 2: depthwise results of 288 and 392 KiB in rows of 48
+  // and 56, past the fused bound (convolution_fusion.cc). Read channels-last, the block runs in
+  // one pass (projected_depthwise.h); from the contiguous graph input, the kernel convolves into
+  // a tensor of its own first.
+  struct Case {
+    std::string activation;
+    int64_t side, stride;
+    bool residual, stem;
+  };
+  const Case cases[] = {{"aten::hardtanh_", 48, 1, true, true}, {"aten::hardtanh_", 112, 2, false, true},
+                        {"aten::silu", 48, 1, false, true},     {"aten::relu", 112, 2, false, true},
+                        {"aten::hardtanh_", 48, 1, false, false}};
+  for (const auto& [activation, side, stride, residual, stem] : cases) {
+    const std::string label = activation + " stride " + std::to_string(stride) + (residual ? " residual" : "") +
+                              (stem ? "" : " from the input");
+    auto fused = load_program(projected_block_program(side, stride, activation, residual, false, stem));
+    auto apart = load_program(projected_block_program(side, stride, activation, residual, true, stem));
+    ASSERT_NE(fused, nullptr);
+    ASSERT_NE(apart, nullptr);
+    EXPECT_TRUE(has_argument(node_named(*fused, "project"), "nrt.depthwise.weight")) << label;
+    EXPECT_EQ(has_argument(node_named(*fused, "project"), "nrt.residual"), residual) << label;
+    EXPECT_TRUE(node_named(*fused, "dw").arg_names.empty()) << label << ": the depthwise node does nothing";
+    EXPECT_FALSE(has_argument(node_named(*apart, "project"), "nrt.depthwise.weight"))
+        << label << ": the graph returns the depthwise result";
+    for (int run = 0; run < 2; ++run) {  // the second on the kept weights
+      auto runs = run_both(*fused, *apart, projected_block_input(side, stem), label);
+      ASSERT_TRUE(runs.has_value());
+      const auto& [got, want] = *runs;
+      EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-5, 1e-4), 0u)
+          << label << " run " << run << ": the fused block's values differ from the nodes run apart";
+    }
+  }
+}
+
+TEST(ConvolutionFusion, AFusedProjectionsDepthwiseBiasOfTheWrongSizeIsAnError) {
+  // 31 elements for 32 channels: the kernel must say so rather than read past them.
+  auto executor = load_program(projected_block_program(48, 1, "aten::hardtanh_", false, false, true, 31));
+  ASSERT_NE(executor, nullptr);
+  ASSERT_TRUE(has_argument(node_named(*executor, "project"), "nrt.depthwise.weight"));
+  auto outputs = executor->run(projected_block_input(48, true));
+  ASSERT_FALSE(outputs.ok());
+  EXPECT_NE(outputs.error().to_string().find("bias"), std::string::npos) << outputs.error().to_string();
+}
+
+TEST(ConvolutionFusion, ANarrowOrSmallDepthwiseResultStaysANodeOfItsOwn) {
+  // 24x24 at stride 1 (72 KiB) and 48x48 at stride 2 (rows of 24): the projection reads them from
+  // the L2 as fast apart.
+  for (const auto& [side, stride] : {std::pair<int64_t, int64_t>{24, 1}, {48, 2}}) {
+    auto executor = load_program(projected_block_program(side, stride, "aten::hardtanh_", false, false));
+    ASSERT_NE(executor, nullptr);
+    EXPECT_FALSE(has_argument(node_named(*executor, "project"), "nrt.depthwise.weight")) << side;
+    EXPECT_TRUE(has_argument(node_named(*executor, "dw"), "nrt.channels_last_output")) << side;
+    auto outputs = executor->run(projected_block_input(side, true));
+    ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+  }
+}
+
 }  // namespace
 }  // namespace nrt::testing

@@ -14,6 +14,7 @@
 #include "executor/kernels/cpu/channels_last_layout.h"
 #include "executor/kernels/cpu/dtype_dispatch.h"
 #include "executor/kernels/cpu/expanded_depthwise.h"
+#include "executor/kernels/cpu/projected_depthwise.h"
 #include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
@@ -314,6 +315,16 @@ struct Expansion {
   ConvolutionActivation activation;
 };
 
+// A fused node's depthwise convolution (convolution_epilogue.h's kDepthwiseWeight): 2-D, one input
+// channel per group, with its batch norm and activation, whose result the node projects.
+struct DepthwiseStage {
+  Tensor weight;
+  std::optional<Tensor> bias;
+  std::vector<int64_t> stride, padding;  // 2 each
+  std::optional<BatchNormParameters> batch_norm;
+  ConvolutionActivation activation;
+};
+
 struct ConvolutionCall {
   Tensor input, weight;
   std::optional<Tensor> bias;
@@ -329,6 +340,7 @@ struct ConvolutionCall {
   ConvolutionActivation activation;
   bool channels_last_output = false;  // only convolutions read the output (the plan checked)
   std::optional<Expansion> expansion;  // computed first: `input` is its input (expanded_depthwise.h)
+  std::optional<DepthwiseStage> depthwise;  // computed first: `input` is its input (projected_depthwise.h)
 };
 
 // to[i] = from[i] * factors[i] and to[i] = from[i] * factor, i < n: scaled_input's rows, in
@@ -400,9 +412,11 @@ Status fold_into(const KernelContext& ctx, const BatchNormParameters& batch_norm
 }
 
 Status run_expanded(KernelContext& ctx, ConvolutionCall call);
+Status run_projected(KernelContext& ctx, ConvolutionCall call);
 
 Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   if (call.expansion) return run_expanded(ctx, std::move(call));
+  if (call.depthwise) return run_projected(ctx, std::move(call));
   const Tensor& weight = call.weight;
   if (!is_floating_dtype(call.input.dtype())) return unsupported_dtype(ctx, call.input.dtype());
   if (weight.dtype() != call.input.dtype() || (call.bias && call.bias->dtype() != call.input.dtype())) {
@@ -582,6 +596,113 @@ Status run_expanded(KernelContext& ctx, ConvolutionCall call) {
   return run_convolution(ctx, std::move(call));
 }
 
+// The fused pass of a depthwise convolution and its projection (projected_depthwise.h), where
+// both are float32 with a program's projection weights, the input and output channels-last:
+// false, having done nothing, elsewhere. `taps_weight`, `taps_bias`: the depthwise convolution's,
+// its batch norm folded; out_h and out_w its result's.
+Result<bool> run_projected_pass(KernelContext& ctx, const ConvolutionCall& call, const DepthwiseStage& d,
+                                const Tensor& taps_weight, const Tensor& taps_bias, int64_t out_h, int64_t out_w) {
+  const Tensor& x = call.input;
+  const Tensor& w = call.weight;
+  const int64_t channels = x.sizes()[1];
+  bool fits = projected_depthwise_available() && call.channels_last_output && is_channels_last(x) &&
+              !call.input_scale && w.dtype() == ScalarType::FLOAT32 && w.dim() == 4 && w.sizes()[1] == channels &&
+              w.sizes()[2] == 1 && w.sizes()[3] == 1 && call.groups == 1 && w.storage()->constant() &&
+              call.activation.kind != ConvolutionActivation::Kind::kSilu &&
+              (!call.bias || (call.bias->dtype() == ScalarType::FLOAT32 && call.bias->sizes() == std::vector<int64_t>{w.sizes()[0]}));
+  for (size_t i = 0; fits && i < 2; ++i) {
+    fits = call.stride[i] == 1 && call.dilation[i] == 1 && call.pad_begin[i] == 0 && call.pad_end[i] == 0;
+  }
+  if (!fits) return false;
+  const int64_t out_channels = w.sizes()[0];
+  std::vector<int64_t> out_sizes{x.sizes()[0], out_channels, out_h, out_w};
+  if (call.residual && (call.residual->dtype() != ScalarType::FLOAT32 || call.residual->sizes() != out_sizes)) {
+    return ctx.error("the fused residual " + call.residual->type_string() + " must have the output's dtype and sizes " +
+                     shape_string(out_sizes));
+  }
+  Tensor k = contiguous_as(w, ScalarType::FLOAT32), b = call.bias ? contiguous_as(*call.bias, ScalarType::FLOAT32) : Tensor();
+  if (call.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *call.batch_norm, k, b));
+  if (!k.storage()->constant()) return false;
+  LaidOutWeights packed;
+  try {
+    packed = pointwise_packed_weights(out_channels, channels, k.data<float>(), k.storage());
+  } catch (const dnnl::error&) {
+    return false;
+  }
+  const int64_t kh = taps_weight.sizes()[2], kw = taps_weight.sizes()[3];
+  const DepthwiseTaps taps(channels, kh, kw, taps_weight.data<float>(),
+                           taps_weight.storage()->constant() ? taps_weight.storage() : nullptr);
+  NRT_TRY(out, bind_channels_last_output(ctx, 0, out_sizes));
+  ProjectedDepthwise block;
+  block.batches = x.sizes()[0];
+  block.height = x.sizes()[2];
+  block.window = {{kh, kw}, {d.stride[0], d.stride[1]}, {d.padding[0], d.padding[1]}, x.sizes()[3], out_w, channels};
+  block.out_h = out_h;
+  block.taps = taps.data();
+  block.bias = taps_bias.defined() ? taps_bias.data<float>() : nullptr;
+  block.clamp = output_clamp_of(d.activation);
+  block.silu = d.activation.kind == ConvolutionActivation::Kind::kSilu;
+  block.out_channels = out_channels;
+  block.packed = static_cast<const float*>(packed.memory.get_data_handle());
+  block.project_bias = b.defined() ? b.data<float>() : nullptr;
+  // With a residual, the activation comes after the add, as run_convolution applies it.
+  block.project_clamp = call.residual ? OutputClamp{} : output_clamp_of(call.activation);
+  projected_depthwise(block, x.data<float>(), out->data<float>());
+  if (call.residual) add_residual<float>(*out, *call.residual, call.activation);
+  return true;
+}
+
+// A convolution whose input is a depthwise convolution's result (convolution_epilogue.h's
+// kDepthwiseWeight): in one pass where run_projected_pass applies, else the depthwise result
+// computed into a tensor of its own (channels-last where the input is), then the convolution on it.
+Status run_projected(KernelContext& ctx, ConvolutionCall call) {
+  const DepthwiseStage d = std::move(*call.depthwise);
+  call.depthwise.reset();
+  const Tensor& x = call.input;
+  const Tensor& weight = d.weight;
+  if (x.dtype() != ScalarType::FLOAT32 || weight.dtype() != ScalarType::FLOAT32 || x.dim() != 4 || weight.dim() != 4 ||
+      weight.sizes()[0] != x.sizes()[1] || weight.sizes()[1] != 1 || call.spatial != 2 || !call.batched ||
+      d.stride.size() != 2 || d.padding.size() != 2) {
+    return ctx.error("the fused depthwise convolution " + weight.type_string() + " must be a float32 2-D convolution of " +
+                     "one input channel per group of the float32 input " + x.type_string());
+  }
+  const int64_t channels = weight.sizes()[0];
+  if (d.bias && (d.bias->dtype() != ScalarType::FLOAT32 || d.bias->sizes() != std::vector<int64_t>{channels})) {
+    return ctx.error("the fused depthwise convolution's bias " + d.bias->type_string() + " must be float32 with " +
+                     std::to_string(channels) + " elements");
+  }
+  int64_t out[2];
+  for (size_t i = 0; i < 2; ++i) {
+    const int64_t extent = x.sizes()[2 + i] + 2 * d.padding[i] - weight.sizes()[2 + i];
+    if (d.stride[i] <= 0 || d.padding[i] < 0 || extent < 0) {
+      return ctx.error("the fused depthwise convolution's stride, padding and kernel do not fit the input " +
+                       x.type_string());
+    }
+    out[i] = extent / d.stride[i] + 1;
+  }
+  Tensor k = contiguous_as(weight, ScalarType::FLOAT32), b = d.bias ? contiguous_as(*d.bias, ScalarType::FLOAT32) : Tensor();
+  if (d.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *d.batch_norm, k, b));
+  NRT_TRY(done, run_projected_pass(ctx, call, d, k, b, out[0], out[1]));
+  if (*done) return Status::Ok();
+  const bool nhwc = is_channels_last(x) && !x.is_contiguous();
+  const Tensor input = nhwc ? x : contiguous_as(x, ScalarType::FLOAT32);
+  const std::vector<int64_t> sizes{x.sizes()[0], channels, out[0], out[1]};
+  const Tensor storage = Tensor::empty(ScalarType::FLOAT32, {x.sizes()[0] * channels * out[0] * out[1]});
+  const Tensor convolved =
+      storage.as_strided(sizes, nhwc ? channels_last_strides(sizes) : Tensor::contiguous_strides(sizes), 0);
+  ConvParams p;
+  p.groups = channels;
+  for (size_t i = 0; i < 2; ++i) {
+    p.stride[1 + i] = d.stride[i];
+    p.pad_begin[1 + i] = d.padding[i];
+    p.pad_end[1 + i] = d.padding[i];
+  }
+  conv_forward<float>(canonical_form(input, false, 1), canonical_form(k, false, 1), b, p, d.activation,
+                      canonical_form(convolved, false, 1), nhwc, nhwc);
+  call.input = convolved;
+  return run_convolution(ctx, std::move(call));
+}
+
 // convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding,
 //             SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups)
 Result<ConvolutionCall> read_convolution(const KernelContext& ctx) {
@@ -711,6 +832,24 @@ Status read_batch_norm_and_activation(const KernelContext& ctx, const convolutio
   return Status::Ok();
 }
 
+// A fused node's depthwise convolution (convolution_epilogue.h's kDepthwiseWeight), where it has one.
+Status read_depthwise_stage(const KernelContext& ctx, ConvolutionCall& call) {
+  namespace names = convolution_epilogue;
+  if (ctx.find(names::kDepthwiseWeight, -1) == nullptr) return Status::Ok();
+  DepthwiseStage stage;
+  NRT_TRY(weight, ctx.tensor(names::kDepthwiseWeight, -1));
+  NRT_TRY(bias, ctx.optional_tensor(names::kDepthwiseBias, -1));
+  NRT_TRY(stride, expand_list(ctx, names::kDepthwiseStride, -1, {1}, 2));
+  NRT_TRY(padding, expand_list(ctx, names::kDepthwisePadding, -1, {0}, 2));
+  stage.weight = *weight;
+  stage.bias = *bias;
+  stage.stride = *stride;
+  stage.padding = *padding;
+  NRT_RETURN_IF_ERROR(read_batch_norm_and_activation(ctx, names::kDepthwiseEpilogue, stage.batch_norm, stage.activation));
+  call.depthwise = std::move(stage);
+  return Status::Ok();
+}
+
 // The epilogue arguments of a fused node (executor/runtime/convolution_epilogue.h).
 Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
   namespace names = convolution_epilogue;
@@ -721,6 +860,7 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
   call.input_scale = *input_scale;
   NRT_TRY(channels_last, ctx.boolean(names::kChannelsLastOutput, -1, false));
   call.channels_last_output = *channels_last;
+  NRT_RETURN_IF_ERROR(read_depthwise_stage(ctx, call));
   if (ctx.find(names::kExpansionWeight, -1) == nullptr) return Status::Ok();
   Expansion expansion;
   NRT_TRY(weight, ctx.tensor(names::kExpansionWeight, -1));
