@@ -64,6 +64,7 @@ std::vector<float> run_few(const FewCase& c) {
 const FewCase kFewCases[] = {
     {1, 1, 1, false, true},    {4, 7, 15, true, true},     {2, 33, 16, true, false},  {3, 33, 17, false, true},
     {4, 192, 70, true, false}, {4, 96, 64, true, true},    {1, 5, 130, true, false},  {3, 48, 200, false, false},
+    {1, 300, 44, true, true},  {3, 24, 100, false, false}, {2, 40, 48, true, true},
 };
 
 TEST(FewPositionProduct, MatchesTheSumInDouble) {
