@@ -101,6 +101,7 @@ ExecutionFrame::ExecutionFrame(const ExecutionPlan& plan, FrameOptions options)
     }
   }
   argument_begin_.push_back(arguments_.size());
+  kernel_states_.resize(plan.nodes.size());
   sizes_.resize(plan.values.size());
   sizes_known_.assign(plan.values.size(), false);
   planned_.resize(plan.values.size());

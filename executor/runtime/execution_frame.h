@@ -78,6 +78,11 @@ class ExecutionFrame {
   void end_lifetime(size_t value);
   bool poisoning() const { return options_.poison_freed; }
 
+  // Node n's slot for what its kernel keeps between runs in this frame (kernel_state.h), and what
+  // it holds (nullptr: nothing).
+  KernelStateSlot* kernel_state(size_t node) { return &kernel_states_[node]; }
+  const KernelState* kept_state(size_t node) const { return kernel_states_[node].get(); }
+
   // The executor's per-run state (executor.h).
   std::vector<int32_t>& user_input_slots() { return user_input_slots_; }
   // By compact output index: the output's planned cell (nullptr: ignored output) and the plan
@@ -131,6 +136,7 @@ class ExecutionFrame {
   std::vector<MutableWeight> mutable_weights_;
   KeptConstants kept_constants_;
   PendingCollectives pending_collectives_;
+  std::vector<KernelStateSlot> kernel_states_;  // by node
 };
 
 }  // namespace nrt::exec

@@ -259,6 +259,7 @@ Status Executor::execute_compact(ExecutionFrame& frame, size_t n) const {
   }
   KernelContext context(node.target, frame.arguments(n),
                         std::span<RuntimeValue>(slots + node.first_output_slot, node.num_outputs), plan_->device);
+  context.set_kernel_state(frame.kernel_state(n));
   std::optional<CollectiveOrigin> origin;
   if (node.context_extras) {
     if (node.collective) {
@@ -489,6 +490,7 @@ Status Executor::execute_node(ExecutionFrame& frame, size_t n) const {
   KernelContext context(node.target, frame.arguments(n),
                         std::span<RuntimeValue>(slots.data() + node.first_output_slot, node.outputs.size()),
                         plan_->device);
+  context.set_kernel_state(frame.kernel_state(n));
   std::optional<CollectiveOrigin> origin;
   if (node.collective) {
     context.set_pending_collectives(&frame.pending_collectives(), node.defer_collective_wait);

@@ -20,6 +20,7 @@
 #include <span>
 #include <string_view>
 
+#include "executor/runtime/kernel_state.h"
 #include "executor/runtime/runtime_value.h"
 #include "core/error.h"
 
@@ -69,6 +70,11 @@ class KernelContext {
     random_stream_ = stream;
   }
 
+  // The node's slot in the run's frame for what the kernel keeps between calls (kernel_state.h);
+  // nullptr where the caller gives none.
+  KernelStateSlot* kernel_state() const { return kernel_state_; }
+  void set_kernel_state(KernelStateSlot* slot) { kernel_state_ = slot; }
+
   // The argument called `name`, else the one at `position`; nullptr when absent (a default applies).
   const RuntimeValue* find(std::string_view name, int position) const;
 
@@ -96,6 +102,7 @@ class KernelContext {
   void* device_context_ = nullptr;
   uint64_t seed_ = 0;
   uint64_t random_stream_ = 0;
+  KernelStateSlot* kernel_state_ = nullptr;
 };
 
 using KernelFn = Status (*)(KernelContext&);
