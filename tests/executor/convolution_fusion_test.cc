@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <thread>
@@ -771,6 +772,59 @@ TEST(ConvolutionFusion, ANarrowOrSmallDepthwiseResultStaysANodeOfItsOwn) {
     EXPECT_TRUE(has_argument(node_named(*executor, "dw"), "nrt.channels_last_output")) << side;
     auto outputs = executor->run(projected_block_input(side, true));
     ASSERT_TRUE(outputs.ok()) << outputs.error().to_string();
+  }
+}
+
+// A float32 tensor of `sizes` from the fixed pattern of `seed`.
+exec::Tensor patterned(const std::vector<int64_t>& sizes, int seed) {
+  int64_t count = 1;
+  for (int64_t d : sizes) count *= d;
+  auto bytes = pattern(ScalarType::FLOAT32, count, seed);
+  exec::Tensor t = exec::Tensor::empty(ScalarType::FLOAT32, sizes);
+  std::memcpy(t.raw_data(), bytes.data(), bytes.size());
+  return t;
+}
+
+size_t node_index(const Executor& e, const std::string& name) {
+  return static_cast<size_t>(&node_named(e, name) - e.plan().nodes.data());
+}
+
+TEST(ConvolutionFusion, AConvolutionKeepsItsCallAndReadsEachRunsTensors) {
+  // A fused residual (a graph input), a squeeze-excitation scale and a plain input: after the
+  // first run each convolution runs from what it kept (kernel_state.h), with the tensors of the
+  // run at hand; its values are a fresh executor's on the same inputs, bit for bit.
+  Block b = block(ScalarType::FLOAT32, 3, false, true, "aten::relu_", "aten::add_");
+  b.then_pointwise = true;
+  struct Program {
+    std::string label;
+    ProgramWithWeights program;
+    std::vector<std::string> kept;  // the convolution nodes that keep their call
+    std::function<NamedInputs(int)> inputs;
+  };
+  std::vector<Program> programs;
+  programs.push_back({"residual", block_program(b), {"conv", "next"}, [](int seed) {
+                        return NamedInputs{{"x", patterned({1, kChannels, kSide, kSide}, seed)},
+                                           {"r", patterned({1, 16, kSide, kSide}, seed + 1)}};
+                      }});
+  programs.push_back({"squeeze-excitation", squeeze_excitation_program(false), {"dw", "proj"}, [](int seed) {
+                        return NamedInputs{{"x", patterned({1, kChannels, kSide, kSide}, seed)}};
+                      }});
+  for (Program& p : programs) {
+    auto kept = load_program(p.program);
+    ASSERT_NE(kept, nullptr) << p.label;
+    for (int seed : {20, 30, 20, 40}) {
+      auto fresh = load_program(p.program);
+      ASSERT_NE(fresh, nullptr) << p.label;
+      auto runs = run_both(*kept, *fresh, p.inputs(seed), p.label);
+      ASSERT_TRUE(runs.has_value());
+      const auto& [got, want] = *runs;
+      for (size_t o = 0; o < want.size(); ++o) {
+        EXPECT_EQ(values(got[o].value), values(want[o].value)) << p.label << " seed " << seed << " output " << o;
+      }
+      for (const std::string& name : p.kept) {
+        EXPECT_NE(kept->frame().kept_state(node_index(*kept, name)), nullptr) << p.label << ": " << name;
+      }
+    }
   }
 }
 

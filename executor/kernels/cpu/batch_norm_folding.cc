@@ -67,7 +67,7 @@ FoldedConvolution fold_batch_norm(const Tensor& weight, const Tensor& bias, cons
   static_assert(sizeof(double) == sizeof(void*));
   std::memcpy(&key[kSources], &bn.eps, sizeof(double));
   static KeptFolds kept(size_t{1} << 30);
-  if (auto found = kept.find(key, storages)) return *found;
+  if (auto found = kept.find(key, storages)) return std::move(*found);
   FoldedConvolution folded = fold_now(weight, bias, bn);
   folded = {as_constant(folded.weight), as_constant(folded.bias)};
   return kept.keep(key, storages, folded, folded.weight.nbytes() + folded.bias.nbytes());

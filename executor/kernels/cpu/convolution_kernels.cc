@@ -20,6 +20,7 @@
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_convolution.h"
 #include "executor/kernels/cpu/winograd_convolution.h"
+#include "executor/runtime/constant_arguments.h"
 #include "executor/runtime/convolution_epilogue.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/kernels/cpu/output_slot.h"
@@ -721,11 +722,11 @@ Result<ConvolutionCall> read_convolution(const KernelContext& ctx) {
   NRT_TRY(padding, expand_list(ctx, "padding", 4, {0}, call.spatial));
   NRT_TRY(dilation, expand_list(ctx, "dilation", 5, {1}, call.spatial));
   NRT_TRY(groups, ctx.int64("groups", 8, 1));
-  call.input = *input;
-  call.weight = *weight;
-  call.bias = *bias;
-  call.stride = *stride;
-  call.dilation = *dilation;
+  call.input = std::move(*input);
+  call.weight = std::move(*weight);
+  call.bias = std::move(*bias);
+  call.stride = std::move(*stride);
+  call.dilation = std::move(*dilation);
   call.pad_begin = *padding;
   call.pad_end = *padding;
   call.groups = *groups;
@@ -767,11 +768,11 @@ Result<ConvolutionCall> read_conv_nd(const KernelContext& ctx, size_t spatial, b
     call.pad_begin = *padding;
     call.pad_end = *padding;
   }
-  call.input = *input;
-  call.weight = *weight;
-  call.bias = *bias;
-  call.stride = *stride;
-  call.dilation = *dilation;
+  call.input = std::move(*input);
+  call.weight = std::move(*weight);
+  call.bias = std::move(*bias);
+  call.stride = std::move(*stride);
+  call.dilation = std::move(*dilation);
   call.groups = *groups;
   return call;
 }
@@ -791,10 +792,99 @@ Result<ConvolutionCall> read_call(const KernelContext& ctx, const ConvolutionFor
   return form.spatial == 0 ? read_convolution(ctx) : read_conv_nd(ctx, form.spatial, form.string_padding);
 }
 
+// What a convolution node keeps between runs (kernel_state.h): its call with the batch norm
+// folded into the weights as run_convolution folds it, less its per-run tensors, and where those
+// lie among its arguments. On efficientnet_b0_64's small convolutions a node's fixed cost was 2.2
+// us, a third of it reading the arguments by name into tensors and finding the folded weights.
+struct PreparedConvolution final : KernelState {
+  ConstantArguments constants;
+  ConvolutionCall call;
+  int input = -1, residual = -1, input_scale = -1;  // argument indices, -1: none
+};
+
+// The arguments a call reads afresh: the node's per-run tensors.
+constexpr std::string_view kPerCall[] = {"input", convolution_epilogue::kResidual, convolution_epilogue::kInputScale};
+
+// The index of the argument holding `value` (KernelContext::find's), or -1.
+int argument_index(const KernelContext& ctx, const RuntimeValue* value) {
+  const std::span<const NamedValue> arguments = ctx.inputs();
+  for (size_t i = 0; value != nullptr && i < arguments.size(); ++i) {
+    if (arguments[i].value == value) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+// The tensor argument `index` holds, or nullptr.
+const Tensor* tensor_argument(const KernelContext& ctx, int index) {
+  return index < 0 ? nullptr : std::get_if<Tensor>(ctx.inputs()[static_cast<size_t>(index)].value);
+}
+
+// Keeps `call` in ctx's slot where its parts besides the per-run tensors are constant
+// (constant_arguments.h): a float32 call without an expansion or depthwise stage, whose weights'
+// rank fits. Otherwise keeps nothing; the call then runs as read, which reports what is wrong.
+void keep_prepared(const KernelContext& ctx, const ConvolutionCall& call, KernelStateSlot& slot) {
+  const Tensor& weight = call.weight;
+  if (call.input.dtype() != ScalarType::FLOAT32 || weight.dtype() != ScalarType::FLOAT32 ||
+      (call.bias && call.bias->dtype() != ScalarType::FLOAT32) || call.expansion || call.depthwise ||
+      weight.dim() != static_cast<int64_t>(call.spatial + 2)) {
+    return;
+  }
+  auto constants = ConstantArguments::of(ctx, kPerCall);
+  if (!constants) return;
+  auto prepared = std::make_unique<PreparedConvolution>();
+  prepared->constants = std::move(*constants);
+  prepared->input = argument_index(ctx, ctx.find("input", 0));
+  prepared->residual = call.residual ? argument_index(ctx, ctx.find(convolution_epilogue::kResidual, -1)) : -1;
+  prepared->input_scale = call.input_scale ? argument_index(ctx, ctx.find(convolution_epilogue::kInputScale, -1)) : -1;
+  if (prepared->input < 0 || (call.residual && prepared->residual < 0) || (call.input_scale && prepared->input_scale < 0)) {
+    return;
+  }
+  ConvolutionCall kept = call;
+  kept.input = Tensor();
+  kept.residual.reset();
+  kept.input_scale.reset();
+  if (kept.batch_norm) {
+    // In run_convolution's canonical form, so that the folded weights are the ones it keeps.
+    Tensor k = contiguous_as(canonical_form(weight, false, kSpatial - call.spatial), ScalarType::FLOAT32);
+    Tensor b = call.bias ? contiguous_as(*call.bias, ScalarType::FLOAT32) : Tensor();
+    if (!fold_into(ctx, *kept.batch_norm, k, b)) return;
+    kept.weight = k.as_strided(weight.sizes(), Tensor::contiguous_strides(weight.sizes()), k.storage_offset());
+    kept.bias = b.defined() ? std::optional<Tensor>(b) : std::nullopt;
+    kept.batch_norm.reset();
+  }
+  prepared->call = std::move(kept);
+  slot = std::move(prepared);
+}
+
+// Runs a convolution node: from what it kept where its constant arguments are the ones it kept
+// them from and its per-run tensors are there, else from its arguments as `read` reads them
+// (keeping them for the next run).
+template <class Read>
+Status run_node(KernelContext& ctx, Read read) {
+  KernelStateSlot* slot = ctx.kernel_state();
+  if (slot != nullptr && *slot != nullptr) {
+    const auto* prepared = dynamic_cast<const PreparedConvolution*>(slot->get());
+    const Tensor* input = prepared != nullptr ? tensor_argument(ctx, prepared->input) : nullptr;
+    const Tensor* residual = prepared != nullptr ? tensor_argument(ctx, prepared->residual) : nullptr;
+    const Tensor* input_scale = prepared != nullptr ? tensor_argument(ctx, prepared->input_scale) : nullptr;
+    if (input != nullptr && input->dtype() == ScalarType::FLOAT32 && (prepared->residual < 0 || residual != nullptr) &&
+        (prepared->input_scale < 0 || input_scale != nullptr) && prepared->constants.match(ctx)) {
+      ConvolutionCall call = prepared->call;
+      call.input = *input;
+      if (residual != nullptr) call.residual = *residual;
+      if (input_scale != nullptr) call.input_scale = *input_scale;
+      return run_convolution(ctx, std::move(call));
+    }
+    slot->reset();
+  }
+  NRT_TRY(call, read(ctx));
+  if (slot != nullptr) keep_prepared(ctx, *call, *slot);
+  return run_convolution(ctx, std::move(*call));
+}
+
 template <size_t kForm>
 Status convolution(KernelContext& ctx) {
-  NRT_TRY(call, read_call(ctx, kForms[kForm]));
-  return run_convolution(ctx, std::move(*call));
+  return run_node(ctx, [](const KernelContext& c) { return read_call(c, kForms[kForm]); });
 }
 
 // A fused node's batch norm and activation under `names` (its own, or its expansion's).
@@ -807,10 +897,10 @@ Status read_batch_norm_and_activation(const KernelContext& ctx, const convolutio
     NRT_TRY(mean, ctx.tensor(names.batch_norm_mean, -1));
     NRT_TRY(var, ctx.tensor(names.batch_norm_var, -1));
     NRT_TRY(eps, ctx.real(names.batch_norm_eps, -1));
-    parameters.weight = *weight;
-    parameters.bias = *bias;
-    parameters.running_mean = *mean;
-    parameters.running_var = *var;
+    parameters.weight = std::move(*weight);
+    parameters.bias = std::move(*bias);
+    parameters.running_mean = std::move(*mean);
+    parameters.running_var = std::move(*var);
     parameters.eps = *eps;
     batch_norm = std::move(parameters);
   }
@@ -841,10 +931,10 @@ Status read_depthwise_stage(const KernelContext& ctx, ConvolutionCall& call) {
   NRT_TRY(bias, ctx.optional_tensor(names::kDepthwiseBias, -1));
   NRT_TRY(stride, expand_list(ctx, names::kDepthwiseStride, -1, {1}, 2));
   NRT_TRY(padding, expand_list(ctx, names::kDepthwisePadding, -1, {0}, 2));
-  stage.weight = *weight;
-  stage.bias = *bias;
-  stage.stride = *stride;
-  stage.padding = *padding;
+  stage.weight = std::move(*weight);
+  stage.bias = std::move(*bias);
+  stage.stride = std::move(*stride);
+  stage.padding = std::move(*padding);
   NRT_RETURN_IF_ERROR(read_batch_norm_and_activation(ctx, names::kDepthwiseEpilogue, stage.batch_norm, stage.activation));
   call.depthwise = std::move(stage);
   return Status::Ok();
@@ -855,9 +945,9 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
   namespace names = convolution_epilogue;
   NRT_RETURN_IF_ERROR(read_batch_norm_and_activation(ctx, names::kOwnEpilogue, call.batch_norm, call.activation));
   NRT_TRY(residual, ctx.optional_tensor(names::kResidual, -1));
-  call.residual = *residual;
+  call.residual = std::move(*residual);
   NRT_TRY(input_scale, ctx.optional_tensor(names::kInputScale, -1));
-  call.input_scale = *input_scale;
+  call.input_scale = std::move(*input_scale);
   NRT_TRY(channels_last, ctx.boolean(names::kChannelsLastOutput, -1, false));
   call.channels_last_output = *channels_last;
   NRT_RETURN_IF_ERROR(read_depthwise_stage(ctx, call));
@@ -865,8 +955,8 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
   Expansion expansion;
   NRT_TRY(weight, ctx.tensor(names::kExpansionWeight, -1));
   NRT_TRY(bias, ctx.optional_tensor(names::kExpansionBias, -1));
-  expansion.weight = *weight;
-  expansion.bias = *bias;
+  expansion.weight = std::move(*weight);
+  expansion.bias = std::move(*bias);
   NRT_RETURN_IF_ERROR(
       read_batch_norm_and_activation(ctx, names::kExpansionEpilogue, expansion.batch_norm, expansion.activation));
   call.expansion = std::move(expansion);
@@ -878,9 +968,11 @@ Status read_epilogue(const KernelContext& ctx, ConvolutionCall& call) {
 Status convolution_with_epilogue(KernelContext& ctx) {
   for (const ConvolutionForm& form : kForms) {
     if (ctx.target() != form.target) continue;
-    NRT_TRY(call, read_call(ctx, form));
-    NRT_RETURN_IF_ERROR(read_epilogue(ctx, *call));
-    return run_convolution(ctx, std::move(*call));
+    return run_node(ctx, [&form](const KernelContext& c) -> Result<ConvolutionCall> {
+      NRT_TRY(call, read_call(c, form));
+      NRT_RETURN_IF_ERROR(read_epilogue(c, *call));
+      return call;
+    });
   }
   return ctx.error("is not a convolution a fused node can run");
 }
