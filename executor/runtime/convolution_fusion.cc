@@ -422,10 +422,12 @@ class Fusion {
     return true;
   }
 
-  // A 2-D float32 convolution's result that only channels_last_readers read, one of them a
-  // convolution, is written channels-last (convolution_epilogue.h), and so are the max pools'
-  // between: no other kernel ever sees those strides, and the next convolution reads it without a
-  // reorder.
+  // A 2-D float32 convolution's result that only channels_last_readers read is written
+  // channels-last (convolution_epilogue.h), and so are the max pools' between: no other kernel
+  // ever sees those strides, the next convolution reads it without a reorder and a global average
+  // pool sums its rows. mobilenet_v2's last convolution, read by the pool alone, took 0.50 ms
+  // writing NCHW on oneDNN and 0.42 channels-last on pointwise_product.h's tiles, the pool 24 us
+  // over planes and 9 over rows.
   void mark_channels_last_output(size_t n) {
     PlannedNode& conv = plan_.nodes[n];
     if (!builtin_convolution(conv)) return;
@@ -434,8 +436,8 @@ class Fusion {
     const ValueInfo& info = plan_.values[static_cast<size_t>(result)];
     if (info.dtype != ScalarType::FLOAT32 || info.sizes.size() != 4) return;
     std::vector<size_t> pools;
-    bool read_by_convolution = false;
-    if (!channels_last_readers(n, info.slot, pools, read_by_convolution) || !read_by_convolution) return;
+    bool read_by_convolution = false;  // what a max pool's marking needs; the convolution's not
+    if (!channels_last_readers(n, info.slot, pools, read_by_convolution)) return;
     conv.kernel = fused_;
     mark_channels_last(conv);
     for (size_t m : pools) mark_channels_last(plan_.nodes[m]);
