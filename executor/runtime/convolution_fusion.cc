@@ -465,11 +465,13 @@ class Fusion {
     return value != nullptr ? std::optional<int64_t>(*value) : std::nullopt;
   }
   // A conv2d with the fused kernel writing its float32 result channels-last, with neither a
-  // residual, an input scale nor an expansion of its own; its weight's literal sizes.
+  // residual, an input scale, an expansion nor a depthwise stage of its own; its weight's literal
+  // sizes.
   std::optional<std::vector<int64_t>> plain_channels_last_conv2d(const PlannedNode& node) const {
     if (!builtin_convolution(node) || node.target != "aten::conv2d.default" ||
         argument(node, names::kChannelsLastOutput) < 0 || argument(node, names::kResidual) >= 0 ||
-        argument(node, names::kInputScale) >= 0 || argument(node, names::kExpansionWeight) >= 0) {
+        argument(node, names::kInputScale) >= 0 || argument(node, names::kExpansionWeight) >= 0 ||
+        argument(node, names::kDepthwiseWeight) >= 0) {
       return std::nullopt;
     }
     const int weight = argument(node, "weight");

@@ -8,6 +8,7 @@
 // batch norm folded into weights and bias (batch_norm_folding.h), the activation last.
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "executor/kernels/cpu/batch_norm_folding.h"
 #include "executor/kernels/cpu/broadcast.h"
@@ -674,8 +675,12 @@ Status run_projected(KernelContext& ctx, ConvolutionCall call) {
   }
   int64_t out[2];
   for (size_t i = 0; i < 2; ++i) {
+    // Padding past a 32-bit count is no image's (and would overflow the extent).
+    if (d.padding[i] < 0 || d.padding[i] > INT32_MAX) {
+      return ctx.error("the fused depthwise convolution's padding " + std::to_string(d.padding[i]) + " is out of range");
+    }
     const int64_t extent = x.sizes()[2 + i] + 2 * d.padding[i] - weight.sizes()[2 + i];
-    if (d.stride[i] <= 0 || d.padding[i] < 0 || extent < 0) {
+    if (d.stride[i] <= 0 || extent < 0) {
       return ctx.error("the fused depthwise convolution's stride, padding and kernel do not fit the input " +
                        x.type_string());
     }
@@ -799,7 +804,8 @@ Result<ConvolutionCall> read_call(const KernelContext& ctx, const ConvolutionFor
 struct PreparedConvolution final : KernelState {
   ConstantArguments constants;
   ConvolutionCall call;
-  int input = -1, residual = -1, input_scale = -1;  // argument indices, -1: none
+  int input = -1, residual = -1, input_scale = -1;  // argument indices, -1: the node has none
+  bool had_residual = false, had_input_scale = false;  // tensors when kept (else None or absent)
 };
 
 // The arguments a call reads afresh: the node's per-run tensors.
@@ -814,31 +820,32 @@ int argument_index(const KernelContext& ctx, const RuntimeValue* value) {
   return -1;
 }
 
-// The tensor argument `index` holds, or nullptr.
+// The tensor argument `index` holds, or nullptr (no such argument, or None).
 const Tensor* tensor_argument(const KernelContext& ctx, int index) {
   return index < 0 ? nullptr : std::get_if<Tensor>(ctx.inputs()[static_cast<size_t>(index)].value);
 }
 
-// Keeps `call` in ctx's slot where its parts besides the per-run tensors are constant
+// What `call` leaves to keep where its parts besides the per-run tensors are constant
 // (constant_arguments.h): a float32 call without an expansion or depthwise stage, whose weights'
-// rank fits. Otherwise keeps nothing; the call then runs as read, which reports what is wrong.
-void keep_prepared(const KernelContext& ctx, const ConvolutionCall& call, KernelStateSlot& slot) {
+// rank and bias fit. nullptr otherwise; the call then runs as read, which reports what is wrong.
+std::unique_ptr<PreparedConvolution> prepare(const KernelContext& ctx, const ConvolutionCall& call) {
   const Tensor& weight = call.weight;
   if (call.input.dtype() != ScalarType::FLOAT32 || weight.dtype() != ScalarType::FLOAT32 ||
       (call.bias && call.bias->dtype() != ScalarType::FLOAT32) || call.expansion || call.depthwise ||
-      weight.dim() != static_cast<int64_t>(call.spatial + 2)) {
-    return;
+      weight.dim() != static_cast<int64_t>(call.spatial + 2) ||
+      (call.bias && call.bias->sizes() != std::vector<int64_t>{weight.sizes()[0]})) {
+    return nullptr;
   }
   auto constants = ConstantArguments::of(ctx, kPerCall);
-  if (!constants) return;
+  if (!constants) return nullptr;
   auto prepared = std::make_unique<PreparedConvolution>();
   prepared->constants = std::move(*constants);
   prepared->input = argument_index(ctx, ctx.find("input", 0));
-  prepared->residual = call.residual ? argument_index(ctx, ctx.find(convolution_epilogue::kResidual, -1)) : -1;
-  prepared->input_scale = call.input_scale ? argument_index(ctx, ctx.find(convolution_epilogue::kInputScale, -1)) : -1;
-  if (prepared->input < 0 || (call.residual && prepared->residual < 0) || (call.input_scale && prepared->input_scale < 0)) {
-    return;
-  }
+  prepared->residual = argument_index(ctx, ctx.find(convolution_epilogue::kResidual, -1));
+  prepared->input_scale = argument_index(ctx, ctx.find(convolution_epilogue::kInputScale, -1));
+  if (prepared->input < 0) return nullptr;
+  prepared->had_residual = call.residual.has_value();
+  prepared->had_input_scale = call.input_scale.has_value();
   ConvolutionCall kept = call;
   kept.input = Tensor();
   kept.residual.reset();
@@ -847,39 +854,53 @@ void keep_prepared(const KernelContext& ctx, const ConvolutionCall& call, Kernel
     // In run_convolution's canonical form, so that the folded weights are the ones it keeps.
     Tensor k = contiguous_as(canonical_form(weight, false, kSpatial - call.spatial), ScalarType::FLOAT32);
     Tensor b = call.bias ? contiguous_as(*call.bias, ScalarType::FLOAT32) : Tensor();
-    if (!fold_into(ctx, *kept.batch_norm, k, b)) return;
+    if (!fold_into(ctx, *kept.batch_norm, k, b)) return nullptr;
     kept.weight = k.as_strided(weight.sizes(), Tensor::contiguous_strides(weight.sizes()), k.storage_offset());
     kept.bias = b.defined() ? std::optional<Tensor>(b) : std::nullopt;
     kept.batch_norm.reset();
   }
   prepared->call = std::move(kept);
-  slot = std::move(prepared);
+  return prepared;
 }
 
-// Runs a convolution node: from what it kept where its constant arguments are the ones it kept
-// them from and its per-run tensors are there, else from its arguments as `read` reads them
-// (keeping them for the next run).
+// The call `prepared` keeps, with this run's tensors, where ctx's constant arguments are the ones
+// it was kept from and the per-run ones are of the kinds they were (a tensor, or None where the
+// kept call had none) and the input of the rank it had; else nullopt.
+std::optional<ConvolutionCall> kept_call(const KernelContext& ctx, const PreparedConvolution& prepared) {
+  if (!prepared.constants.match(ctx)) return std::nullopt;
+  const Tensor* input = tensor_argument(ctx, prepared.input);
+  const Tensor* residual = tensor_argument(ctx, prepared.residual);
+  const Tensor* input_scale = tensor_argument(ctx, prepared.input_scale);
+  const ConvolutionCall& call = prepared.call;
+  if (input == nullptr || input->dtype() != ScalarType::FLOAT32 ||
+      (input->dim() == call.weight.dim()) != call.batched || (residual != nullptr) != prepared.had_residual ||
+      (input_scale != nullptr) != prepared.had_input_scale) {
+    return std::nullopt;
+  }
+  ConvolutionCall now = call;
+  now.input = *input;
+  if (residual != nullptr) now.residual = *residual;
+  if (input_scale != nullptr) now.input_scale = *input_scale;
+  return now;
+}
+
+// Runs a convolution node: from what it kept where that still applies (kept_call), else from its
+// arguments as `read` reads them, keeping them for the next run once the call succeeded.
 template <class Read>
 Status run_node(KernelContext& ctx, Read read) {
   KernelStateSlot* slot = ctx.kernel_state();
   if (slot != nullptr && *slot != nullptr) {
     const auto* prepared = dynamic_cast<const PreparedConvolution*>(slot->get());
-    const Tensor* input = prepared != nullptr ? tensor_argument(ctx, prepared->input) : nullptr;
-    const Tensor* residual = prepared != nullptr ? tensor_argument(ctx, prepared->residual) : nullptr;
-    const Tensor* input_scale = prepared != nullptr ? tensor_argument(ctx, prepared->input_scale) : nullptr;
-    if (input != nullptr && input->dtype() == ScalarType::FLOAT32 && (prepared->residual < 0 || residual != nullptr) &&
-        (prepared->input_scale < 0 || input_scale != nullptr) && prepared->constants.match(ctx)) {
-      ConvolutionCall call = prepared->call;
-      call.input = *input;
-      if (residual != nullptr) call.residual = *residual;
-      if (input_scale != nullptr) call.input_scale = *input_scale;
-      return run_convolution(ctx, std::move(call));
+    if (prepared != nullptr) {
+      if (auto call = kept_call(ctx, *prepared)) return run_convolution(ctx, std::move(*call));
     }
     slot->reset();
   }
   NRT_TRY(call, read(ctx));
-  if (slot != nullptr) keep_prepared(ctx, *call, *slot);
-  return run_convolution(ctx, std::move(*call));
+  std::unique_ptr<PreparedConvolution> prepared = slot != nullptr ? prepare(ctx, *call) : nullptr;
+  NRT_RETURN_IF_ERROR(run_convolution(ctx, std::move(*call)));
+  if (prepared != nullptr) *slot = std::move(prepared);
+  return Status::Ok();
 }
 
 template <size_t kForm>
