@@ -194,6 +194,19 @@ std::optional<std::pair<Outputs, Outputs>> run_both(Executor& first, Executor& s
   return std::make_pair(std::move(*a), std::move(*b));
 }
 
+// Runs both programs `runs` times on `inputs` (the later runs on what the first kept) and checks
+// that their first outputs agree within atol + rtol * |want|, naming `label`.
+void expect_close_runs(Executor& fused, Executor& apart, const NamedInputs& inputs, double atol, double rtol,
+                       const std::string& label, int runs = 2) {
+  for (int run = 0; run < runs; ++run) {
+    auto both = run_both(fused, apart, inputs, label);
+    ASSERT_TRUE(both.has_value());
+    const auto& [got, want] = *both;
+    EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), atol, rtol), 0u)
+        << label << " run " << run << ": the values differ from the nodes run apart";
+  }
+}
+
 // Runs `b` fused and unfused; returns whether the fused plan fused, and checks the values agree.
 bool check_block(const Block& b, const std::string& label) {
   auto fused = load_program(block_program(b));
@@ -465,14 +478,7 @@ TEST(ConvolutionFusion, AMaxPoolBetweenConvolutionsStaysChannelsLast) {
   EXPECT_TRUE(has_argument(node_named(*fused, "pool"), "nrt.channels_last_output"));
   EXPECT_FALSE(has_argument(node_named(*apart, "stem"), "nrt.channels_last_output"));
   EXPECT_FALSE(has_argument(node_named(*apart, "pool"), "nrt.channels_last_output"));
-  const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
-  for (int run = 0; run < 2; ++run) {
-    auto runs = run_both(*fused, *apart, inputs);
-    ASSERT_TRUE(runs.has_value());
-    const auto& [got, want] = *runs;
-    EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-6, 1e-5), 0u)
-        << "run " << run << ": the channels-last pool's chain differs from the contiguous one";
-  }
+  expect_close_runs(*fused, *apart, {{"x", image_input(ScalarType::FLOAT32)}}, 1e-6, 1e-5, "the channels-last pool's chain");
 }
 
 // A classifier's head: a pointwise convolution (16 channels, relu) whose result only a global
@@ -507,14 +513,7 @@ TEST(ConvolutionFusion, AResultOnlyAGlobalPoolReadsIsWrittenChannelsLast) {
   ASSERT_NE(apart, nullptr);
   EXPECT_TRUE(has_argument(node_named(*fused, "head"), "nrt.channels_last_output"));
   EXPECT_FALSE(has_argument(node_named(*apart, "head"), "nrt.channels_last_output"));
-  const NamedInputs inputs{{"x", image_input(ScalarType::FLOAT32)}};
-  for (int run = 0; run < 2; ++run) {
-    auto runs = run_both(*fused, *apart, inputs);
-    ASSERT_TRUE(runs.has_value());
-    const auto& [got, want] = *runs;
-    EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-6, 1e-5), 0u)
-        << "run " << run << ": the channels-last head's pool differs from the contiguous one";
-  }
+  expect_close_runs(*fused, *apart, {{"x", image_input(ScalarType::FLOAT32)}}, 1e-6, 1e-5, "the channels-last head");
 }
 
 // One loaded program run from several threads at once: oneDNN primitives shared by the runs each
@@ -784,13 +783,7 @@ TEST(ConvolutionFusion, AWideDepthwiseConvolutionRunsInsideItsProjection) {
     EXPECT_TRUE(node_named(*fused, "dw").arg_names.empty()) << label << ": the depthwise node does nothing";
     EXPECT_FALSE(has_argument(node_named(*apart, "project"), "nrt.depthwise.weight"))
         << label << ": the graph returns the depthwise result";
-    for (int run = 0; run < 2; ++run) {  // the second on the kept weights
-      auto runs = run_both(*fused, *apart, projected_block_input(side, stem), label);
-      ASSERT_TRUE(runs.has_value());
-      const auto& [got, want] = *runs;
-      EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-5, 1e-4), 0u)
-          << label << " run " << run << ": the fused block's values differ from the nodes run apart";
-    }
+    expect_close_runs(*fused, *apart, projected_block_input(side, stem), 1e-5, 1e-4, label);
   }
 }
 
@@ -956,11 +949,7 @@ TEST(ConvolutionFusion, AProjectionThatTookADepthwiseStageIsNotTakenOverItself) 
   ASSERT_NE(apart, nullptr);
   EXPECT_TRUE(has_argument(node_named(*fused, "b"), "nrt.depthwise.weight"));
   EXPECT_FALSE(has_argument(node_named(*fused, "c"), "nrt.depthwise.weight"));
-  NamedInputs inputs{{"x", patterned({1, 1, 256, 256}, 7)}};
-  auto runs = run_both(*fused, *apart, inputs);
-  ASSERT_TRUE(runs.has_value());
-  const auto& [got, want] = *runs;
-  EXPECT_EQ(count_apart(values(got[0].value), values(want[0].value), 1e-6, 1e-5), 0u);
+  expect_close_runs(*fused, *apart, {{"x", patterned({1, 1, 256, 256}, 7)}}, 1e-6, 1e-5, "one channel", 1);
 }
 
 }  // namespace
