@@ -502,14 +502,19 @@ class Fusion {
     return static_cast<int64_t>(m) - n - 1 == static_cast<int64_t>(views.size()) ? n : -1;  // only the views between
   }
 
-  // The float32 4-D value a convolution's input slot holds, or -1.
-  int32_t float_image(int32_t slot) const {
+  // Whether a convolution's input slot holds a float32 4-D value.
+  bool holds_float_image(int32_t slot) const {
     const int32_t x = value_of_slot_[static_cast<size_t>(slot)];
-    if (x < 0 || plan_.values[static_cast<size_t>(x)].dtype != ScalarType::FLOAT32 ||
-        plan_.values[static_cast<size_t>(x)].sizes.size() != 4) {
-      return -1;
-    }
-    return x;
+    return x >= 0 && plan_.values[static_cast<size_t>(x)].dtype == ScalarType::FLOAT32 &&
+           plan_.values[static_cast<size_t>(x)].sizes.size() == 4;
+  }
+
+  // Whether a conv2d with weights of these sizes is pointwise: 1x1, groups 1, stride 1, no padding
+  // (an inverted-residual block's expansion and projection).
+  bool pointwise_conv2d(const PlannedNode& node, const std::vector<int64_t>& weight) const {
+    return weight.size() == 4 && weight[2] == 1 && weight[3] == 1 && int_argument(node, "groups", 1) == 1 &&
+           pair_argument(node, "stride", {1, 1}) == std::vector<int64_t>{1, 1} &&
+           pair_argument(node, "padding", {0, 0}) == std::vector<int64_t>{0, 0};
   }
 
   // The float32 bytes of the value a slot holds, where its sizes are literal; else -1.
@@ -581,9 +586,7 @@ class Fusion {
     const auto expansion_weight = plain_channels_last_conv2d(expansion);
     const int expansion_input = argument(expansion, "input", true);
     if (!expansion_weight || expansion_input < 0 || (*expansion_weight)[0] != (*depthwise_weight)[0] ||
-        (*expansion_weight)[2] != 1 || (*expansion_weight)[3] != 1 || int_argument(expansion, "groups", 1) != 1 ||
-        pair_argument(expansion, "stride", {1, 1}) != std::vector<int64_t>{1, 1} ||
-        pair_argument(expansion, "padding", {0, 0}) != std::vector<int64_t>{0, 0} ||
+        !pointwise_conv2d(expansion, *expansion_weight) ||
         single_result(expansion) != value_of_slot_[static_cast<size_t>(slot)]) {
       return;
     }
@@ -592,7 +595,7 @@ class Fusion {
     // 0.85x).
     if (literal_bytes(slot) < kFusedExpansionBytes) return;
     const int32_t x_slot = expansion.arg_slots[static_cast<size_t>(expansion_input)];
-    if (float_image(x_slot) < 0) return;
+    if (!holds_float_image(x_slot)) return;
     auto renamed = epilogue_renamed(names::kExpansionEpilogue);
     renamed.emplace_back("weight", names::kExpansionWeight);
     renamed.emplace_back("bias", names::kExpansionBias);
@@ -615,10 +618,7 @@ class Fusion {
     const int weight = argument(projection, "weight"), input = argument(projection, "input", true);
     if (weight < 0 || input < 0) return;
     const auto projection_weight = literal_sizes(value_of_slot_[static_cast<size_t>(projection.arg_slots[static_cast<size_t>(weight)])]);
-    if (!projection_weight || projection_weight->size() != 4 || (*projection_weight)[2] != 1 ||
-        (*projection_weight)[3] != 1 || int_argument(projection, "groups", 1) != 1 ||
-        pair_argument(projection, "stride", {1, 1}) != std::vector<int64_t>{1, 1} ||
-        pair_argument(projection, "padding", {0, 0}) != std::vector<int64_t>{0, 0} ||
+    if (!projection_weight || !pointwise_conv2d(projection, *projection_weight) ||
         pair_argument(projection, "dilation", {1, 1}) != std::vector<int64_t>{1, 1}) {
       return;
     }
@@ -644,7 +644,7 @@ class Fusion {
       return;
     }
     const int32_t x_slot = depthwise.arg_slots[static_cast<size_t>(depthwise_input)];
-    if (float_image(x_slot) < 0) return;
+    if (!holds_float_image(x_slot)) return;
     auto renamed = epilogue_renamed(names::kDepthwiseEpilogue);
     renamed.emplace_back("weight", names::kDepthwiseWeight);
     renamed.emplace_back("bias", names::kDepthwiseBias);

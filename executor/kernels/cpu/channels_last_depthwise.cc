@@ -35,10 +35,7 @@ void channels_last_depthwise(const DepthwiseWindow& w, int64_t batches, int64_t 
     std::vector<const float*> rows(static_cast<size_t>(w.kernel[0]));
     for (int64_t r = begin; r < end; ++r) {
       const int64_t image = r / out_h, oy = r % out_h;
-      for (int64_t ky = 0; ky < w.kernel[0]; ++ky) {
-        const int64_t iy = oy * w.stride[0] - w.pad[0] + ky;
-        rows[static_cast<size_t>(ky)] = iy >= 0 && iy < in_h ? x + (image * in_h + iy) * in_row : nullptr;
-      }
+      kernel_rows(w, x + image * in_h * in_row, in_h, oy, rows.data());
       avx512::depthwise_row(w, rows.data(), taps, bias, clamp, y + r * out_row);
     }
   });

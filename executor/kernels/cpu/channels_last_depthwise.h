@@ -34,6 +34,15 @@ inline std::pair<int64_t, int64_t> inner_outputs(const DepthwiseWindow& w) {
   return {lo, std::max(lo, std::min(w.out_w, last < 0 ? 0 : last / w.stride[1] + 1))};
 }
 
+// rows[ky], ky < kernel[0]: the input row of `image` ([in_h][in_w][channels]) that output row
+// `oy`'s kernel row ky reads, or null where that row is padding.
+inline void kernel_rows(const DepthwiseWindow& w, const float* image, int64_t in_h, int64_t oy, const float** rows) {
+  for (int64_t ky = 0; ky < w.kernel[0]; ++ky) {
+    const int64_t iy = oy * w.stride[0] - w.pad[0] + ky;
+    rows[ky] = iy >= 0 && iy < in_h ? image + iy * w.in_w * w.channels : nullptr;
+  }
+}
+
 // Whether these convolutions run here: a CPU with AVX-512 F (cpu_has_avx512f).
 bool channels_last_depthwise_available();
 

@@ -356,6 +356,12 @@ struct ConvolutionCall {
   for (int64_t i = 0; i < n; ++i) to[i] = from[i] * factor;
 }
 
+// A fresh float32 [N, C, H, W] laid out channels-last where `channels_last`, else contiguous.
+Tensor empty_image(const std::vector<int64_t>& sizes, bool channels_last) {
+  const Tensor storage = Tensor::empty(ScalarType::FLOAT32, sizes);
+  return channels_last ? storage.as_strided(sizes, channels_last_strides(sizes), 0) : storage;
+}
+
 // input * scale per channel (scale [N or 1, C, 1, 1]) as a fused squeeze-excitation mul would
 // have written it, one float32 product an element, in the input's layout where that is
 // channels-last (the next convolution then reads it without a reorder), else contiguous.
@@ -364,10 +370,9 @@ Tensor scaled_input(const Tensor& input, const Tensor& scale) {
   const bool nhwc = is_channels_last(input) && !input.is_contiguous();
   const Tensor x = nhwc ? input : contiguous_as(input, ScalarType::FLOAT32);
   const Tensor s = contiguous_as(scale, ScalarType::FLOAT32);
-  const Tensor out = Tensor::empty(ScalarType::FLOAT32, input.sizes());
-  const Tensor result = nhwc ? out.as_strided(input.sizes(), channels_last_strides(input.sizes()), 0) : out;
+  const Tensor result = empty_image(input.sizes(), nhwc);
   const float* from = x.data<float>();
-  float* to = out.data<float>();
+  float* to = result.data<float>();
   for (int64_t image = 0; image < n; ++image) {
     const float* factors = s.data<float>() + (scale.sizes()[0] == 1 ? 0 : image * c);
     const int64_t first = image * c * positions;
@@ -411,6 +416,23 @@ Status fold_into(const KernelContext& ctx, const BatchNormParameters& batch_norm
   k = std::move(folded.weight);
   b = std::move(folded.bias);
   return Status::Ok();
+}
+
+// `call`'s weights (in canonical form, kSpatial spatial dims) and bias, contiguous in `compute`,
+// its batch norm folded: as run_convolution and a kept call (PreparedConvolution) both take them,
+// so that both reach the same kept folded weights.
+Status folded_weights(const KernelContext& ctx, const ConvolutionCall& call, ScalarType compute, Tensor& k, Tensor& b) {
+  k = contiguous_as(canonical_form(call.weight, false, kSpatial - call.spatial), compute);
+  b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
+  return call.batch_norm ? fold_into(ctx, *call.batch_norm, k, b) : Status::Ok();
+}
+
+// A fused residual of `dtype` and the output's sizes, else the error saying so.
+Status check_residual(const KernelContext& ctx, const std::optional<Tensor>& residual, ScalarType dtype,
+                      const std::vector<int64_t>& out_sizes) {
+  if (!residual || (residual->dtype() == dtype && residual->sizes() == out_sizes)) return Status::Ok();
+  return ctx.error("the fused residual " + residual->type_string() + " must have the output's dtype and sizes " +
+                   shape_string(out_sizes));
 }
 
 Status run_expanded(KernelContext& ctx, ConvolutionCall call);
@@ -478,12 +500,9 @@ Status run_convolution(KernelContext& ctx, ConvolutionCall call) {
   const bool input_channels_last = nhwc_capable && is_channels_last(call.input) && !call.input.is_contiguous();
   const bool output_channels_last = nhwc_capable && call.channels_last_output;
   const Tensor x = input_channels_last ? input : contiguous_as(input, compute);
-  Tensor k = contiguous_as(w, compute), b = call.bias ? contiguous_as(*call.bias, compute) : Tensor();
-  if (call.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *call.batch_norm, k, b));
-  if (call.residual && (call.residual->dtype() != call.input.dtype() || call.residual->sizes() != out_sizes)) {
-    return ctx.error("the fused residual " + call.residual->type_string() + " must have the output's dtype and sizes " +
-                     shape_string(out_sizes));
-  }
+  Tensor k, b;
+  NRT_RETURN_IF_ERROR(folded_weights(ctx, call, compute, k, b));
+  NRT_RETURN_IF_ERROR(check_residual(ctx, call.residual, call.input.dtype(), out_sizes));
   // With a residual, the activation comes after the add.
   const ConvolutionActivation activation = call.residual ? ConvolutionActivation{} : call.activation;
   if (output_channels_last) {
@@ -588,10 +607,7 @@ Status run_expanded(KernelContext& ctx, ConvolutionCall call) {
   if (*done) return Status::Ok();
   const bool nhwc = is_channels_last(x) && !x.is_contiguous();
   const Tensor input = nhwc ? x : contiguous_as(x, ScalarType::FLOAT32);
-  const std::vector<int64_t> sizes{x.sizes()[0], channels, x.sizes()[2], x.sizes()[3]};
-  const Tensor storage = Tensor::empty(ScalarType::FLOAT32, {x.sizes()[0] * channels * x.sizes()[2] * x.sizes()[3]});
-  const Tensor expanded =
-      storage.as_strided(sizes, nhwc ? channels_last_strides(sizes) : Tensor::contiguous_strides(sizes), 0);
+  const Tensor expanded = empty_image({x.sizes()[0], channels, x.sizes()[2], x.sizes()[3]}, nhwc);
   conv_forward<float>(canonical_form(input, false, 1), canonical_form(k, false, 1), b, ConvParams{}, e.activation,
                       canonical_form(expanded, false, 1), nhwc, nhwc);
   call.input = expanded;
@@ -618,10 +634,7 @@ Result<bool> run_projected_pass(KernelContext& ctx, const ConvolutionCall& call,
   if (!fits) return false;
   const int64_t out_channels = w.sizes()[0];
   std::vector<int64_t> out_sizes{x.sizes()[0], out_channels, out_h, out_w};
-  if (call.residual && (call.residual->dtype() != ScalarType::FLOAT32 || call.residual->sizes() != out_sizes)) {
-    return ctx.error("the fused residual " + call.residual->type_string() + " must have the output's dtype and sizes " +
-                     shape_string(out_sizes));
-  }
+  NRT_RETURN_IF_ERROR(check_residual(ctx, call.residual, ScalarType::FLOAT32, out_sizes));
   Tensor k = contiguous_as(w, ScalarType::FLOAT32), b = call.bias ? contiguous_as(*call.bias, ScalarType::FLOAT32) : Tensor();
   if (call.batch_norm) NRT_RETURN_IF_ERROR(fold_into(ctx, *call.batch_norm, k, b));
   if (!k.storage()->constant()) return false;
@@ -692,10 +705,7 @@ Status run_projected(KernelContext& ctx, ConvolutionCall call) {
   if (*done) return Status::Ok();
   const bool nhwc = is_channels_last(x) && !x.is_contiguous();
   const Tensor input = nhwc ? x : contiguous_as(x, ScalarType::FLOAT32);
-  const std::vector<int64_t> sizes{x.sizes()[0], channels, out[0], out[1]};
-  const Tensor storage = Tensor::empty(ScalarType::FLOAT32, {x.sizes()[0] * channels * out[0] * out[1]});
-  const Tensor convolved =
-      storage.as_strided(sizes, nhwc ? channels_last_strides(sizes) : Tensor::contiguous_strides(sizes), 0);
+  const Tensor convolved = empty_image({x.sizes()[0], channels, out[0], out[1]}, nhwc);
   ConvParams p;
   p.groups = channels;
   for (size_t i = 0; i < 2; ++i) {
@@ -851,10 +861,8 @@ std::unique_ptr<PreparedConvolution> prepare(const KernelContext& ctx, const Con
   kept.residual.reset();
   kept.input_scale.reset();
   if (kept.batch_norm) {
-    // In run_convolution's canonical form, so that the folded weights are the ones it keeps.
-    Tensor k = contiguous_as(canonical_form(weight, false, kSpatial - call.spatial), ScalarType::FLOAT32);
-    Tensor b = call.bias ? contiguous_as(*call.bias, ScalarType::FLOAT32) : Tensor();
-    if (!fold_into(ctx, *kept.batch_norm, k, b)) return nullptr;
+    Tensor k, b;
+    if (!folded_weights(ctx, call, ScalarType::FLOAT32, k, b)) return nullptr;
     kept.weight = k.as_strided(weight.sizes(), Tensor::contiguous_strides(weight.sizes()), k.storage_offset());
     kept.bias = b.defined() ? std::optional<Tensor>(b) : std::nullopt;
     kept.batch_norm.reset();

@@ -24,10 +24,7 @@ void projected_depthwise(const ProjectedDepthwise& b, const float* x, float* y) 
       const int64_t image = band / bands, first = band % bands * band_rows;
       const int64_t last = std::min(b.out_h, first + band_rows);
       for (int64_t oy = first; oy < last; ++oy) {
-        for (int64_t ky = 0; ky < kernel_h; ++ky) {
-          const int64_t iy = oy * w.stride[0] - w.pad[0] + ky;
-          rows[static_cast<size_t>(ky)] = iy >= 0 && iy < b.height ? x + (image * b.height + iy) * in_row : nullptr;
-        }
+        kernel_rows(w, x + image * b.height * in_row, b.height, oy, rows.data());
         float* out = convolved.data() + (oy - first) * row;
         avx512::depthwise_row(w, rows.data(), b.taps, b.bias, b.clamp, out);
         if (b.silu) run_float_activation(FloatActivation::kSilu, out, out, row);
