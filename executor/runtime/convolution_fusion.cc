@@ -509,6 +509,12 @@ class Fusion {
            plan_.values[static_cast<size_t>(x)].sizes.size() == 4;
   }
 
+  // Whether a conv2d with weights of these sizes is depthwise: one input channel per group, a group
+  // per output channel.
+  bool depthwise_conv2d(const PlannedNode& node, const std::vector<int64_t>& weight) const {
+    return weight.size() == 4 && weight[1] == 1 && int_argument(node, "groups", 1) == weight[0];
+  }
+
   // Whether a conv2d with weights of these sizes is pointwise: 1x1, groups 1, stride 1, no padding
   // (an inverted-residual block's expansion and projection).
   bool pointwise_conv2d(const PlannedNode& node, const std::vector<int64_t>& weight) const {
@@ -574,8 +580,7 @@ class Fusion {
     const PlannedNode& depthwise = plan_.nodes[m];
     const auto depthwise_weight = plain_channels_last_conv2d(depthwise);
     const int input = argument(depthwise, "input", true);
-    if (!depthwise_weight || input < 0 || (*depthwise_weight)[1] != 1 ||
-        int_argument(depthwise, "groups", 1) != (*depthwise_weight)[0]) {
+    if (!depthwise_weight || input < 0 || !depthwise_conv2d(depthwise, *depthwise_weight)) {
       return;
     }
     std::vector<size_t> views;
@@ -629,9 +634,8 @@ class Fusion {
     const PlannedNode& depthwise = plan_.nodes[static_cast<size_t>(n)];
     const auto depthwise_weight = plain_channels_last_conv2d(depthwise);
     const int depthwise_input = argument(depthwise, "input", true);
-    if (!depthwise_weight || depthwise_input < 0 || (*depthwise_weight)[1] != 1 ||
+    if (!depthwise_weight || depthwise_input < 0 || !depthwise_conv2d(depthwise, *depthwise_weight) ||
         (*depthwise_weight)[0] != (*projection_weight)[1] ||
-        int_argument(depthwise, "groups", 1) != (*depthwise_weight)[0] ||
         !pair_argument(depthwise, "stride", {1, 1}) || !pair_argument(depthwise, "padding", {0, 0}) ||
         single_result(depthwise) != value_of_slot_[static_cast<size_t>(slot)]) {
       return;
