@@ -112,17 +112,22 @@ int32_t ChainFusion::partner(size_t n, std::string_view target, int32_t slot) co
   return -1;
 }
 
-void ChainFusion::fuse(size_t first, size_t last, const std::vector<std::pair<std::string_view, int32_t>>& arguments) {
-  PlannedNode& head = plan_.nodes[first];
-  head.kernel = fused_;
-  head.arg_names.clear();
-  head.arg_slots.clear();
+void ChainFusion::run_fused(size_t n, const std::vector<std::pair<std::string_view, int32_t>>& arguments) {
+  PlannedNode& node = plan_.nodes[n];
+  node.kernel = fused_;
+  node.arg_names.clear();
+  node.arg_slots.clear();
   for (const auto& [name, slot] : arguments) {
-    head.arg_names.emplace_back(name);
-    head.arg_slots.push_back(slot);
+    node.arg_names.emplace_back(name);
+    node.arg_slots.push_back(slot);
   }
-  for (size_t b = first + 1; b < last; ++b) make_absorbed(plan_, absorbed_, b);
-  make_alias_view(plan_, alias_, last, slot_of(head.outputs[0].value), head.outputs[0].value);
+}
+
+void ChainFusion::fuse(size_t first, size_t last, const std::vector<std::pair<std::string_view, int32_t>>& arguments) {
+  run_fused(first, arguments);
+  for (size_t b = first + 1; b < last; ++b) absorb(b);
+  const int32_t head = plan_.nodes[first].outputs[0].value;
+  make_alias_view(plan_, alias_, last, slot_of(head), head);
 }
 
 void make_absorbed(ExecutionPlan& plan, const KernelInfo& absorbed, size_t n) {

@@ -42,6 +42,8 @@ class ChainFusion {
   const std::vector<int64_t>* int_list(int32_t slot) const;
   // The value `slot` holds, or null (a constant, or nothing).
   const ValueInfo* value_in(int32_t slot) const;
+  // The index of the value `slot` holds, or -1.
+  int32_t value_of(int32_t slot) const { return slot < 0 ? -1 : value_of_slot_[static_cast<size_t>(slot)]; }
   int32_t slot_of(int32_t value) const { return plan_.values[static_cast<size_t>(value)].slot; }
   // `value` is read exactly `times` times: by arguments, list items and graph outputs together.
   bool read_only(int32_t value, int times) const { return reads_[static_cast<size_t>(slot_of(value))] == times; }
@@ -60,6 +62,10 @@ class ChainFusion {
   // The rewrite: node `first` runs the fused kernel on `arguments` (names and slots), nodes
   // (first, last) do nothing, and node `last` becomes a view of first's result.
   void fuse(size_t first, size_t last, const std::vector<std::pair<std::string_view, int32_t>>& arguments);
+  // Node `n` runs the fused kernel on `arguments`, its results as they were.
+  void run_fused(size_t n, const std::vector<std::pair<std::string_view, int32_t>>& arguments);
+  // Node `n` does nothing: another node does its work.
+  void absorb(size_t n) { make_absorbed(plan_, absorbed_, n); }
 
   ExecutionPlan& plan_;
   const KernelRegistry& registry_;

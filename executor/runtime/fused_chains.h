@@ -1,4 +1,5 @@
-// The contract between the plan's fusions of op chains (rms_norm_fusion.h, rotary_fusion.h) and
+// The contract between the plan's fusions of op chains (rms_norm_fusion.h, rotary_fusion.h,
+// silu_mul_fusion.h) and
 // the kernels that run them (executor/kernels/cpu/fused_chain_kernels.cc): a chain's first node
 // runs its fused kernel on the arguments below, by name only (names no operator schema has), its
 // last node becomes a view of the first's result, and the nodes between run kAbsorbedTarget. A
@@ -25,5 +26,12 @@ inline constexpr std::string_view kRotaryTarget = "nrt::rotary_chain";
 inline constexpr std::string_view kRotaryInput = "nrt.rotary.input";
 inline constexpr std::string_view kRotaryCos = "nrt.rotary.cos";
 inline constexpr std::string_view kRotarySin = "nrt.rotary.sin";
+
+// SiLU times another value, the gated feed-forward of the Llama family: silu(gate) * up, gate and up
+// float32 of the same sizes. This chain's kernel runs at its last node (the mul: up is often
+// computed after the silu) and the silu node does nothing.
+inline constexpr std::string_view kSiluMulTarget = "nrt::silu_mul_chain";
+inline constexpr std::string_view kSiluMulGate = "nrt.silu_mul.gate";
+inline constexpr std::string_view kSiluMulUp = "nrt.silu_mul.up";
 
 }  // namespace nrt::exec::fused_chains

@@ -319,13 +319,14 @@ TEST(GoldenManifest, CoversEveryRegisteredTarget) {
   // own: tests/executor/control_flow_test, collective_kernels_test and the mpirun tests; the
   // random draws tests/executor/seeded_random_test, tests/random/philox_test and the torch
   // corpus's philox programs (torch's bits, exactly). A fused convolution node's kernel, and a
-  // fused chain's (RMSNorm, rotary embedding, the absorbed nodes), run what the plan fused
-  // (tests/executor/convolution_fusion_test, rms_norm_fusion_test and rotary_fusion_test, against
-  // the nodes run apart).
+  // fused chain's (RMSNorm, rotary embedding, SiLU times up, the absorbed nodes), run what the plan
+  // fused (tests/executor/convolution_fusion_test, rms_norm_fusion_test, rotary_fusion_test and
+  // silu_mul_fusion_test, against the nodes run apart).
   auto tested_elsewhere = [](const std::string& target) {
     const OpFacts* facts = op_facts(target);
     return target == convolution_epilogue::kKernelTarget || target == fused_chains::kRmsNormTarget ||
-           target == fused_chains::kRotaryTarget || target == fused_chains::kAbsorbedTarget || target.rfind("higher_order::", 0) == 0 || target.rfind("_c10d_functional::", 0) == 0 ||
+           target == fused_chains::kRotaryTarget || target == fused_chains::kSiluMulTarget ||
+           target == fused_chains::kAbsorbedTarget || target.rfind("higher_order::", 0) == 0 || target.rfind("_c10d_functional::", 0) == 0 ||
            target.rfind("aten::_philox_", 0) == 0 || (facts != nullptr && facts->seeded_draw);
   };
   for (const auto& target : KernelRegistry::global().targets(DeviceKind::kCpu)) {

@@ -12,6 +12,11 @@ enum class FloatActivation { kExp, kSigmoid, kSilu, kTanh, kGelu, kGeluTanh };
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n);
 
+// y = silu(gate) * up over n contiguous floats, SiLU rounded as run_float_activation's kSilu rounds
+// it, then the product (the silu and mul nodes' bits in one pass; the gated feed-forward's). y may
+// be gate or up.
+void silu_products(float* y, const float* gate, const float* up, int64_t n);
+
 // Softmax's numerators over `rows` contiguous rows of n elements: y = exp(x - shifts[r]) through
 // one call of the exp loop above (called per row, its setup and dispatch were half the time of a
 // 32-wide row), and sums[r] the row's sum (8 partial sums over every 8th element, then added in
@@ -30,6 +35,9 @@ namespace detail {
 void float_activation_baseline(FloatActivation op, float* y, const float* x, int64_t n);
 void float_activation_avx2(FloatActivation op, float* y, const float* x, int64_t n);
 void float_activation_avx512(FloatActivation op, float* y, const float* x, int64_t n);
+void silu_products_baseline(float* y, const float* gate, const float* up, int64_t n);
+void silu_products_avx2(float* y, const float* gate, const float* up, int64_t n);
+void silu_products_avx512(float* y, const float* gate, const float* up, int64_t n);
 }  // namespace detail
 
 }  // namespace nrt::exec::cpu

@@ -8,4 +8,6 @@ void float_activation_avx2(FloatActivation op, float* y, const float* x, int64_t
   float_activation_body(op, y, x, n);
 }
 
+void silu_products_avx2(float* y, const float* gate, const float* up, int64_t n) { silu_products_body(y, gate, up, n); }
+
 }  // namespace nrt::exec::cpu::detail

@@ -9,4 +9,6 @@ void float_activation_avx512(FloatActivation op, float* y, const float* x, int64
   float_activation_body(op, y, x, n);
 }
 
+void silu_products_avx512(float* y, const float* gate, const float* up, int64_t n) { silu_products_body(y, gate, up, n); }
+
 }  // namespace nrt::exec::cpu::detail

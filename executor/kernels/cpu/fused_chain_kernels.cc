@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "executor/kernels/cpu/broadcast.h"
+#include "executor/kernels/cpu/float_activation_loops.h"
 #include "executor/kernels/cpu/output_slot.h"
 #include "executor/kernels/cpu/tensor_copy.h"
 #include "executor/runtime/intra_op_threads.h"
@@ -151,10 +152,29 @@ Status rotary_chain_kernel(KernelContext& ctx) {
   return Status::Ok();
 }
 
+// SiLU times up (executor/runtime/silu_mul_fusion.h): float_activation_loops.h's silu_products,
+// SiLU rounded as the silu node's loop rounds it (over a contiguous float32 input), then the product.
+Status silu_mul_chain_kernel(KernelContext& ctx) {
+  NRT_TRY(gate, ctx.tensor(chains::kSiluMulGate, -1));
+  NRT_TRY(up, ctx.tensor(chains::kSiluMulUp, -1));
+  if (gate->dtype() != ScalarType::FLOAT32 || up->dtype() != ScalarType::FLOAT32 || gate->sizes() != up->sizes()) {
+    return ctx.error("the fused SiLU product needs float32 gate and up of the same sizes, got " + gate->type_string() +
+                     " and " + up->type_string());
+  }
+  const Tensor g = contiguous_as(*gate, ScalarType::FLOAT32), u = contiguous_as(*up, ScalarType::FLOAT32);
+  NRT_TRY(out, bind_output_ref(ctx, 0, ScalarType::FLOAT32, g.sizes()));
+  // The result may be gate's or up's memory (the plan reuses a value's memory from its last reader on).
+  const Tensor result = (*out)->is_contiguous() ? **out : Tensor::empty(ScalarType::FLOAT32, g.sizes());
+  silu_products(result.data<float>(), g.data<float>(), u.data<float>(), g.numel());
+  if (result.storage() != (*out)->storage()) copy_into(**out, result);
+  return Status::Ok();
+}
+
 constexpr DeviceKind kCpu = DeviceKind::kCpu;
 const KernelRegistration kRegistrations[] = {
     {chains::kRmsNormTarget, kCpu, {&rms_norm_chain_kernel, false}},
     {chains::kRotaryTarget, kCpu, {&rotary_chain_kernel, false}},
+    {chains::kSiluMulTarget, kCpu, {&silu_mul_chain_kernel, false}},
     {chains::kAbsorbedTarget, kCpu, {[](KernelContext&) { return Status::Ok(); }, false}},
 };
 
