@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "executor/runtime/fused_chains.h"
 
@@ -128,6 +129,25 @@ void ChainFusion::fuse(size_t first, size_t last, const std::vector<std::pair<st
   for (size_t b = first + 1; b < last; ++b) absorb(b);
   const int32_t head = plan_.nodes[first].outputs[0].value;
   make_alias_view(plan_, alias_, last, slot_of(head), head);
+}
+
+int32_t ChainFusion::constant_slot(RuntimeValue value) {
+  const int32_t slot = add_constant_slot(plan_, std::move(value));
+  value_of_slot_.push_back(-1);
+  constant_of_slot_.push_back(static_cast<int32_t>(plan_.constants.size() - 1));
+  reads_.push_back(1);
+  return slot;
+}
+
+void ChainFusion::read_at(int32_t value, size_t n) {
+  ValueInfo& info = plan_.values[static_cast<size_t>(value)];
+  info.last_use = std::max(info.last_use, static_cast<int64_t>(n));
+}
+
+int32_t add_constant_slot(ExecutionPlan& plan, RuntimeValue value) {
+  const int32_t slot = plan.num_slots++;
+  plan.constants.push_back({slot, std::move(value)});
+  return slot;
 }
 
 void make_absorbed(ExecutionPlan& plan, const KernelInfo& absorbed, size_t n) {

@@ -25,6 +25,9 @@ void make_alias_view(ExecutionPlan& plan, const KernelInfo& alias, size_t n, int
 // arguments, its results neither planned nor made.
 void make_absorbed(ExecutionPlan& plan, const KernelInfo& absorbed, size_t n);
 
+// A new slot holding the constant `value`: an argument a fusion gives a node.
+int32_t add_constant_slot(ExecutionPlan& plan, RuntimeValue value);
+
 class ChainFusion {
  public:
   // False where the device lacks the absorbed kernel, `fused_target` or a view alias: nothing fuses.
@@ -66,6 +69,10 @@ class ChainFusion {
   void run_fused(size_t n, const std::vector<std::pair<std::string_view, int32_t>>& arguments);
   // Node `n` does nothing: another node does its work.
   void absorb(size_t n) { make_absorbed(plan_, absorbed_, n); }
+  // A new slot holding `value`, read once.
+  int32_t constant_slot(RuntimeValue value);
+  // `value` is read at node `n` now: its memory lives until then.
+  void read_at(int32_t value, size_t n);
 
   ExecutionPlan& plan_;
   const KernelRegistry& registry_;

@@ -243,8 +243,7 @@ class Fusion {
   }
 
   int32_t constant_slot(RuntimeValue value) {
-    const int32_t slot = plan_.num_slots++;
-    plan_.constants.push_back({slot, std::move(value)});
+    const int32_t slot = add_constant_slot(plan_, std::move(value));
     value_of_slot_.push_back(-1);
     constant_of_slot_.push_back(static_cast<int32_t>(plan_.constants.size() - 1));
     reads_.push_back(1);

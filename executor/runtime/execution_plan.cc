@@ -6,6 +6,7 @@
 
 #include "executor/runtime/convolution_fusion.h"
 #include "executor/runtime/rms_norm_fusion.h"
+#include "executor/runtime/repeated_kv_fusion.h"
 #include "executor/runtime/rotary_fusion.h"
 #include "executor/runtime/silu_mul_fusion.h"
 #include "serializer/argument_values.h"
@@ -66,6 +67,7 @@ class PlanBuilder {
     fuse_rms_norms(plan_, registry_);
     fuse_rotary_embeddings(plan_, registry_);
     fuse_silu_products(plan_, registry_);
+    fuse_repeated_key_values(plan_, registry_);
     finish_lifetimes();
     mark_deferred_waits();
     return std::move(plan_);

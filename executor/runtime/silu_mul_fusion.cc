@@ -42,9 +42,7 @@ class SiluMulFusion : public ChainFusion {
     }
     run_fused(m, {{fused_chains::kSiluMulGate, gate_slot}, {fused_chains::kSiluMulUp, up_slot}});
     absorb(n);
-    // gate is read at the mul now: its memory lives until then.
-    ValueInfo& read_later = plan_.values[static_cast<size_t>(value_of(gate_slot))];
-    read_later.last_use = std::max(read_later.last_use, static_cast<int64_t>(m));
+    read_at(value_of(gate_slot), m);  // gate's memory lives until the mul
   }
 
   // The first node after `n` that reads `slot`, or 0 where a node before it writes in place or none
