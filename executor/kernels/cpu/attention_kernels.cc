@@ -193,7 +193,8 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
   auto heads = [&](int64_t begin, int64_t end) {
     Tensor scores = Tensor::empty(compute, {L, S});
     Tensor statistics = Tensor::empty(compute, {2, L});  // masked_softmax_rows' scratch
-    Tensor packed = small ? Tensor::empty(compute, {E * S + S * Ev}) : Tensor();  // k^T, and v's rows
+    // k^T, then v's rows (or k's rows gathered before their transpose)
+    Tensor packed = small ? Tensor::empty(compute, {E * S + S * std::max(E, Ev)}) : Tensor();
     std::vector<int64_t> index(batch->size(), 0);
     for (int64_t rest = begin, d = static_cast<int64_t>(batch->size()) - 1; d >= 0; --d) {
       index[static_cast<size_t>(d)] = rest % (*batch)[static_cast<size_t>(d)];
@@ -206,9 +207,15 @@ Status attention(KernelContext& ctx, const AttentionArguments& args) {
       if (small) {
         float* key_columns = packed.data<float>();  // [E, S]
         const float* key = km.data<float>();
-        if (km.strides()[0] == E && km.strides()[1] == 1 && transposes_floats(S, E)) {
+        if (km.strides()[1] == 1 && transposes_floats(S, E)) {
           // Rows of k as they come from a product: whisper's heads took ~2 us a head gathering
-          // them a float at a time.
+          // them a float at a time. Rows apart (a head of a [positions, heads, features] result,
+          // as the rotary embedding writes it) are first copied together.
+          if (km.strides()[0] != E) {
+            float* rows = packed.data<float>() + E * S;
+            for (int64_t j = 0; j < S; ++j) std::copy_n(key + j * km.strides()[0], E, rows + j * E);
+            key = rows;
+          }
           transpose_floats(BatchedTranspose{1, S, E}, key, key_columns);
         } else {
           for (int64_t e = 0; e < E; ++e) {
