@@ -1,8 +1,8 @@
 // Grouped-query attention's repeated keys and values (executor/runtime/repeated_kv_fusion.h)
 // through the executor with the CPU kernels: the attention reads the key/value heads where they
 // are, with enable_gqa, and gives the bits of the nodes run apart (the unfused program makes the
-// repeated key a graph output, which the fusion must respect), for contiguous heads, a value that
-// is a transposed view and a boolean mask; keys and values repeated by different groups, an
+// repeated key a graph output, which the fusion must respect), for contiguous heads, a key and a
+// value that are transposed views and a boolean mask; keys and values repeated by different groups, an
 // attention already given enable_gqa and a write in place between the repeat and the attention
 // leave the nodes as they are.
 #include <gtest/gtest.h>
@@ -32,6 +32,7 @@ constexpr int64_t kHeads = 4, kPositions = 6, kDepth = 8;
 
 struct Chain {
   int64_t key_heads = 2, value_heads = 2;  // each repeated to kHeads
+  bool key_transposed = false;             // key a head of [1, positions, heads, depth]: rows apart
   bool value_transposed = false;           // value read from [1, positions, heads, depth]
   bool masked = false;                     // a bool attn_mask [positions, positions]
   bool gqa_given = false;                  // enable_gqa=True on the repeated heads: not fused
@@ -60,12 +61,20 @@ ProgramWithWeights chain_program(const Chain& c) {
   const auto f32 = ScalarType::FLOAT32;
   auto g = p.graph("main", true);
   const uint32_t q = g.tensor("q", f32, {1, kHeads, kPositions, kDepth});
-  const uint32_t k_in = g.tensor("k_in", f32, {1, c.key_heads, kPositions, kDepth});
+  const std::vector<int64_t> key_sizes = c.key_transposed ? std::vector<int64_t>{1, kPositions, c.key_heads, kDepth}
+                                                          : std::vector<int64_t>{1, c.key_heads, kPositions, kDepth};
+  const uint32_t k_in = g.tensor("k_in", f32, key_sizes);
   g.user_input(arg::tensor(q));
   g.user_input(arg::tensor(k_in));
   // k = k_in * k_in: a value of the plan (a graph input cannot be written in place)
-  const uint32_t k = g.tensor("k", f32, {1, c.key_heads, kPositions, kDepth});
+  uint32_t k = g.tensor("k", f32, key_sizes);
   g.node("k", p.op("aten::mul", "Tensor"), Args{{"self", arg::tensor(k_in)}, {"other", arg::tensor(k_in)}}, {}, {arg::tensor(k)});
+  if (c.key_transposed) {
+    const uint32_t heads = g.tensor("k_heads", f32, {1, c.key_heads, kPositions, kDepth});
+    g.node("k_heads", p.op("aten::transpose", "int"), Args{{"self", arg::tensor(k)}, {"dim0", arg::integer(1)}, {"dim1", arg::integer(2)}},
+           {}, {arg::tensor(heads)});
+    k = heads;
+  }
   uint32_t v;
   if (c.value_transposed) {
     const uint32_t rows = g.tensor("v_rows", f32, {1, kPositions, c.value_heads, kDepth});
@@ -85,7 +94,7 @@ ProgramWithWeights chain_program(const Chain& c) {
   const uint32_t rk = repeat(g, p, k, c.key_heads, "key"), rv = repeat(g, p, v, c.value_heads, "value");
   // A value made between the repeats and the attention, of k's size: the plan would give it k's
   // memory were k's life to end at its repeat.
-  const uint32_t other = g.tensor("other", f32, {1, c.key_heads, kPositions, kDepth});
+  const uint32_t other = g.tensor("other", f32, key_sizes);
   g.node("other", p.op("aten::add", "Tensor"), Args{{"self", arg::tensor(k_in)}, {"other", arg::tensor(k_in)}}, {},
          {arg::tensor(other)});
   uint32_t doubled = 0;
@@ -142,7 +151,9 @@ bool check_chain(const Chain& c, const std::string& label) {
   auto unfused = load_program(chain_program(apart));
   if (one == nullptr || unfused == nullptr) return false;
   EXPECT_FALSE(fused(*unfused)) << label << ": a graph output inside the chain must not be fused away";
-  NamedInputs inputs{{"q", input({1, kHeads, kPositions, kDepth}, 1)}, {"k_in", input({1, c.key_heads, kPositions, kDepth}, 2)}};
+  const std::vector<int64_t> key_sizes = c.key_transposed ? std::vector<int64_t>{1, kPositions, c.key_heads, kDepth}
+                                                          : std::vector<int64_t>{1, c.key_heads, kPositions, kDepth};
+  NamedInputs inputs{{"q", input({1, kHeads, kPositions, kDepth}, 1)}, {"k_in", input(key_sizes, 2)}};
   if (c.value_transposed) {
     inputs.emplace("v_rows", input({1, kPositions, c.value_heads, kDepth}, 3));
   } else {
@@ -171,6 +182,11 @@ TEST(RepeatedKeyValueFusion, FusedAttentionGivesTheBitsOfTheNodesRunApart) {
   strided.value_transposed = true;
   strided.masked = true;
   EXPECT_TRUE(check_chain(strided, "a transposed value and a mask"));
+  // The attention transposes the key's rows, 2 * 8 floats apart, where the repeat's copy made them
+  // contiguous.
+  Chain key_rows_apart;
+  key_rows_apart.key_transposed = true;
+  EXPECT_TRUE(check_chain(key_rows_apart, "a key whose rows are apart"));
   Chain one_head;
   one_head.key_heads = one_head.value_heads = 1;
   EXPECT_TRUE(check_chain(one_head, "one key/value head"));
