@@ -67,6 +67,8 @@ class ChainFusion {
   void fuse(size_t first, size_t last, const std::vector<std::pair<std::string_view, int32_t>>& arguments);
   // Node `n` runs the fused kernel on `arguments`, its results as they were.
   void run_fused(size_t n, const std::vector<std::pair<std::string_view, int32_t>>& arguments);
+  // Node `n` becomes a view (aten::alias) of the value in `input_slot`.
+  void become_view(size_t n, int32_t input_slot) { make_alias_view(plan_, alias_, n, input_slot, value_of(input_slot)); }
   // Node `n` does nothing: another node does its work.
   void absorb(size_t n) { make_absorbed(plan_, absorbed_, n); }
   // A new slot holding `value`, read once.
