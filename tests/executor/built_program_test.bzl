@@ -10,6 +10,7 @@ def built_program_test(name):
         srcs = [name + ".cc"],
         copts = NRT_COPTS,
         deps = [
+            ":fused_and_apart",
             ":load_program",
             ":tensor_literals",
             "//executor/kernels/cpu:kernels",

@@ -12,10 +12,10 @@
 #include <vector>
 
 #include "executor/runtime/executor.h"
-#include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/fused_chains.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/fused_and_apart.h"
 #include "tests/executor/load_program.h"
 #include "tests/executor/tensor_literals.h"
 
@@ -114,7 +114,7 @@ bool fused(const Executor& e) {
          e.plan().nodes[0].arg_names[0] == exec::fused_chains::kRmsNormInput;
 }
 
-// Runs `c` fused and apart at 1 and 3 intra-op threads: the same bits. Returns whether it fused.
+// Runs `c` fused and apart: the same bits. Returns whether it fused.
 bool check_chain(const Chain& c, const std::string& label) {
   auto one = load_program(chain_program(c));
   Chain apart = c;
@@ -123,17 +123,7 @@ bool check_chain(const Chain& c, const std::string& label) {
   if (one == nullptr || unfused == nullptr) return false;
   EXPECT_FALSE(fused(*unfused)) << label << ": a graph output inside the chain must not be fused away";
   const NamedInputs inputs{{"x", x_input(c.sizes)}};
-  for (int threads : {1, 3}) {
-    exec::set_intra_op_threads(threads);
-    auto got = one->run(inputs);
-    auto want = unfused->run(inputs);
-    exec::set_intra_op_threads(0);
-    if (!got.ok() || !want.ok()) {
-      ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
-      return false;
-    }
-    EXPECT_EQ(f32_bits((*got)[0].value), f32_bits((*want)[0].value)) << label << ", " << threads << " threads";
-  }
+  if (!same_bits_as_apart(*one, *unfused, inputs, label, 1)) return false;  // the chain's result
   return fused(*one);
 }
 

@@ -18,6 +18,7 @@
 #include "executor/runtime/kernel.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/fused_and_apart.h"
 #include "tests/executor/load_program.h"
 #include "tests/executor/tensor_literals.h"
 
@@ -111,13 +112,7 @@ bool check_chain(const Chain& c, const std::string& label) {
   const NamedInputs inputs{{c.transposed ? "input" : "x", input(x_sizes, 1)},
                            {"cos", input({1, 1, kRows, kLength}, 2)},
                            {"sin", input({1, 1, kRows, kLength}, 3)}};
-  auto got = one->run(inputs);
-  auto want = unfused->run(inputs);
-  if (!got.ok() || !want.ok()) {
-    ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
-    return false;
-  }
-  EXPECT_EQ(f32_bits((*got)[0].value), f32_bits((*want)[0].value)) << label;
+  if (!same_bits_as_apart(*one, *unfused, inputs, label)) return false;
   return fused(*one);
 }
 

@@ -12,10 +12,10 @@
 
 #include "executor/runtime/executor.h"
 #include "executor/runtime/fused_chains.h"
-#include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/kernel.h"
 #include "serializer/open_program.h"
 #include "testdata/program_builder.h"
+#include "tests/executor/fused_and_apart.h"
 #include "tests/executor/load_program.h"
 #include "tests/executor/tensor_literals.h"
 
@@ -85,7 +85,7 @@ bool fused(const Executor& e) {
   return false;
 }
 
-// Runs `c` fused and apart at 1 and 3 intra-op threads: the same bits. Returns whether it fused.
+// Runs `c` fused and apart: the same bits. Returns whether it fused.
 bool check_chain(const Chain& c, const std::string& label) {
   auto one = load_program(chain_program(c));
   Chain apart = c;
@@ -95,19 +95,7 @@ bool check_chain(const Chain& c, const std::string& label) {
   EXPECT_FALSE(fused(*unfused)) << label << ": a graph output inside the chain must not be fused away";
   const std::vector<int64_t> up_shape = c.broadcast_up ? std::vector<int64_t>{1, c.width} : std::vector<int64_t>{c.rows, c.width};
   const NamedInputs inputs{{"x", input({c.rows, c.width}, 1)}, {"a", input(up_shape, 2)}, {"b", input(up_shape, 3)}};
-  for (int threads : {1, 3}) {
-    exec::set_intra_op_threads(threads);
-    auto got = one->run(inputs);
-    auto want = unfused->run(inputs);
-    exec::set_intra_op_threads(0);
-    if (!got.ok() || !want.ok()) {
-      ADD_FAILURE() << label << ": " << (got.ok() ? want.error().to_string() : got.error().to_string());
-      return false;
-    }
-    for (size_t o = 0; o < got->size(); ++o) {
-      EXPECT_EQ(f32_bits((*got)[o].value), f32_bits((*want)[o].value)) << label << ", output " << o << ", " << threads << " threads";
-    }
-  }
+  if (!same_bits_as_apart(*one, *unfused, inputs, label)) return false;
   return fused(*one);
 }
 
