@@ -17,45 +17,34 @@ void silu_products_baseline(float* y, const float* gate, const float* up, int64_
 }  // namespace detail
 
 namespace {
-// Asked once, at the first call (not at static initialisation, before the CPU model is read).
-bool runs_avx2() {
-  static const bool yes = cpu_has_avx2_fma();
-  return yes;
+
+// Elements are independent: activations of 8k elements and up split over the intra-op threads.
+// A part of 4k elements is 4 to 15 us of work (exp to gelu on AVX2), several times what starting
+// and joining a warm OpenMP team costs (about 1 us); at 16k a part, whisper_encoder_tiny's gelus
+// (8k to 16k elements) stayed on one thread.
+constexpr int64_t kPart = int64_t{1} << 12;
+
+// The widest build this CPU runs: 2 AVX-512, 1 AVX2 with FMA, 0 baseline. Asked once, at the first
+// call (not at static initialisation, before the CPU model is read).
+int widest_build() {
+  static const int build = cpu_has_avx512f() && __builtin_cpu_supports("avx512dq") ? 2 : cpu_has_avx2_fma() ? 1 : 0;
+  return build;
 }
-bool runs_avx512() {
-  static const bool yes = cpu_has_avx512f() && __builtin_cpu_supports("avx512dq");
-  return yes;
-}
+
 }  // namespace
 
 void run_float_activation(FloatActivation op, float* y, const float* x, int64_t n) {
-  const bool avx2 = runs_avx2(), avx512 = runs_avx512();
-  // Elements are independent: activations of 8k elements and up split over the intra-op threads.
-  // A part of 4k elements is 4 to 15 us of work (exp to gelu on AVX2), several times what starting
-  // and joining a warm OpenMP team costs (about 1 us); at 16k a part, whisper_encoder_tiny's gelus
-  // (8k to 16k elements) stayed on one thread.
-  parallel_for(n, int64_t{1} << 12, [&](int64_t begin, int64_t end) {
-    if (avx512) {
-      detail::float_activation_avx512(op, y + begin, x + begin, end - begin);
-    } else if (avx2) {
-      detail::float_activation_avx2(op, y + begin, x + begin, end - begin);
-    } else {
-      detail::float_activation_baseline(op, y + begin, x + begin, end - begin);
-    }
-  });
+  static constexpr decltype(&detail::float_activation_baseline) kBuilds[] = {
+      &detail::float_activation_baseline, &detail::float_activation_avx2, &detail::float_activation_avx512};
+  const auto run = kBuilds[widest_build()];
+  parallel_for(n, kPart, [&](int64_t begin, int64_t end) { run(op, y + begin, x + begin, end - begin); });
 }
 
 void silu_products(float* y, const float* gate, const float* up, int64_t n) {
-  const bool avx2 = runs_avx2(), avx512 = runs_avx512();
-  parallel_for(n, int64_t{1} << 12, [&](int64_t begin, int64_t end) {  // as run_float_activation splits
-    if (avx512) {
-      detail::silu_products_avx512(y + begin, gate + begin, up + begin, end - begin);
-    } else if (avx2) {
-      detail::silu_products_avx2(y + begin, gate + begin, up + begin, end - begin);
-    } else {
-      detail::silu_products_baseline(y + begin, gate + begin, up + begin, end - begin);
-    }
-  });
+  static constexpr decltype(&detail::silu_products_baseline) kBuilds[] = {
+      &detail::silu_products_baseline, &detail::silu_products_avx2, &detail::silu_products_avx512};
+  const auto run = kBuilds[widest_build()];
+  parallel_for(n, kPart, [&](int64_t begin, int64_t end) { run(y + begin, gate + begin, up + begin, end - begin); });
 }
 
 namespace {
