@@ -116,15 +116,7 @@ ProgramWithWeights chain_program(const Chain& c) {
   return p.finish();
 }
 
-exec::Tensor input(const std::vector<int64_t>& sizes, int seed) {
-  int64_t count = 1;
-  for (int64_t s : sizes) count *= s;
-  std::vector<float> values(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    values[static_cast<size_t>(i)] = static_cast<float>(std::sin(0.41 * static_cast<double>(i) + seed));
-  }
-  return f32(sizes, values);
-}
+exec::Tensor input(const std::vector<int64_t>& sizes, int seed) { return sine_f32(sizes, 0.41, seed, 1.0); }
 
 // A repeat's reshape does nothing: it was fused.
 bool fused(const Executor& e) {

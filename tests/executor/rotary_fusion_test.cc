@@ -40,12 +40,6 @@ struct Chain {
   bool b_is_output = false;  // r * sin is a graph output too: no fusion
 };
 
-std::vector<float> sines(int64_t count, int seed) {
-  std::vector<float> values(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) values[static_cast<size_t>(i)] = static_cast<float>(std::sin(0.53 * static_cast<double>(i) + seed) * 2.0);
-  return values;
-}
-
 ProgramWithWeights chain_program(const Chain& c) {
   ProgramBuilder p("rotary_fusion_test");
   const auto f32 = ScalarType::FLOAT32;
@@ -86,11 +80,7 @@ ProgramWithWeights chain_program(const Chain& c) {
   return p.finish();
 }
 
-exec::Tensor input(const std::vector<int64_t>& sizes, int seed) {
-  int64_t count = 1;
-  for (int64_t s : sizes) count *= s;
-  return f32(sizes, sines(count, seed));
-}
+exec::Tensor input(const std::vector<int64_t>& sizes, int seed) { return sine_f32(sizes, 0.53, seed, 2.0); }
 
 bool fused(const Executor& e) {
   for (const auto& node : e.plan().nodes) {

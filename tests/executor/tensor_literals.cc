@@ -1,5 +1,6 @@
 #include "tests/executor/tensor_literals.h"
 
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -15,6 +16,16 @@ exec::Tensor f32(const std::vector<int64_t>& sizes, const std::vector<float>& va
 }
 
 exec::Tensor f32(const std::vector<float>& values) { return f32({static_cast<int64_t>(values.size())}, values); }
+
+exec::Tensor sine_f32(const std::vector<int64_t>& sizes, double step, double phase, double amplitude) {
+  int64_t count = 1;
+  for (int64_t s : sizes) count *= s;
+  std::vector<float> values(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    values[static_cast<size_t>(i)] = static_cast<float>(std::sin(step * static_cast<double>(i) + phase) * amplitude);
+  }
+  return f32(sizes, values);
+}
 
 std::vector<float> f32_values(const exec::Tensor& t) {
   const exec::Tensor dense = exec::contiguous_copy(t);

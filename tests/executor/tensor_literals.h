@@ -12,6 +12,9 @@ namespace nrt::testing {
 exec::Tensor f32(const std::vector<int64_t>& sizes, const std::vector<float>& values);
 // A 1-D f32 tensor holding `values`.
 exec::Tensor f32(const std::vector<float>& values);
+// A contiguous f32 tensor of `sizes` whose element i is sin(step * i + phase) * amplitude: inputs
+// of many distinct values, each test its own.
+exec::Tensor sine_f32(const std::vector<int64_t>& sizes, double step, double phase, double amplitude);
 
 // The elements of an f32 tensor in row-major order, whatever its strides.
 std::vector<float> f32_values(const exec::Tensor& t);
