@@ -6,6 +6,7 @@
 
 #include "executor/runtime/convolution_fusion.h"
 #include "executor/runtime/rms_norm_fusion.h"
+#include "executor/runtime/attention_operand_views.h"
 #include "executor/runtime/identity_conversions.h"
 #include "executor/runtime/repeated_kv_fusion.h"
 #include "executor/runtime/rotary_fusion.h"
@@ -70,6 +71,7 @@ class PlanBuilder {
     fuse_silu_products(plan_, registry_);
     fuse_repeated_key_values(plan_, registry_);
     view_identity_conversions(plan_, registry_);  // after the RMSNorm's, which takes its own
+    view_attention_operands(plan_, registry_);
     finish_lifetimes();
     mark_deferred_waits();
     return std::move(plan_);
