@@ -18,15 +18,15 @@ class HostAllocator final : public Allocator {
  public:
   DeviceKind kind() const override { return DeviceKind::kCpu; }
   void* allocate(size_t bytes, Device) override {
-    if (bytes > SIZE_MAX - 63) throw MemoryBudgetExceeded(bytes, memory_in_use(), memory_budget());
-    const size_t rounded = host_bytes(bytes);
-    reserve_memory(rounded);  // throws MemoryBudgetExceeded before anything is allocated
-    void* data = rounded ? std::aligned_alloc(64, rounded) : nullptr;
-    if (rounded && data == nullptr) {
-      release_memory(rounded);
-      throw std::bad_alloc();
-    }
-    if (data) std::memset(data, 0, rounded);
+    void* data = reserved_lines(bytes);
+    if (data) std::memset(data, 0, host_bytes(bytes));
+    return data;
+  }
+  // Only the lines' bytes past `bytes` are zeroed: a copy's destination is written in full, and
+  // zeroing it first took 1.6% of efficientnet_b0_64's run (its scaled and expanded images).
+  void* allocate_for_overwrite(size_t bytes, Device) override {
+    void* data = reserved_lines(bytes);
+    if (data) std::memset(static_cast<char*>(data) + bytes, 0, host_bytes(bytes) - bytes);
     return data;
   }
   void deallocate(void* data, size_t bytes, Device) override {
@@ -36,6 +36,20 @@ class HostAllocator final : public Allocator {
   Status copy(void* dst, Device, const void* src, Device, size_t bytes) override {
     if (bytes) std::memcpy(dst, src, bytes);
     return {};
+  }
+
+ private:
+  // Whole 64-byte lines for `bytes`, reserved from the memory budget, not yet written.
+  static void* reserved_lines(size_t bytes) {
+    if (bytes > SIZE_MAX - 63) throw MemoryBudgetExceeded(bytes, memory_in_use(), memory_budget());
+    const size_t rounded = host_bytes(bytes);
+    reserve_memory(rounded);  // throws MemoryBudgetExceeded before anything is allocated
+    void* data = rounded ? std::aligned_alloc(64, rounded) : nullptr;
+    if (rounded && data == nullptr) {
+      release_memory(rounded);
+      throw std::bad_alloc();
+    }
+    return data;
   }
 };
 

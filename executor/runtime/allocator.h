@@ -21,6 +21,9 @@ class Allocator {
   virtual DeviceKind kind() const = 0;
   // `bytes` zeroed bytes on `device`; throws std::bad_alloc (MemoryBudgetExceeded past a budget).
   virtual void* allocate(size_t bytes, Device device) = 0;
+  // The same for bytes the caller writes in full before anything reads them (a copy's
+  // destination): an allocator may leave them as they are. By default they are zeroed too.
+  virtual void* allocate_for_overwrite(size_t bytes, Device device) { return allocate(bytes, device); }
   virtual void deallocate(void* data, size_t bytes, Device device) = 0;
   // Copies `bytes` from `src` to `dst`, each on the host or on this allocator's device.
   virtual Status copy(void* dst, Device dst_device, const void* src, Device src_device, size_t bytes) = 0;

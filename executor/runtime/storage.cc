@@ -26,10 +26,16 @@ class DeviceUnavailable final : public std::bad_alloc {
 
 }  // namespace
 
-std::shared_ptr<Storage> Storage::allocate(size_t bytes, Device device) {
+std::shared_ptr<Storage> Storage::allocate(size_t bytes, Device device) { return allocated(bytes, device, false); }
+
+std::shared_ptr<Storage> Storage::allocate_for_overwrite(size_t bytes, Device device) {
+  return allocated(bytes, device, true);
+}
+
+std::shared_ptr<Storage> Storage::allocated(size_t bytes, Device device, bool for_overwrite) {
   Allocator* allocator = allocator_for(device.kind);
   if (allocator == nullptr) throw DeviceUnavailable(device);
-  void* data = allocator->allocate(bytes, device);
+  void* data = for_overwrite ? allocator->allocate_for_overwrite(bytes, device) : allocator->allocate(bytes, device);
   std::unique_ptr<Storage> storage;
   try {
     storage.reset(new Storage(static_cast<uint8_t*>(data), bytes, device, true, nullptr));

@@ -20,6 +20,9 @@ class Storage {
   // throws MemoryBudgetExceeded past it, std::bad_alloc when the system refuses or the build has
   // no allocator for the device.
   static std::shared_ptr<Storage> allocate(size_t bytes, Device device = {});
+  // The same for bytes the caller writes in full before anything reads them: on the host they are
+  // not zeroed (Allocator::allocate_for_overwrite).
+  static std::shared_ptr<Storage> allocate_for_overwrite(size_t bytes, Device device = {});
   // Views bytes owned by `owner` (kept alive while the storage lives).
   static std::shared_ptr<Storage> borrow(void* data, size_t bytes, std::shared_ptr<const void> owner,
                                          Device device = {});
@@ -53,6 +56,7 @@ class Storage {
   void release_pages(const void* begin, size_t bytes) const;
 
  private:
+  static std::shared_ptr<Storage> allocated(size_t bytes, Device device, bool for_overwrite);
   Storage(uint8_t* data, size_t bytes, Device device, bool owned, std::shared_ptr<const void> owner)
       : data_(data), bytes_(bytes), device_(device), owned_(owned), owner_(std::move(owner)) {}
   uint8_t* data_;

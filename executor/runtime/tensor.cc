@@ -18,10 +18,24 @@ std::vector<int64_t> Tensor::contiguous_strides(const std::vector<int64_t>& size
   return strides;
 }
 
-Tensor Tensor::empty(ScalarType dtype, std::vector<int64_t> sizes, Device device) {
+namespace {
+
+size_t bytes_of(ScalarType dtype, const std::vector<int64_t>& sizes) {
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
-  auto storage = Storage::allocate(static_cast<size_t>(numel) * nrt::element_size(dtype), device);
+  return static_cast<size_t>(numel) * nrt::element_size(dtype);
+}
+
+}  // namespace
+
+Tensor Tensor::empty(ScalarType dtype, std::vector<int64_t> sizes, Device device) {
+  auto storage = Storage::allocate(bytes_of(dtype, sizes), device);
+  auto strides = contiguous_strides(sizes);
+  return Tensor(std::move(storage), dtype, std::move(sizes), std::move(strides), 0);
+}
+
+Tensor Tensor::empty_for_overwrite(ScalarType dtype, std::vector<int64_t> sizes, Device device) {
+  auto storage = Storage::allocate_for_overwrite(bytes_of(dtype, sizes), device);
   auto strides = contiguous_strides(sizes);
   return Tensor(std::move(storage), dtype, std::move(sizes), std::move(strides), 0);
 }

@@ -23,6 +23,9 @@ class Tensor {
 
   // A new contiguous tensor in freshly allocated memory (zeroed).
   static Tensor empty(ScalarType dtype, std::vector<int64_t> sizes, Device device = {});
+  // The same, its elements not zeroed on the host: for a tensor the caller writes in full before
+  // reading (a copy's destination; Storage::allocate_for_overwrite).
+  static Tensor empty_for_overwrite(ScalarType dtype, std::vector<int64_t> sizes, Device device = {});
   static std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& sizes);
 
   bool defined() const { return storage_ != nullptr; }

@@ -122,7 +122,7 @@ Status copy_elements(const Tensor& src, const Tensor& dst) {
 }
 
 Tensor contiguous_copy(const Tensor& src) {
-  Tensor out = Tensor::empty(src.dtype(), src.sizes(), src.device());
+  Tensor out = Tensor::empty_for_overwrite(src.dtype(), src.sizes(), src.device());
   (void)copy_elements(src, out);  // same dtype, sizes and device by construction
   return out;
 }

@@ -60,6 +60,24 @@ TEST(MemoryBudget, StorageCountsAndRefusesPastTheBudget) {
   EXPECT_NE(fits->data(), nullptr);
 }
 
+// Storage a copy writes in full: the same budget as zeroed storage, and the bytes of its last
+// 64-byte line past the request zeroed (a loop that reads whole lines reads no garbage there).
+TEST(MemoryBudget, StorageForOverwriteCountsAndZeroesItsLinesTail) {
+  const uint64_t before = exec::memory_in_use();
+  BudgetGuard guard(before + (1 << 20));
+  {
+    auto copy = exec::Storage::allocate_for_overwrite(100);
+    EXPECT_EQ(exec::memory_in_use(), before + 128);
+    for (size_t i = 100; i < 128; ++i) EXPECT_EQ(copy->data()[i], 0) << "byte " << i;
+    EXPECT_THROW(exec::Storage::allocate_for_overwrite(2 << 20), exec::MemoryBudgetExceeded);
+    const Tensor t = Tensor::empty_for_overwrite(ScalarType::FLOAT32, {3, 5});
+    EXPECT_EQ(t.sizes(), (std::vector<int64_t>{3, 5}));
+    EXPECT_EQ(t.strides(), (std::vector<int64_t>{5, 1}));
+    EXPECT_EQ(t.storage()->bytes(), 60u);
+  }
+  EXPECT_EQ(exec::memory_in_use(), before);
+}
+
 // x: f32[s0]; n = sym_size(x, 0); y = zeros([n, n, n, n]) declared f32[s0, s0, s0, s0].
 // `declared_literal` declares y as f32[1, 1, 1, 1] instead, so for n > 1 the kernel (not the
 // plan) allocates it.

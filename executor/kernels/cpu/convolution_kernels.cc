@@ -356,9 +356,10 @@ struct ConvolutionCall {
   for (int64_t i = 0; i < n; ++i) to[i] = from[i] * factor;
 }
 
-// A fresh float32 [N, C, H, W] laid out channels-last where `channels_last`, else contiguous.
+// A fresh float32 [N, C, H, W] laid out channels-last where `channels_last`, else contiguous; its
+// callers write every element.
 Tensor empty_image(const std::vector<int64_t>& sizes, bool channels_last) {
-  const Tensor storage = Tensor::empty(ScalarType::FLOAT32, sizes);
+  const Tensor storage = Tensor::empty_for_overwrite(ScalarType::FLOAT32, sizes);
   return channels_last ? storage.as_strided(sizes, channels_last_strides(sizes), 0) : storage;
 }
 

@@ -82,8 +82,11 @@ bool copy_into(const Tensor& dst, const Tensor& src) {
 }
 
 Tensor converted_copy(const Tensor& t, ScalarType dtype) {
-  Tensor out = Tensor::empty(dtype, t.sizes(), t.device());
-  copy_into(out, t);
+  Tensor out = Tensor::empty_for_overwrite(dtype, t.sizes(), t.device());
+  // copy_into writes every element, or nothing where it cannot convert: zeros then, as before.
+  if (!copy_into(out, t) && out.device().kind == DeviceKind::kCpu && out.nbytes() > 0) {
+    std::memset(out.raw_data(), 0, out.nbytes());
+  }
   return out;
 }
 
