@@ -97,15 +97,6 @@ int viewed(const Executor& e) {
   return count;
 }
 
-// A causal bool mask [positions, positions].
-exec::Tensor causal_mask(int64_t positions) {
-  exec::Tensor mask = exec::Tensor::empty(ScalarType::BOOL, {positions, positions});
-  for (int64_t i = 0; i < positions; ++i) {
-    for (int64_t j = 0; j < positions; ++j) mask.data<bool>()[i * positions + j] = j <= i;
-  }
-  return mask;
-}
-
 // Runs `c` and the program with its copies kept: the attention's bits. Returns the copies viewed.
 int check_chain(const Chain& c, const std::string& label) {
   auto one = load_program(chain_program(c));
@@ -118,7 +109,7 @@ int check_chain(const Chain& c, const std::string& label) {
   for (int i = 0; i < 3; ++i) {
     inputs.emplace(std::string(kOperands[i]) + "_in", sine_f32({1, c.positions, kHeads * c.depth}, 0.37, i + 1, 1.0));
   }
-  if (c.masked) inputs.emplace("mask", causal_mask(c.positions));
+  if (c.masked) inputs.emplace("mask", causal_bool_mask(c.positions));
   if (!same_bits_as_apart(*one, *copied, inputs, label, c.write_between ? 2 : 1)) return -1;
   return viewed(*one);
 }

@@ -126,15 +126,6 @@ bool fused(const Executor& e) {
   return false;
 }
 
-// A causal bool mask [positions, positions].
-exec::Tensor causal_mask() {
-  exec::Tensor mask = exec::Tensor::empty(ScalarType::BOOL, {kPositions, kPositions});
-  for (int64_t i = 0; i < kPositions; ++i) {
-    for (int64_t j = 0; j < kPositions; ++j) mask.data<bool>()[i * kPositions + j] = j <= i;
-  }
-  return mask;
-}
-
 // Runs `c` fused and apart: the same bits. Returns whether it fused.
 bool check_chain(const Chain& c, const std::string& label) {
   auto one = load_program(chain_program(c));
@@ -151,7 +142,7 @@ bool check_chain(const Chain& c, const std::string& label) {
   } else {
     inputs.emplace("v", input({1, c.value_heads, kPositions, kDepth}, 3));
   }
-  if (c.masked) inputs.emplace("mask", causal_mask());
+  if (c.masked) inputs.emplace("mask", causal_bool_mask(kPositions));
   if (!same_bits_as_apart(*one, *unfused, inputs, label)) return false;
   return fused(*one);
 }

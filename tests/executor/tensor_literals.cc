@@ -27,6 +27,14 @@ exec::Tensor sine_f32(const std::vector<int64_t>& sizes, double step, double pha
   return f32(sizes, values);
 }
 
+exec::Tensor causal_bool_mask(int64_t positions) {
+  exec::Tensor mask = exec::Tensor::empty(exec::ScalarType::BOOL, {positions, positions});
+  for (int64_t i = 0; i < positions; ++i) {
+    for (int64_t j = 0; j < positions; ++j) mask.data<bool>()[i * positions + j] = j <= i;
+  }
+  return mask;
+}
+
 std::vector<float> f32_values(const exec::Tensor& t) {
   const exec::Tensor dense = exec::contiguous_copy(t);
   return std::vector<float>(dense.data<float>(), dense.data<float>() + dense.numel());

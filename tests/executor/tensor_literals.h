@@ -15,6 +15,8 @@ exec::Tensor f32(const std::vector<float>& values);
 // A contiguous f32 tensor of `sizes` whose element i is sin(step * i + phase) * amplitude: inputs
 // of many distinct values, each test its own.
 exec::Tensor sine_f32(const std::vector<int64_t>& sizes, double step, double phase, double amplitude);
+// A causal bool attention mask [positions, positions]: position i sees positions 0..i.
+exec::Tensor causal_bool_mask(int64_t positions);
 
 // The elements of an f32 tensor in row-major order, whatever its strides.
 std::vector<float> f32_values(const exec::Tensor& t);
