@@ -32,14 +32,7 @@ class AttentionOperandViews : public ChainFusion {
     const int32_t result = plain_node(copy, kContiguous);
     if (result < 0 || result != value_of(slot) || !read_only(result, 1)) return;
     const PlannedNode& node = plan_.nodes[copy];
-    const int32_t format = argument(node, "memory_format");
-    if (format >= 0) {
-      const RuntimeValue* given = constant(format);
-      const bool plain = given != nullptr && (std::holds_alternative<std::monostate>(*given) ||
-                                              (std::get_if<MemoryFormat>(given) != nullptr &&
-                                               std::get<MemoryFormat>(*given) == MemoryFormat::CONTIGUOUS));
-      if (!plain) return;
-    }
+    if (!memory_format_is(node, MemoryFormat::CONTIGUOUS)) return;
     // The view reads its input when the attention runs: nothing may write it in place before.
     for (size_t m = copy; m < attention; ++m) {
       if (plan_.nodes[m].in_place) return;

@@ -74,6 +74,15 @@ const std::vector<int64_t>* ChainFusion::int_list(int32_t slot) const {
   return c != nullptr ? std::get_if<std::vector<int64_t>>(c) : nullptr;
 }
 
+bool ChainFusion::memory_format_is(const PlannedNode& node, MemoryFormat format) const {
+  const int32_t slot = argument(node, "memory_format");
+  if (slot < 0) return true;
+  const RuntimeValue* given = constant(slot);
+  if (given == nullptr) return false;
+  const auto* named = std::get_if<MemoryFormat>(given);
+  return std::holds_alternative<std::monostate>(*given) || (named != nullptr && *named == format);
+}
+
 const ValueInfo* ChainFusion::value_in(int32_t slot) const {
   if (slot < 0 || value_of_slot_[static_cast<size_t>(slot)] < 0) return nullptr;
   return &plan_.values[static_cast<size_t>(value_of_slot_[static_cast<size_t>(slot)])];

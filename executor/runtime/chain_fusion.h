@@ -43,6 +43,8 @@ class ChainFusion {
   std::optional<double> number(int32_t slot) const;
   // The int list constant in `slot`, or null.
   const std::vector<int64_t>* int_list(int32_t slot) const;
+  // `node`'s memory_format argument is absent, None or `format`.
+  bool memory_format_is(const PlannedNode& node, MemoryFormat format) const;
   // The value `slot` holds, or null (a constant, or nothing).
   const ValueInfo* value_in(int32_t slot) const;
   // The index of the value `slot` holds, or -1.

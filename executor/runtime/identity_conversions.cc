@@ -38,14 +38,7 @@ class IdentityConversions : public ChainFusion {
       const RuntimeValue* given = constant(copy);
       if (given == nullptr || std::get_if<bool>(given) == nullptr || std::get<bool>(*given)) return;
     }
-    const int32_t format = argument(node, "memory_format");
-    if (format >= 0) {
-      const RuntimeValue* given = constant(format);
-      const bool kept = given != nullptr && (std::holds_alternative<std::monostate>(*given) ||
-                                             (std::get_if<MemoryFormat>(given) != nullptr &&
-                                              std::get<MemoryFormat>(*given) == MemoryFormat::PRESERVE));
-      if (!kept) return;
-    }
+    if (!memory_format_is(node, MemoryFormat::PRESERVE)) return;
     become_view(n, self);
   }
 };
