@@ -34,9 +34,7 @@ class AttentionOperandViews : public ChainFusion {
     const PlannedNode& node = plan_.nodes[copy];
     if (!memory_format_is(node, MemoryFormat::CONTIGUOUS)) return;
     // The view reads its input when the attention runs: nothing may write it in place before.
-    for (size_t m = copy; m < attention; ++m) {
-      if (plan_.nodes[m].in_place) return;
-    }
+    if (writes_in_place_between(plan_, copy, attention)) return;
     become_view(copy, argument(node, "self"));
   }
 };

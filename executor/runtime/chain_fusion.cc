@@ -153,6 +153,13 @@ void ChainFusion::read_at(int32_t value, size_t n) {
   info.last_use = std::max(info.last_use, static_cast<int64_t>(n));
 }
 
+bool writes_in_place_between(const ExecutionPlan& plan, size_t first, size_t last) {
+  for (size_t m = first; m < last; ++m) {
+    if (plan.nodes[m].in_place) return true;
+  }
+  return false;
+}
+
 int32_t add_constant_slot(ExecutionPlan& plan, RuntimeValue value) {
   const int32_t slot = plan.num_slots++;
   plan.constants.push_back({slot, std::move(value)});

@@ -28,6 +28,9 @@ void make_absorbed(ExecutionPlan& plan, const KernelInfo& absorbed, size_t n);
 // A new slot holding the constant `value`: an argument a fusion gives a node.
 int32_t add_constant_slot(ExecutionPlan& plan, RuntimeValue value);
 
+// Whether a node in [first, last) writes in place: a rewrite that moves a read past them may not.
+bool writes_in_place_between(const ExecutionPlan& plan, size_t first, size_t last);
+
 class ChainFusion {
  public:
   // False where the device lacks the absorbed kernel, `fused_target` or a view alias: nothing fuses.

@@ -287,9 +287,7 @@ class Fusion {
     const auto m = static_cast<size_t>(plan_.values[static_cast<size_t>(product)].def_step);
     PlannedNode& mul = plan_.nodes[m];
     if (mul.target != "aten::mul.Tensor" || mul.in_place || !mul.gathers.empty() || single_result(mul) != product) return;
-    for (size_t between = m + 1; between < n; ++between) {
-      if (plan_.nodes[between].in_place) return;
-    }
+    if (writes_in_place_between(plan_, m + 1, n)) return;
     const int self = argument(mul, "self", true), other = argument(mul, "other");
     if (self < 0 || other < 0) return;
     const int32_t self_slot = mul.arg_slots[static_cast<size_t>(self)], other_slot = mul.arg_slots[static_cast<size_t>(other)];

@@ -49,9 +49,7 @@ class RepeatedKeyValueFusion : public ChainFusion {
     // x is read at the attention now: no write in place may come between.
     const size_t first = std::min(*std::min_element(key->nodes.begin(), key->nodes.end()),
                                   *std::min_element(value->nodes.begin(), value->nodes.end()));
-    for (size_t m = first; m < n; ++m) {
-      if (plan_.nodes[m].in_place) return;
-    }
+    if (writes_in_place_between(plan_, first, n)) return;
     for (size_t i = 0; i < node.arg_names.size(); ++i) {
       if (node.arg_names[i] == "key") node.arg_slots[i] = key->source;
       if (node.arg_names[i] == "value") node.arg_slots[i] = value->source;
