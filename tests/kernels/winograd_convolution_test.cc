@@ -2,7 +2,8 @@
 // direct sum in double: every padding it takes, odd output sizes (tiles past the edge), channel
 // counts that are not whole blocks of the product kernel, batches, several chunks of tile rows,
 // the bias and each epilogue, on NCHW and on channels-last tensors, with tiles of 2x2 and 4x4
-// outputs; its bits at 1 and 3 threads; and the shapes it refuses.
+// outputs; its bits at 1 and 3 threads; the AVX-512 products' bits against the AVX2 ones; and the
+// shapes it refuses.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 #include <cstring>
 #include <vector>
 
+#include "executor/kernels/cpu/cpu_features.h"
 #include "executor/kernels/cpu/winograd_convolution.h"
+#include "executor/kernels/cpu/winograd_parts.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "tests/kernels/uniform_floats.h"
 
@@ -199,6 +202,50 @@ TEST(WinogradConvolution, ThreadCountsGiveTheSameBits) {
     ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), three.data()), OneDnnOutcome::kDone);
     set_intra_op_threads(0);
     EXPECT_EQ(std::memcmp(one.data(), three.data(), one.size() * sizeof(float)), 0) << "channels-last " << channels_last;
+  }
+}
+
+// The channels-last products on AVX-512 (two panels of 16 output channels an item) give the AVX2
+// kernel's bits (one panel an item): 1, 2, 3 and 5 panels, so a lone last panel too, over several
+// blocks of 6 tiles and points.
+TEST(WinogradConvolution, Avx512ProductsGiveTheAvx2ProductsBits) {
+  if (!cpu_has_avx512f()) GTEST_SKIP() << "no AVX-512 F on this CPU";
+  for (const int64_t out_channels : {16, 32, 48, 80}) {
+    winograd::Geometry g{};
+    g.channels = 40;
+    g.out_channels = out_channels;
+    const int64_t padded = 18, points = 16, panels = winograd::k_panels(g);
+    const int64_t v_count = points * winograd::channels_last_v_xi_stride(g, padded);
+    const int64_t m_count = points * winograd::channels_last_m_xi_stride(g, padded);
+    const auto u = uniform(static_cast<size_t>(points * panels * g.channels * winograd::kTileLanes), 71);
+    const auto v = uniform(static_cast<size_t>(v_count), 72);
+    std::vector<float> avx2(static_cast<size_t>(m_count), 3.0f), avx512(static_cast<size_t>(m_count), 3.0f);
+    winograd::multiply_channels_last(g, u.data(), v.data(), padded, 0, points * panels, avx2.data());
+    winograd::multiply_channels_last_avx512(g, u.data(), v.data(), padded, 0, points * winograd::k_panel_pairs(g),
+                                            avx512.data());
+    EXPECT_EQ(std::memcmp(avx2.data(), avx512.data(), avx2.size() * sizeof(float)), 0) << out_channels << " outputs";
+    EXPECT_NE(avx2, std::vector<float>(avx2.size(), 3.0f));
+  }
+}
+
+// The NCHW products on AVX-512 (two blocks of 6 output channels by 16 tiles) give the AVX2
+// kernel's bits: 1, 2, 3 and 5 blocks, so a lone last block too, over two panels of tiles.
+TEST(WinogradConvolution, Avx512NchwProductsGiveTheAvx2ProductsBits) {
+  if (!cpu_has_avx512f()) GTEST_SKIP() << "no AVX-512 F on this CPU";
+  for (const int64_t out_channels : {6, 12, 17, 30}) {
+    winograd::Geometry g{};
+    g.channels = 40;
+    g.out_channels = out_channels;
+    g.k_blocks = (out_channels + winograd::kChannelBlock - 1) / winograd::kChannelBlock;
+    const int64_t stride = 2 * winograd::kTileLanes, items = 16 * (stride / winograd::kTileLanes);
+    const int64_t m_count = 16 * winograd::m_xi_stride(g, stride);
+    const auto u = uniform(static_cast<size_t>(16 * g.k_blocks * g.channels * winograd::kChannelBlock), 73);
+    const auto v = uniform(static_cast<size_t>(16 * winograd::v_xi_stride(g, stride)), 74);
+    std::vector<float> avx2(static_cast<size_t>(m_count), 3.0f), avx512(static_cast<size_t>(m_count), 3.0f);
+    winograd::multiply(g, u.data(), v.data(), stride, 0, items, avx2.data());
+    winograd::multiply_avx512(g, u.data(), v.data(), stride, 0, items, avx512.data());
+    EXPECT_EQ(std::memcmp(avx2.data(), avx512.data(), avx2.size() * sizeof(float)), 0) << out_channels << " outputs";
+    EXPECT_NE(avx2, std::vector<float>(avx2.size(), 3.0f));
   }
 }
 

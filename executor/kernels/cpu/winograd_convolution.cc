@@ -207,9 +207,15 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
       parallel_for(rows * (g.channels / 8), 16, [&](int64_t begin, int64_t end) {
         winograd::transform_inputs_channels_last(g, tile, input, first, padded, begin, end, v);
       });
-      parallel_for(points * winograd::k_panels(g), 1, [&](int64_t begin, int64_t end) {
-        winograd::multiply_channels_last(g, u.get(), v, padded, begin, end, m);
-      });
+      if (cpu_has_avx512f()) {
+        parallel_for(points * winograd::k_panel_pairs(g), 1, [&](int64_t begin, int64_t end) {
+          winograd::multiply_channels_last_avx512(g, u.get(), v, padded, begin, end, m);
+        });
+      } else {
+        parallel_for(points * winograd::k_panels(g), 1, [&](int64_t begin, int64_t end) {
+          winograd::multiply_channels_last(g, u.get(), v, padded, begin, end, m);
+        });
+      }
       parallel_for(rows * (g.out_channels / 8), 16, [&](int64_t begin, int64_t end) {
         winograd::transform_outputs_channels_last(g, tile, m, first, padded, begin, end, epilogue, output);
       });
@@ -219,7 +225,11 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
       winograd::transform_inputs(g, input, first, rows, padded, begin, end, v);
     });
     parallel_for(16 * (padded / kTileLanes), 1, [&](int64_t begin, int64_t end) {
-      winograd::multiply(g, u.get(), v, padded, begin, end, m);
+      if (cpu_has_avx512f()) {
+        winograd::multiply_avx512(g, u.get(), v, padded, begin, end, m);
+      } else {
+        winograd::multiply(g, u.get(), v, padded, begin, end, m);
+      }
     });
     parallel_for(g.out_channels * rows, 16, [&](int64_t begin, int64_t end) {
       winograd::transform_outputs(g, m, first, rows, padded, begin, end, epilogue, output);

@@ -1,6 +1,7 @@
 // The three passes of a Winograd convolution (winograd_convolution.h), over one chunk of tile
 // rows: F(2x2, 3x3) on NCHW and channels-last tensors, F(4x4, 3x3) on channels-last ones (at the
-// end). Compiled with AVX2 and FMA (winograd_parts_avx2.cc); called only on CPUs that have them.
+// end). Compiled with AVX2 and FMA (winograd_parts_avx2.cc; the products also with AVX-512 F,
+// winograd_parts_avx512.cc); called only on CPUs that have them.
 //
 // A tile is a 2x2 block of outputs, read from the 4x4 block of inputs around it. Tiles are
 // numbered n, then tile row, then tile column; a chunk holds whole tile rows (`rows` of them, from
@@ -65,6 +66,11 @@ void transform_inputs(const Geometry& g, const float* input, int64_t first_row, 
 void multiply(const Geometry& g, const float* u, const float* v, int64_t stride, int64_t begin, int64_t end,
               float* m);
 
+// multiply with AVX-512 F (winograd_parts_avx512.cc; called only where cpu_has_avx512f() holds):
+// the same items, two blocks of output channels at a time; the same bits.
+void multiply_avx512(const Geometry& g, const float* u, const float* v, int64_t stride, int64_t begin, int64_t end,
+                     float* m);
+
 // Outputs of items [begin, end) of out_channels * rows, item i = output channel (i / rows) of tile
 // row first_row + i % rows, with the bias added and the epilogue's activation. `output` is
 // [N, K, OH, OW].
@@ -81,6 +87,12 @@ void transform_inputs_channels_last(const Geometry& g, int tile, const float* in
                                     int64_t padded, int64_t begin, int64_t end, float* v);
 void multiply_channels_last(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
                             int64_t end, float* m);
+// multiply_channels_last with AVX-512 F (winograd_parts_avx512.cc; called only where
+// cpu_has_avx512f() holds), two panels an item: items of points * k_panel_pairs, item i = xi
+// (i / pairs), panels 2 (i % pairs) and the next where there is one. The same bits.
+inline int64_t k_panel_pairs(const Geometry& g) { return (k_panels(g) + 1) / 2; }
+void multiply_channels_last_avx512(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
+                                   int64_t end, float* m);
 void transform_outputs_channels_last(const Geometry& g, int tile, const float* m, int64_t first_row, int64_t padded,
                                      int64_t begin, int64_t end, const Epilogue& epilogue, float* output);
 
