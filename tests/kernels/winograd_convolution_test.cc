@@ -205,12 +205,12 @@ TEST(WinogradConvolution, ThreadCountsGiveTheSameBits) {
   }
 }
 
-// The channels-last products on AVX-512 (two panels of 16 output channels an item) give the AVX2
-// kernel's bits (one panel an item): 1, 2, 3 and 5 panels, so a lone last panel too, over several
-// blocks of 6 tiles and points.
+// The channels-last products on AVX-512 (up to four panels of 16 output channels an item) give the
+// AVX2 kernel's bits (one panel an item): 1, 2, 3, 5 and 7 panels, so fours, pairs and a lone last
+// panel, over several blocks of 6 tiles and points.
 TEST(WinogradConvolution, Avx512ProductsGiveTheAvx2ProductsBits) {
   if (!cpu_has_avx512f()) GTEST_SKIP() << "no AVX-512 F on this CPU";
-  for (const int64_t out_channels : {16, 32, 48, 80}) {
+  for (const int64_t out_channels : {16, 32, 48, 80, 112}) {
     winograd::Geometry g{};
     g.channels = 40;
     g.out_channels = out_channels;
@@ -221,18 +221,19 @@ TEST(WinogradConvolution, Avx512ProductsGiveTheAvx2ProductsBits) {
     const auto v = uniform(static_cast<size_t>(v_count), 72);
     std::vector<float> avx2(static_cast<size_t>(m_count), 3.0f), avx512(static_cast<size_t>(m_count), 3.0f);
     winograd::multiply_channels_last(g, u.data(), v.data(), padded, 0, points * panels, avx2.data());
-    winograd::multiply_channels_last_avx512(g, u.data(), v.data(), padded, 0, points * winograd::k_panel_pairs(g),
+    winograd::multiply_channels_last_avx512(g, u.data(), v.data(), padded, 0, points * winograd::k_panel_groups(g),
                                             avx512.data());
     EXPECT_EQ(std::memcmp(avx2.data(), avx512.data(), avx2.size() * sizeof(float)), 0) << out_channels << " outputs";
     EXPECT_NE(avx2, std::vector<float>(avx2.size(), 3.0f));
   }
 }
 
-// The NCHW products on AVX-512 (two blocks of 6 output channels by 16 tiles) give the AVX2
-// kernel's bits: 1, 2, 3 and 5 blocks, so a lone last block too, over two panels of tiles.
+// The NCHW products on AVX-512 (up to four blocks of 6 output channels by 16 tiles) give the AVX2
+// kernel's bits: 1, 2, 3, 5 and 7 blocks, so fours, pairs and a lone last block, over two panels of
+// tiles.
 TEST(WinogradConvolution, Avx512NchwProductsGiveTheAvx2ProductsBits) {
   if (!cpu_has_avx512f()) GTEST_SKIP() << "no AVX-512 F on this CPU";
-  for (const int64_t out_channels : {6, 12, 17, 30}) {
+  for (const int64_t out_channels : {6, 12, 17, 30, 42}) {
     winograd::Geometry g{};
     g.channels = 40;
     g.out_channels = out_channels;

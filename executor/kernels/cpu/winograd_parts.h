@@ -67,7 +67,7 @@ void multiply(const Geometry& g, const float* u, const float* v, int64_t stride,
               float* m);
 
 // multiply with AVX-512 F (winograd_parts_avx512.cc; called only where cpu_has_avx512f() holds):
-// the same items, two blocks of output channels at a time; the same bits.
+// the same items, up to four blocks of output channels at a time; the same bits.
 void multiply_avx512(const Geometry& g, const float* u, const float* v, int64_t stride, int64_t begin, int64_t end,
                      float* m);
 
@@ -88,9 +88,10 @@ void transform_inputs_channels_last(const Geometry& g, int tile, const float* in
 void multiply_channels_last(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
                             int64_t end, float* m);
 // multiply_channels_last with AVX-512 F (winograd_parts_avx512.cc; called only where
-// cpu_has_avx512f() holds), two panels an item: items of points * k_panel_pairs, item i = xi
-// (i / pairs), panels 2 (i % pairs) and the next where there is one. The same bits.
-inline int64_t k_panel_pairs(const Geometry& g) { return (k_panels(g) + 1) / 2; }
+// cpu_has_avx512f() holds), up to kPanelGroup panels an item: items of points * k_panel_groups,
+// item i = xi (i / groups), panels from kPanelGroup * (i % groups). The same bits.
+constexpr int64_t kPanelGroup = 4;
+inline int64_t k_panel_groups(const Geometry& g) { return (k_panels(g) + kPanelGroup - 1) / kPanelGroup; }
 void multiply_channels_last_avx512(const Geometry& g, const float* u, const float* v, int64_t padded, int64_t begin,
                                    int64_t end, float* m);
 void transform_outputs_channels_last(const Geometry& g, int tile, const float* m, int64_t first_row, int64_t padded,
