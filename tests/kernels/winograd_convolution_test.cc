@@ -189,19 +189,31 @@ TEST(WinogradConvolution, LeavesSiluToTheCaller) {
   EXPECT_EQ(std::memcmp(without.data(), with.data(), without.size() * sizeof(float)), 0);
 }
 
+// At 2 and 3 threads, each chunk's passes split over the threads (the first case: 2 chunks of
+// tile rows, 2 lanes at 2 threads, 1 at 3) or threads taking whole chunks (the second: 5 chunks of
+// 5 tile rows, 2 lanes at 2 threads, 3 at 3): the bits of one thread either way.
 TEST(WinogradConvolution, ThreadCountsGiveTheSameBits) {
-  const Case c{2, 32, 40, 30, 27, 1, 1, 1, 1};  // channels-last: tiles of 4x4 outputs
-  const auto x = uniform(static_cast<size_t>(2 * 32 * 30 * 27), 51), w = uniform(40 * 32 * 9, 52), b = uniform(40, 53);
-  for (const bool channels_last : {false, true}) {
-    OneDnnConvolution s = shape_of(c, {ConvolutionActivation::Kind::kRelu});
-    s.input_channels_last = s.output_channels_last = channels_last;
-    std::vector<float> one(output_count(s)), three(output_count(s));
-    set_intra_op_threads(1);
-    ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), one.data()), OneDnnOutcome::kDone);
-    set_intra_op_threads(3);
-    ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), three.data()), OneDnnOutcome::kDone);
-    set_intra_op_threads(0);
-    EXPECT_EQ(std::memcmp(one.data(), three.data(), one.size() * sizeof(float)), 0) << "channels-last " << channels_last;
+  const Case cases[] = {{2, 32, 40, 30, 27, 1, 1, 1, 1}, {1, 24, 32, 100, 90, 1, 1, 1, 1}};
+  unsigned seed = 51;
+  for (const Case& c : cases) {
+    const auto x = uniform(static_cast<size_t>(c.batches * c.channels * c.height * c.width), seed++);
+    const auto w = uniform(static_cast<size_t>(c.out_channels * c.channels * 9), seed++);
+    const auto b = uniform(static_cast<size_t>(c.out_channels), seed++);
+    for (const bool channels_last : {false, true}) {
+      OneDnnConvolution s = shape_of(c, {ConvolutionActivation::Kind::kRelu});
+      s.input_channels_last = s.output_channels_last = channels_last;
+      std::vector<float> one(output_count(s));
+      set_intra_op_threads(1);
+      ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), one.data()), OneDnnOutcome::kDone);
+      for (const int threads : {2, 3}) {
+        std::vector<float> split(output_count(s), std::nanf(""));
+        set_intra_op_threads(threads);
+        ASSERT_EQ(winograd_convolution_forward(s, x.data(), w.data(), b.data(), split.data()), OneDnnOutcome::kDone);
+        EXPECT_EQ(std::memcmp(one.data(), split.data(), one.size() * sizeof(float)), 0)
+            << c.height << "x" << c.width << ", channels-last " << channels_last << ", " << threads << " threads";
+      }
+      set_intra_op_threads(0);
+    }
   }
 }
 

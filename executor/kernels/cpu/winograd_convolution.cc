@@ -106,6 +106,19 @@ bool large_tiles(const OneDnnConvolution& s) {
   return (s.input_channels_last || s.output_channels_last) && covered * 100 <= s.out[1] * s.out[2] * 115;
 }
 
+// Threads taking whole chunks each (`lanes` of them), where the chunks share evenly among the
+// intra-op threads (each thread's share at most 1.25x the even one); else 1, and each chunk's passes
+// split over the threads. Split by chunks, a thread transforms, multiplies and transforms back the
+// tiles it read, in its own caches: resnet18's 64-channel layers at 56x56 (4 chunks) ran 1.35x
+// faster at 2 threads than at 1 split within chunks, where V came to the products from the other
+// core.
+int64_t chunk_lanes(int64_t chunks) {
+  const int64_t threads = std::max(1, intra_op_threads());
+  if (threads == 1 || chunks < threads) return 1;
+  const int64_t per_lane = (chunks + threads - 1) / threads;
+  return per_lane * threads * 4 <= chunks * 5 ? (chunks + per_lane - 1) / per_lane : 1;
+}
+
 float* scratch_floats(int64_t count) {
   const dnnl::memory::desc desc({count}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::x);
   return static_cast<float*>(onednn_scratchpad(desc).get_data_handle());
@@ -186,18 +199,22 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
   const int64_t in_copy = channels_last && !s.input_channels_last ? in_count : 0;
   const int64_t out_copy = channels_last && !s.output_channels_last ? out_count : 0;
   // 8 floats past M: the NCHW output pass reads whole vectors of a tile row, up to 7 tiles past the
-  // last (it stores none of them).
-  float* v = scratch_floats(points * (v_block + m_block) + 8 + in_copy + out_copy);
-  float* m = v + points * v_block;
+  // last (it stores none of them). Each lane of chunks (below) has its own V and M, on whole lines.
+  const int64_t chunk_floats = (points * (v_block + m_block) + 8 + 15) / 16 * 16;
+  const int64_t chunks = (all_rows + chunk_rows - 1) / chunk_rows, lanes = chunk_lanes(chunks);
+  float* const scratch = scratch_floats(lanes * chunk_floats + in_copy + out_copy);
   float* const final_output = output;
   if (in_copy > 0) {
-    float* copy = m + points * m_block + 8;
+    float* copy = scratch + lanes * chunk_floats;
     reorder_channels(input, s.batches, g.channels, g.in_h * g.in_w, true, copy);
     input = copy;
   }
-  if (out_copy > 0) output = m + points * m_block + 8 + in_copy;
+  if (out_copy > 0) output = scratch + lanes * chunk_floats + in_copy;
 
-  for (int64_t first = 0; first < all_rows; first += chunk_rows) {
+  // The three passes over the tile rows [first, first + chunk_rows) in `v` and its M after it; each
+  // split over the intra-op threads unless it runs inside a lane of chunks (then serially).
+  const auto run_chunk = [&](int64_t first, float* v) {
+    float* m = v + points * v_block;
     const int64_t rows = std::min(chunk_rows, all_rows - first), tiles = rows * g.tiles_w, padded = padded_of(tiles);
     // The tiles past the chunk's, up to a whole block: zero, so that their products are finite.
     for (int64_t xi = 0; xi < points && padded > tiles; ++xi) {
@@ -207,8 +224,8 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
         continue;
       }
       for (int64_t c = 0; c < g.channels; ++c) {
-        float* lanes = v + xi * winograd::v_xi_stride(g, padded) + c * padded;
-        std::fill(lanes + tiles, lanes + padded, 0.0f);
+        float* lanes_of_c = v + xi * winograd::v_xi_stride(g, padded) + c * padded;
+        std::fill(lanes_of_c + tiles, lanes_of_c + padded, 0.0f);
       }
     }
     if (channels_last) {
@@ -227,7 +244,7 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
       parallel_for(rows * (g.out_channels / 8), 16, [&](int64_t begin, int64_t end) {
         winograd::transform_outputs_channels_last(g, tile, m, first, padded, begin, end, epilogue, output);
       });
-      continue;
+      return;
     }
     parallel_for(g.channels * rows, 16, [&](int64_t begin, int64_t end) {
       winograd::transform_inputs(g, input, first, rows, padded, begin, end, v);
@@ -242,6 +259,18 @@ OneDnnOutcome winograd_convolution_forward(const OneDnnConvolution& s, const flo
     parallel_for(g.out_channels * rows, 16, [&](int64_t begin, int64_t end) {
       winograd::transform_outputs(g, m, first, rows, padded, begin, end, epilogue, output);
     });
+  };
+  if (lanes > 1) {
+    const int64_t per_lane = (chunks + lanes - 1) / lanes;
+    parallel_for(lanes, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t lane = begin; lane < end; ++lane) {
+        for (int64_t chunk = lane * per_lane; chunk < std::min(chunks, (lane + 1) * per_lane); ++chunk) {
+          run_chunk(chunk * chunk_rows, scratch + lane * chunk_floats);
+        }
+      }
+    });
+  } else {
+    for (int64_t first = 0; first < all_rows; first += chunk_rows) run_chunk(first, scratch);
   }
   if (out_copy > 0) reorder_channels(output, s.batches, g.out_channels, g.out_h * g.out_w, false, final_output);
   return s.activation.kind == ConvolutionActivation::Kind::kSilu ? OneDnnOutcome::kActivationLeftToCaller
