@@ -1,6 +1,8 @@
 // channels_last_reorder.h's blocks with AVX2: 8 channels by 8 positions at a time, in registers.
 #include <immintrin.h>
 
+#include <algorithm>
+
 #include "executor/kernels/cpu/channels_last_reorder.h"
 
 namespace nrt::exec::cpu::avx2 {
@@ -31,26 +33,47 @@ void transpose8(__m256* r) {
 void reorder_channel_blocks(const float* from, int64_t channels, int64_t positions, bool to_last, int64_t begin,
                             int64_t end, float* to) {
   const int64_t blocks = channels / 8;
-  for (int64_t item = begin; item < end; ++item) {
-    const int64_t n = item / blocks, c = 8 * (item % blocks);
+  // NCHW: channel c's positions are a row; channels-last: position p's channels are.
+  auto at = [&](int64_t channel, int64_t position, bool last) {
+    return last ? position * channels + channel : channel * positions + position;
+  };
+  // The 8x8 block of channels [c, c + 8) and positions [p, p + 8) of image n.
+  auto move_block = [&](int64_t n, int64_t c, int64_t p) {
     const float* in = from + n * channels * positions;
     float* out = to + n * channels * positions;
-    // NCHW: channel c's positions are a row; channels-last: position p's channels are.
-    auto at = [&](int64_t channel, int64_t position, bool last) {
-      return last ? position * channels + channel : channel * positions + position;
-    };
-    int64_t p = 0;
-    for (; p + 8 <= positions; p += 8) {
-      __m256 r[8];
-      for (int i = 0; i < 8; ++i) {
-        r[i] = _mm256_loadu_ps(in + (to_last ? at(c + i, p, false) : at(c, p + i, true)));
+    __m256 r[8];
+    for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(in + (to_last ? at(c + i, p, false) : at(c, p + i, true)));
+    transpose8(r);
+    for (int i = 0; i < 8; ++i) _mm256_storeu_ps(out + (to_last ? at(c, p + i, true) : at(c + i, p, false)), r[i]);
+  };
+  auto move_rest = [&](int64_t n, int64_t c, int64_t p) {
+    const float* in = from + n * channels * positions;
+    float* out = to + n * channels * positions;
+    for (int64_t i = c; i < c + 8; ++i) out[at(i, p, to_last)] = in[at(i, p, !to_last)];
+  };
+  if (to_last) {
+    // Position blocks outermost, so that the blocks of one image's channels fill each output line
+    // while it is in the first-level cache: channel block by channel block, each line was written
+    // half at a time, 64 KiB of other stores apart (128 channels at 128 positions: 6.3 us, 2.9 the
+    // other way).
+    for (int64_t item = begin; item < end;) {
+      const int64_t n = item / blocks, last_item = std::min(end, (n + 1) * blocks);
+      int64_t p = 0;
+      for (; p + 8 <= positions; p += 8) {
+        for (int64_t i = item; i < last_item; ++i) move_block(n, 8 * (i % blocks), p);
       }
-      transpose8(r);
-      for (int i = 0; i < 8; ++i) _mm256_storeu_ps(out + (to_last ? at(c, p + i, true) : at(c + i, p, false)), r[i]);
+      for (; p < positions; ++p) {
+        for (int64_t i = item; i < last_item; ++i) move_rest(n, 8 * (i % blocks), p);
+      }
+      item = last_item;
     }
-    for (; p < positions; ++p) {
-      for (int64_t i = c; i < c + 8; ++i) out[at(i, p, to_last)] = in[at(i, p, !to_last)];
-    }
+    return;
+  }
+  for (int64_t item = begin; item < end; ++item) {
+    const int64_t n = item / blocks, c = 8 * (item % blocks);
+    int64_t p = 0;
+    for (; p + 8 <= positions; p += 8) move_block(n, c, p);
+    for (; p < positions; ++p) move_rest(n, c, p);
   }
 }
 
