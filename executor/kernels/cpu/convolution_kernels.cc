@@ -20,6 +20,7 @@
 #include "executor/kernels/cpu/gemm.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/onednn_convolution.h"
+#include "executor/kernels/cpu/row_convolution.h"
 #include "executor/kernels/cpu/winograd_convolution.h"
 #include "executor/runtime/constant_arguments.h"
 #include "executor/runtime/convolution_epilogue.h"
@@ -270,12 +271,14 @@ void conv_forward(const Tensor& input, const Tensor& weight, const Tensor& bias,
       return;
     }
     // 3x3 convolutions of stride 1 by Winograd's minimal filtering where it beats oneDNN's direct
-    // ones (winograd_convolution.h), channels-last pointwise and depthwise ones on nrt's own
-    // (pointwise_product.h, channels_last_depthwise.h); the rest through oneDNN.
+    // ones (winograd_convolution.h), channels-last pointwise and depthwise ones and 1-D ones on
+    // nrt's own (pointwise_product.h, channels_last_depthwise.h, row_convolution.h); the rest
+    // through oneDNN.
     auto forward = onednn_convolution_forward;
     if (winograd_takes(shape)) forward = winograd_convolution_forward;
     else if (pointwise_product_takes(shape, weight_storage)) forward = pointwise_product_convolution_forward;
     else if (depthwise_convolution_takes(shape)) forward = depthwise_convolution_forward;
+    else if (row_convolution_takes(shape, weight_storage)) forward = row_convolution_forward;
     const OneDnnOutcome outcome =
         forward(shape, input.data<float>(), weight.data<float>(), bias.defined() ? bias.data<float>() : nullptr,
                 out.data<float>(), weight_storage);

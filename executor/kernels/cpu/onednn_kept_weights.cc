@@ -119,8 +119,13 @@ const WeightLayout& layout_of(const dnnl::memory::dims& dims, dnnl::memory::form
 
 LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* weight,
                                        const std::shared_ptr<const Storage>& weight_storage) {
+  return tap_major_packed_weights(out, in, 1, weight, weight_storage);
+}
+
+LaidOutWeights tap_major_packed_weights(int64_t out, int64_t in, int64_t taps, const float* weight,
+                                        const std::shared_ptr<const Storage>& weight_storage) {
   using Tag = dnnl::memory::format_tag;
-  return kept_weights(layout_of({out, in, 1, 1}, Tag::oihw, Tag::Acdb16a), weight, weight_storage);
+  return kept_weights(layout_of({out, in, 1, taps}, Tag::oihw, Tag::Acdb16a), weight, weight_storage);
 }
 
 LaidOutWeights depthwise_kept_taps(int64_t channels, int64_t taps, const float* weight,

@@ -52,6 +52,11 @@ LaidOutWeights kept_weights(const WeightLayout& layout, const float* weight, con
 // small_product.h read them so), kept as above.
 LaidOutWeights pointwise_packed_weights(int64_t out, int64_t in, const float* weight,
                                        const std::shared_ptr<const Storage>& weight_storage);
+// A 1-D convolution's float32 weights [out][in][taps] packed the same way with each output's
+// weights tap-major, [ceil(out / 16)][taps][in][16] (oneDNN's Acdb16a of [out, in, 1, taps]:
+// row_convolution.h reads them so), kept as above. taps 1 is pointwise_packed_weights.
+LaidOutWeights tap_major_packed_weights(int64_t out, int64_t in, int64_t taps, const float* weight,
+                                        const std::shared_ptr<const Storage>& weight_storage);
 
 // A depthwise convolution's float32 weights [channels, 1, kh, kw] as [kh * kw][channels]
 // (channels_last_depthwise.h's taps), kept as above.
