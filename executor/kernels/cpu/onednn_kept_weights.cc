@@ -70,6 +70,11 @@ dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc) {
   return dnnl::memory(desc, onednn_engine(), wanted == 0 ? nullptr : buffer.data);
 }
 
+float* scratch_floats(int64_t count) {
+  const dnnl::memory::desc desc({count}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::x);
+  return static_cast<float*>(onednn_scratchpad(desc).get_data_handle());
+}
+
 WeightLayout weight_layout(const dnnl::memory::desc& user, const dnnl::memory::desc& chosen, size_t trailing_bytes) {
   // The descriptors are plain data (oneDNN 2.6's dnnl_memory_desc_t): equal bytes, equal layouts.
   std::string bytes(sizeof user.data + sizeof chosen.data + sizeof trailing_bytes, '\0');

@@ -22,6 +22,9 @@ dnnl::engine& onednn_engine();
 // Valid until the thread's next call.
 dnnl::primitive_attr onednn_attributes();
 dnnl::memory onednn_scratchpad(const dnnl::memory::desc& desc);
+// `count` floats of that scratchpad, for nrt's own kernels' buffers (Winograd's transforms, the
+// 1-D convolutions' padded rows); valid until the thread's next use of it.
+float* scratch_floats(int64_t count);
 
 // Weights in a primitive's layout, and the buffer that holds them: keep it for as long as `memory`
 // is used.

@@ -10,12 +10,6 @@
 namespace nrt::exec::cpu {
 namespace {
 
-// Floats of the calling thread's scratchpad (onednn_kept_weights.h), valid until its next use.
-float* scratch_floats(int64_t count) {
-  const dnnl::memory::desc desc({count}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::x);
-  return static_cast<float*>(onednn_scratchpad(desc).get_data_handle());
-}
-
 // One image's [channels][positions] (or, channels-last, [positions][channels]) as rows of
 // `channels` floats from `rows` on; the padding rows around them are the caller's.
 void copy_rows(const float* image, int64_t channels, int64_t positions, bool channels_last, float* rows) {
