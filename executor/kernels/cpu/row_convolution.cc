@@ -3,24 +3,22 @@
 #include <algorithm>
 #include <cstring>
 
-#include "executor/kernels/cpu/channels_last_reorder.h"
+#include "executor/kernels/cpu/batched_transpose.h"
 #include "executor/kernels/cpu/onednn_kept_weights.h"
 #include "executor/kernels/cpu/pointwise_product.h"
 
 namespace nrt::exec::cpu {
 namespace {
 
-// One image's [channels][positions] (or, channels-last, [positions][channels]) as rows of
-// `channels` floats from `rows` on; the padding rows around them are the caller's.
-void copy_rows(const float* image, int64_t channels, int64_t positions, bool channels_last, float* rows) {
-  if (channels_last) {
-    std::memcpy(rows, image, static_cast<size_t>(channels * positions) * sizeof(float));
-  } else if (reorder_channels_takes(channels)) {
-    reorder_channels(image, 1, channels, positions, true, rows);
-  } else {
-    for (int64_t p = 0; p < positions; ++p) {
-      for (int64_t c = 0; c < channels; ++c) rows[p * channels + c] = image[c * positions + p];
-    }
+// A [rows][columns] matrix of floats as its [columns][rows] transpose: batched_transpose.h's 8x8
+// register transposes where either side is whole blocks of 8, else a float at a time.
+void transpose(const float* from, int64_t rows, int64_t columns, float* to) {
+  if (transposes_floats(rows, columns)) {
+    transpose_floats(BatchedTranspose{1, rows, columns}, from, to);
+    return;
+  }
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < columns; ++c) to[c * rows + r] = from[r * columns + c];
   }
 }
 
@@ -55,19 +53,17 @@ OneDnnOutcome row_convolution_forward(const OneDnnConvolution& s, const float* i
   std::fill(rows, rows + s.pad_begin[2] * channels, 0.0f);
   std::fill(rows + (s.pad_begin[2] + length) * channels, rows + padded_floats, 0.0f);
   for (int64_t n = 0; n < s.batches; ++n) {
-    copy_rows(input + n * channels * length, channels, length, s.input_channels_last, rows + s.pad_begin[2] * channels);
+    const float* image = input + n * channels * length;
+    float* image_rows = rows + s.pad_begin[2] * channels;
+    if (s.input_channels_last) {
+      std::memcpy(image_rows, image, static_cast<size_t>(channels * length) * sizeof(float));
+    } else {
+      transpose(image, channels, length, image_rows);
+    }
     float* y = s.output_channels_last ? output + n * out_floats : product;
     pointwise_product(out_length, s.kernel[2] * channels, s.out_channels, packed_weights, rows, s.stride[2] * channels,
                       bias, output_clamp_of(s.activation), y, s.out_channels);
-    if (!s.output_channels_last) {
-      if (reorder_channels_takes(s.out_channels)) {
-        reorder_channels(product, 1, s.out_channels, out_length, false, output + n * out_floats);
-      } else {
-        for (int64_t o = 0; o < s.out_channels; ++o) {
-          for (int64_t p = 0; p < out_length; ++p) output[n * out_floats + o * out_length + p] = product[p * s.out_channels + o];
-        }
-      }
-    }
+    if (!s.output_channels_last) transpose(product, out_length, s.out_channels, output + n * out_floats);
   }
   const auto kind = s.activation.kind;
   return kind == ConvolutionActivation::Kind::kRelu || kind == ConvolutionActivation::Kind::kClip ||
