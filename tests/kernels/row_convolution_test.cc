@@ -15,6 +15,7 @@
 #include "executor/kernels/cpu/row_convolution.h"
 #include "executor/runtime/intra_op_threads.h"
 #include "executor/runtime/storage.h"
+#include "tests/kernels/relayout.h"
 #include "tests/kernels/uniform_floats.h"
 
 namespace nrt::exec::cpu {
@@ -60,22 +61,6 @@ std::vector<double> direct(const OneDnnConvolution& s, const std::vector<float>&
     }
   }
   return y;
-}
-
-// [N, C, P] as [N, P, C] (to_last) or back.
-std::vector<float> relayout(const std::vector<float>& from, int64_t batches, int64_t channels, int64_t positions,
-                            bool to_last) {
-  std::vector<float> to(from.size());
-  for (int64_t n = 0; n < batches; ++n) {
-    for (int64_t c = 0; c < channels; ++c) {
-      for (int64_t p = 0; p < positions; ++p) {
-        const size_t first = static_cast<size_t>((n * channels + c) * positions + p);
-        const size_t last = static_cast<size_t>((n * positions + p) * channels + c);
-        (to_last ? to[last] : to[first]) = to_last ? from[first] : from[last];
-      }
-    }
-  }
-  return to;
 }
 
 // The weights as a loaded program's (a constant storage), which the convolution packs once.

@@ -15,6 +15,7 @@
 #include "executor/kernels/cpu/winograd_convolution.h"
 #include "executor/kernels/cpu/winograd_parts.h"
 #include "executor/runtime/intra_op_threads.h"
+#include "tests/kernels/relayout.h"
 #include "tests/kernels/uniform_floats.h"
 
 namespace nrt::exec::cpu {
@@ -106,20 +107,6 @@ TEST(WinogradConvolution, MatchesTheDirectSumOnEveryEdge) {
       }
     }
   }
-}
-
-// [N, C, H, W] values laid out channels-last ([N, H, W, C] in memory), or back.
-std::vector<float> relayout(const std::vector<float>& from, int64_t n, int64_t c, int64_t plane, bool to_last) {
-  std::vector<float> to(from.size());
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t k = 0; k < c; ++k) {
-      for (int64_t p = 0; p < plane; ++p) {
-        const auto nchw = static_cast<size_t>((i * c + k) * plane + p), last = static_cast<size_t>((i * plane + p) * c + k);
-        to[to_last ? last : nchw] = from[to_last ? nchw : last];
-      }
-    }
-  }
-  return to;
 }
 
 // Channels-last on both sides, or on one (the other reordered, the same bits): the direct sum,
